@@ -1,0 +1,201 @@
+//===- GraphOps.td - Graph dialect operations ---------------*- tablegen -*-===//
+//
+// One op per ONNX operator family. Attributes are normalized at import
+// (explicit pads, no auto_pad, Gemm's transposes folded) so passes never
+// re-derive ONNX defaults.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_DIALECT_GRAPH_GRAPHOPS_TD
+#define SYSTOLE_DIALECT_GRAPH_GRAPHOPS_TD
+
+include "systole/Dialect/Graph/GraphDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/OpBase.td"
+
+class Graph_PureOp<string mnemonic, list<Trait> traits = []>
+    : Graph_Op<mnemonic, !listconcat(traits, [Pure])>;
+
+//===----------------------------------------------------------------------===//
+// Quantization boundaries
+//===----------------------------------------------------------------------===//
+
+def Graph_QuantizeOp : Graph_PureOp<"quantize", [SameOperandsAndResultShape]> {
+  let summary = "float -> quantized (ONNX QuantizeLinear)";
+  let description = [{
+    `q = saturate(round_half_to_even(x / scale) + zero_point)`; the scale(s)
+    and zero point(s) are those of the result's `!quant.uniform` type.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Graph_DequantizeOp : Graph_PureOp<"dequantize", [SameOperandsAndResultShape]> {
+  let summary = "quantized -> float (ONNX DequantizeLinear)";
+  let description = [{ `x = (q - zero_point) * scale`, in float32. }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Graph_RequantizeOp : Graph_PureOp<"requantize", [SameOperandsAndResultShape]> {
+  let summary = "quantized -> quantized with other parameters";
+  let description = [{
+    Appears where a DequantizeLinear feeds a QuantizeLinear with different
+    parameters. Computed as ONNX Runtime does for a Q(DQ(x)) pair.
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Graph_Conv2DOp : Graph_PureOp<"conv2d"> {
+  let summary = "2-D convolution (ONNX Conv / QLinearConv / ConvInteger)";
+  let description = [{
+    Input is NCHW or NHWC (`layout`); the filter is OIHW (as imported) or
+    HWIO (with NHWC); `bias` is 1-D [O]. `pads` = [top, left, bottom, right].
+    When the result is quantized, the op computes the int32 accumulation
+    `sum((x - zx) * (w - zw)) + bias`, requantizes it with
+    `x_scale * w_scale[o] / y_scale` and clamps to `[act_min, act_max]`
+    (quantized values; a fused ReLU/ReLU6/Clip). An int32 result means no
+    requantization (ConvInteger).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$filter,
+                   Optional<AnyRankedTensor>:$bias,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$pads, I64Attr:$group,
+                   Graph_LayoutAttr:$layout,
+                   OptionalAttr<I64Attr>:$act_min,
+                   OptionalAttr<I64Attr>:$act_max);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:`
+    `(` type($input) `,` type($filter) (`,` type($bias)^)? `)` `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isDepthwise();
+  }];
+}
+
+def Graph_MatMulOp : Graph_PureOp<"matmul"> {
+  let summary = "matrix product (ONNX MatMul/Gemm/QLinearMatMul/MatMulInteger)";
+  let description = [{
+    `lhs` is [..., M, K], `rhs` is [K, N] (a constant weight, typical of
+    Gemm/Linear) or [..., K, N] with the same batch dims; optional `bias`
+    is [N]. Quantization and `act_min`/`act_max` are as for conv2d.
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   Optional<AnyRankedTensor>:$bias,
+                   OptionalAttr<I64Attr>:$act_min,
+                   OptionalAttr<I64Attr>:$act_max);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`,` $bias^)? attr-dict `:`
+    `(` type($lhs) `,` type($rhs) (`,` type($bias)^)? `)` `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+class Graph_BinaryOp<string mnemonic> : Graph_PureOp<mnemonic> {
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   OptionalAttr<I64Attr>:$act_min,
+                   OptionalAttr<I64Attr>:$act_max);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_AddOp : Graph_BinaryOp<"add"> {
+  let summary = "elementwise add with ONNX broadcasting (Add / QLinearAdd)";
+}
+def Graph_MulOp : Graph_BinaryOp<"mul"> {
+  let summary = "elementwise multiply with ONNX broadcasting (Mul / QLinearMul)";
+}
+
+def Graph_ClipOp : Graph_PureOp<"clip", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "clamp to [min, max] in real values (Relu is min=0, no max)";
+  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<F64Attr>:$min,
+                   OptionalAttr<F64Attr>:$max);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_PoolOp : Graph_PureOp<"pool"> {
+  let summary = "max or average pooling over 2-D windows";
+  let description = [{
+    `pads` = [top, left, bottom, right]; ONNX `ceil_mode` is folded into the
+    bottom/right pads at import. Padded positions never win a max; for
+    average, `count_include_pad` says whether they count in the divisor.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Graph_PoolKindAttr:$kind,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$pads, BoolAttr:$count_include_pad,
+                   Graph_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Graph_GlobalAvgPoolOp : Graph_PureOp<"global_avg_pool"> {
+  let summary = "mean over the spatial dims (GlobalAveragePool), keeps dims";
+  let arguments = (ins AnyRankedTensor:$input, Graph_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Graph_ConcatOp : Graph_PureOp<"concat"> {
+  let summary = "concatenation along `axis`";
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $output)";
+  let hasVerifier = 1;
+}
+
+def Graph_ReshapeOp : Graph_PureOp<"reshape"> {
+  let summary = "row-major reshape (Reshape/Flatten/Squeeze/Unsqueeze)";
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_TransposeOp : Graph_PureOp<"transpose"> {
+  let summary = "permutation of dimensions: output dim i = input dim perm[i]";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Graph_PadOp : Graph_PureOp<"pad"> {
+  let summary = "constant padding (ONNX Pad, mode=constant)";
+  let description = [{
+    `pads` = [begin_0, ..., begin_n-1, end_0, ..., end_n-1] as in ONNX;
+    `value` is the real value for float tensors, the stored integer for
+    quantized ones.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$pads,
+                   F64Attr:$value);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+#endif // SYSTOLE_DIALECT_GRAPH_GRAPHOPS_TD

@@ -1,0 +1,20 @@
+//===- Passes.h - Graph dialect passes --------------------------*- C++ -*-===//
+#ifndef SYSTOLE_DIALECT_GRAPH_PASSES_H
+#define SYSTOLE_DIALECT_GRAPH_PASSES_H
+
+#include "systole/Dialect/Graph/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace systole::graph {
+
+#define GEN_PASS_DECL
+#include "systole/Dialect/Graph/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "systole/Dialect/Graph/Passes.h.inc"
+
+} // namespace systole::graph
+
+#endif // SYSTOLE_DIALECT_GRAPH_PASSES_H

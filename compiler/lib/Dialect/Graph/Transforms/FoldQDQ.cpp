@@ -1,0 +1,188 @@
+//===- FoldQDQ.cpp - Fold Q/DQ pairs into quantized ops -------------------===//
+//
+// ONNX QDQ models express `QLinearConv` as DQ -> Conv -> Q. This pass turns
+// such islands into one quantized op, mirroring the fusions ONNX Runtime
+// performs with `session.qdqisint8allowed=1`, which is the numerical reference.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Dialect/Graph/Passes.h"
+
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace systole::graph {
+#define GEN_PASS_DEF_FOLDQDQ
+#include "systole/Dialect/Graph/Passes.h.inc"
+} // namespace systole::graph
+
+using namespace mlir;
+using namespace systole::graph;
+
+namespace {
+
+/// Quantizes one real value the way ONNX QuantizeLinear does (fp32 division,
+/// round half to even, saturate), for turning Clip bounds into int8 bounds.
+int64_t quantizeScalar(double value, quant::UniformQuantizedType type) {
+  float q = static_cast<float>(value) / static_cast<float>(type.getScale());
+  double r = std::nearbyint(q) + type.getZeroPoint();
+  r = std::max<double>(r, type.getStorageTypeMin());
+  r = std::min<double>(r, type.getStorageTypeMax());
+  return static_cast<int64_t>(r);
+}
+
+/// Ops whose integer form needs only the operands' and result's parameters:
+/// they requantize internally, so their Q/DQ fold unconditionally.
+bool isRequantizingOp(Operation *op) {
+  return isa<Conv2DOp, MatMulOp, AddOp, MulOp, GlobalAvgPoolOp>(op) ||
+         (isa<PoolOp>(op) && cast<PoolOp>(op).getKind() == PoolKind::Avg);
+}
+
+/// Ops that only move or select values: exact on integers when the input and
+/// output parameters agree.
+bool isDataMovementOp(Operation *op) {
+  return isa<ReshapeOp, TransposeOp, ConcatOp, PadOp>(op) ||
+         (isa<PoolOp>(op) && cast<PoolOp>(op).getKind() == PoolKind::Max);
+}
+
+Type withElementType(Type shaped, Type element) {
+  return cast<RankedTensorType>(shaped).clone(element);
+}
+
+struct FoldQuantizedIsland : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    auto outType = cast<RankedTensorType>(q.getOutput().getType());
+    auto outQuant = dyn_cast<quant::UniformQuantizedType>(
+        outType.getElementType());
+    if (!outQuant)
+      return rewriter.notifyMatchFailure(q, "per-axis activation quantization");
+
+    Operation *producer = q.getInput().getDefiningOp();
+    if (!producer || !producer->hasOneUse())
+      return rewriter.notifyMatchFailure(q, "producer has other users");
+
+    // A Relu/Clip between the op and its Q becomes a clamp of the int8 result.
+    std::optional<int64_t> actMin, actMax;
+    if (auto clip = dyn_cast<ClipOp>(producer)) {
+      Operation *inner = clip.getInput().getDefiningOp();
+      if (inner && inner->hasOneUse() && isRequantizingOp(inner) &&
+          !isa<GlobalAvgPoolOp, PoolOp>(inner)) {
+        if (clip.getMin())
+          actMin = quantizeScalar(clip.getMin()->convertToDouble(), outQuant);
+        if (clip.getMax())
+          actMax = quantizeScalar(clip.getMax()->convertToDouble(), outQuant);
+        producer = inner;
+      }
+    }
+    if (producer->getDialect() != q->getDialect() ||
+        !(isRequantizingOp(producer) || isDataMovementOp(producer)))
+      return rewriter.notifyMatchFailure(q, "producer is not foldable");
+
+    // Every float operand must come straight from a DequantizeLinear.
+    SmallVector<Value> operands;
+    for (Value v : producer->getOperands()) {
+      auto dq = v.getDefiningOp<DequantizeOp>();
+      if (!dq)
+        return rewriter.notifyMatchFailure(q, "operand is not dequantized");
+      operands.push_back(dq.getInput());
+    }
+
+    if (isRequantizingOp(producer))
+      return foldRequantizing(q, producer, operands, actMin, actMax, rewriter);
+    return foldDataMovement(q, producer, operands, rewriter);
+  }
+
+  LogicalResult foldRequantizing(QuantizeOp q, Operation *producer,
+                                 ArrayRef<Value> operands,
+                                 std::optional<int64_t> actMin,
+                                 std::optional<int64_t> actMax,
+                                 PatternRewriter &rewriter) const {
+    // Activations (the first operand, and both sides of add/mul) must be
+    // per-tensor; weights and bias may be per-axis.
+    if (!isa<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(operands.front().getType())))
+      return rewriter.notifyMatchFailure(q, "per-axis activation input");
+    OperationState state(producer->getLoc(), producer->getName());
+    state.addOperands(operands);
+    state.addAttributes(producer->getAttrs());
+    state.addTypes(q.getOutput().getType());
+    Operation *folded = rewriter.create(state);
+    if (actMin)
+      folded->setAttr("act_min", rewriter.getI64IntegerAttr(*actMin));
+    if (actMax)
+      folded->setAttr("act_max", rewriter.getI64IntegerAttr(*actMax));
+    rewriter.replaceOp(q, folded->getResults());
+    return success();
+  }
+
+  LogicalResult foldDataMovement(QuantizeOp q, Operation *producer,
+                                 ArrayRef<Value> operands,
+                                 PatternRewriter &rewriter) const {
+    // Integer data movement is exact only if all inputs share one parameter
+    // set; the output then carries the input's parameters and a requantize
+    // reproduces ORT's float DQ -> Q when the Q's parameters differ.
+    Type inElement = getElementTypeOrSelf(operands.front().getType());
+    if (!isa<quant::UniformQuantizedType>(inElement))
+      return rewriter.notifyMatchFailure(q, "per-axis input");
+    for (Value v : operands)
+      if (getElementTypeOrSelf(v.getType()) != inElement)
+        return rewriter.notifyMatchFailure(q, "inputs differ in parameters");
+    auto resultType =
+        withElementType(producer->getResult(0).getType(), inElement);
+    OperationState state(producer->getLoc(), producer->getName());
+    state.addOperands(operands);
+    state.addAttributes(producer->getAttrs());
+    state.addTypes(resultType);
+    if (auto pad = dyn_cast<PadOp>(producer)) {
+      // The pad value becomes the stored integer it quantizes to.
+      auto inQuant = cast<quant::UniformQuantizedType>(inElement);
+      double value = quantizeScalar(pad.getValue().convertToDouble(), inQuant);
+      state.attributes.set("value", rewriter.getF64FloatAttr(value));
+    }
+    Operation *folded = rewriter.create(state);
+    Value result = folded->getResult(0);
+    if (resultType != q.getOutput().getType())
+      result = rewriter.create<RequantizeOp>(q.getLoc(), q.getOutput().getType(),
+                                             result);
+    rewriter.replaceOp(q, result);
+    return success();
+  }
+};
+
+/// Q(DQ(x)): nothing if the parameters agree, else an explicit requantize.
+struct FoldQuantizeOfDequantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    auto dq = q.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq)
+      return failure();
+    Value input = dq.getInput();
+    if (input.getType() == q.getOutput().getType()) {
+      rewriter.replaceOp(q, input);
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<RequantizeOp>(q, q.getOutput().getType(),
+                                              input);
+    return success();
+  }
+};
+
+struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
+    patterns.add<FoldQuantizedIsland>(&getContext(), /*benefit=*/2);
+    patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,175 @@
+//===- OnnxModel.cpp - Loading ONNX models and tensors --------------------===//
+#include "systole/Frontend/OnnxModel.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+#include <google/protobuf/io/coded_stream.h>
+
+using llvm::StringRef;
+
+namespace systole::frontend {
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+/// Protobuf refuses messages over 64 MiB by default; ResNet-class models are
+/// larger, and the hard 2 GiB protobuf limit still bounds a hostile file.
+template <typename Message>
+static bool parseLarge(Message &msg, StringRef bytes) {
+  google::protobuf::io::CodedInputStream stream(
+      reinterpret_cast<const uint8_t *>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  stream.SetTotalBytesLimit(INT32_MAX);
+  return msg.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+loadOnnxModel(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return makeError(path + ": cannot read: " + buf.getError().message());
+  if ((*buf)->getBufferSize() >= INT32_MAX)
+    return makeError(path + ": file exceeds protobuf's 2 GiB limit");
+  auto model = std::make_unique<onnx::ModelProto>();
+  if (!parseLarge(*model, (*buf)->getBuffer()))
+    return makeError(path + ": not a valid ONNX model (protobuf parse of "
+                            "ModelProto failed; truncated or not ONNX?)");
+  if (!model->has_graph())
+    return makeError(path + ": ONNX model has no graph");
+  for (const auto &init : model->graph().initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      return makeError(path + ": initializer '" + init.name() +
+                       "' uses external data, which is not supported; "
+                       "save the model with weights inline");
+  return model;
+}
+
+llvm::Expected<HostTensor> loadTensorProtoFile(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return makeError(path + ": cannot read: " + buf.getError().message());
+  onnx::TensorProto proto;
+  if (!parseLarge(proto, (*buf)->getBuffer()))
+    return makeError(path + ": not a valid TensorProto");
+  return tensorFromProto(proto, path);
+}
+
+static bool elementTypeOf(int32_t dataType, ElementType &type) {
+  switch (dataType) {
+  case onnx::TensorProto::INT8:
+    type = ElementType::Int8;
+    return true;
+  case onnx::TensorProto::UINT8:
+    type = ElementType::UInt8;
+    return true;
+  case onnx::TensorProto::INT16:
+    type = ElementType::Int16;
+    return true;
+  case onnx::TensorProto::INT32:
+    type = ElementType::Int32;
+    return true;
+  case onnx::TensorProto::INT64:
+    type = ElementType::Int64;
+    return true;
+  case onnx::TensorProto::FLOAT:
+    type = ElementType::Float32;
+    return true;
+  case onnx::TensorProto::DOUBLE:
+    type = ElementType::Float64;
+    return true;
+  case onnx::TensorProto::BOOL:
+    type = ElementType::Bool;
+    return true;
+  default:
+    return false;
+  }
+}
+
+llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
+                                           StringRef what) {
+  ElementType type;
+  if (!elementTypeOf(proto.data_type(), type))
+    return makeError(what + ": unsupported tensor data type " +
+                     onnx::TensorProto::DataType_Name(
+                         static_cast<onnx::TensorProto::DataType>(
+                             proto.data_type())));
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL)
+    return makeError(what + ": external tensor data is not supported");
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  int64_t n = checkedNumElements(shape);
+  if (n < 0)
+    return makeError(what + ": invalid dimensions (negative or overflowing)");
+  size_t elem = elementSize(type);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != static_cast<uint64_t>(n) * elem)
+      return makeError(what + ": raw_data has " +
+                       llvm::Twine(proto.raw_data().size()) +
+                       " bytes, the shape needs " + llvm::Twine(n * elem));
+    HostTensor t(type, std::move(shape));
+    std::memcpy(t.data(), proto.raw_data().data(), t.byteSize());
+    return t;
+  }
+  // Typed fields: ONNX stores small integer types widened in int32_data.
+  auto count = [&](int have) -> llvm::Error {
+    if (have != n)
+      return makeError(what + ": has " + llvm::Twine(have) +
+                       " values, the shape needs " + llvm::Twine(n));
+    return llvm::Error::success();
+  };
+  HostTensor t(type, std::move(shape));
+  switch (type) {
+  case ElementType::Float32:
+    if (auto e = count(proto.float_data_size()))
+      return std::move(e);
+    std::memcpy(t.data(), proto.float_data().data(), t.byteSize());
+    break;
+  case ElementType::Float64:
+    if (auto e = count(proto.double_data_size()))
+      return std::move(e);
+    std::memcpy(t.data(), proto.double_data().data(), t.byteSize());
+    break;
+  case ElementType::Int64:
+    if (auto e = count(proto.int64_data_size()))
+      return std::move(e);
+    std::memcpy(t.data(), proto.int64_data().data(), t.byteSize());
+    break;
+  default: {
+    if (auto e = count(proto.int32_data_size()))
+      return std::move(e);
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t v = proto.int32_data(static_cast<int>(i));
+      switch (type) {
+      case ElementType::Int8:
+        t.dataAs<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
+      case ElementType::UInt8:
+      case ElementType::Bool:
+        t.dataAs<uint8_t>()[i] = static_cast<uint8_t>(v);
+        break;
+      case ElementType::Int16:
+        t.dataAs<int16_t>()[i] = static_cast<int16_t>(v);
+        break;
+      default:
+        t.dataAs<int32_t>()[i] = v;
+        break;
+      }
+    }
+  }
+  }
+  return t;
+}
+
+int64_t opsetVersion(const onnx::ModelProto &model, StringRef domain) {
+  for (const auto &opset : model.opset_import()) {
+    StringRef d = opset.domain();
+    if (d == domain || (domain.empty() && d == "ai.onnx"))
+      return opset.version();
+  }
+  return -1;
+}
+
+} // namespace systole::frontend

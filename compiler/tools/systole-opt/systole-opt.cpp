@@ -1,0 +1,25 @@
+//===- systole-opt.cpp - MlirOptMain driver for Systole's passes ----------===//
+//
+// The lit tests' entry point: every dialect and pass of the compiler, plus the
+// upstream ones our pipelines use.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Dialect/Graph/GraphDialect.h"
+#include "systole/Dialect/Graph/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<systole::graph::GraphDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::quant::QuantizationDialect>();
+  mlir::registerTransformsPasses();
+  systole::graph::registerGraphPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Systole optimizer driver\n", registry));
+}

@@ -1,0 +1,73 @@
+// RUN: systole-opt %s --graph-fold-qdq --split-input-file | FileCheck %s
+
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.1:-128>
+!w = !quant.uniform<i8:f32:0, {0.01, 0.02}>
+!b = !quant.uniform<i32:f32:0, {5.0e-4, 1.0e-3}>
+
+// A DQ -> Conv -> Relu -> Q island becomes one quantized conv whose ReLU is
+// the int8 clamp at the output zero point.
+// CHECK-LABEL: func @conv_relu
+// CHECK-NOT: graph.dequantize
+// CHECK: %[[C:.*]] = graph.conv2d %arg0, %{{.*}}, %{{.*}} {act_min = -128 : i64, dilations
+// CHECK-SAME: -> tensor<1x2x4x4x!quant.uniform<i8:f32, 1.000000e-01:-128>>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[C]]
+func.func @conv_relu(%x: tensor<1x1x4x4x!x>) -> tensor<1x2x4x4x!y> {
+  %wi = arith.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], [[[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]]]> : tensor<2x1x3x3xi8>
+  %wq = "quant.scast"(%wi) : (tensor<2x1x3x3xi8>) -> tensor<2x1x3x3x!w>
+  %bi = arith.constant dense<[10, -10]> : tensor<2xi32>
+  %bq = "quant.scast"(%bi) : (tensor<2xi32>) -> tensor<2x!b>
+  %xf = graph.dequantize %x : tensor<1x1x4x4x!x> -> tensor<1x1x4x4xf32>
+  %wf = graph.dequantize %wq : tensor<2x1x3x3x!w> -> tensor<2x1x3x3xf32>
+  %bf = graph.dequantize %bq : tensor<2x!b> -> tensor<2xf32>
+  %c = graph.conv2d %xf, %wf, %bf {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x1x4x4xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %r = graph.clip %c {min = 0.0 : f64} : tensor<1x2x4x4xf32>
+  %y = graph.quantize %r : tensor<1x2x4x4xf32> -> tensor<1x2x4x4x!y>
+  return %y : tensor<1x2x4x4x!y>
+}
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.05:-3>
+!o = !quant.uniform<i8:f32, 0.025:7>
+
+// Data movement keeps the input's parameters; differing Q parameters become
+// an explicit requantize (ORT runs DQ -> Reshape -> Q in float there).
+// CHECK-LABEL: func @reshape_requant
+// CHECK: %[[R:.*]] = graph.reshape %arg0 : tensor<1x4x1x1x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x!quant.uniform<i8:f32, 5.000000e-02:-3>>
+// CHECK: graph.requantize %[[R]] : {{.*}} -> tensor<1x4x!quant.uniform<i8:f32, 2.500000e-02:7>>
+func.func @reshape_requant(%x: tensor<1x4x1x1x!a>) -> tensor<1x4x!o> {
+  %xf = graph.dequantize %x : tensor<1x4x1x1x!a> -> tensor<1x4x1x1xf32>
+  %r = graph.reshape %xf : tensor<1x4x1x1xf32> -> tensor<1x4xf32>
+  %y = graph.quantize %r : tensor<1x4xf32> -> tensor<1x4x!o>
+  return %y : tensor<1x4x!o>
+}
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.05:-3>
+
+// Q(DQ(x)) with equal parameters disappears.
+// CHECK-LABEL: func @identity_pair
+// CHECK-NEXT: return %arg0
+func.func @identity_pair(%x: tensor<8x!a>) -> tensor<8x!a> {
+  %f = graph.dequantize %x : tensor<8x!a> -> tensor<8xf32>
+  %q = graph.quantize %f : tensor<8xf32> -> tensor<8x!a>
+  return %q : tensor<8x!a>
+}
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.05:-3>
+
+// A float result with a second user cannot fold: the float conv stays.
+// CHECK-LABEL: func @shared_float_result
+// CHECK: graph.add %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: graph.quantize
+func.func @shared_float_result(%x: tensor<4x!a>) -> (tensor<4x!a>, tensor<4xf32>) {
+  %f = graph.dequantize %x : tensor<4x!a> -> tensor<4xf32>
+  %s = graph.add %f, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %q = graph.quantize %s : tensor<4xf32> -> tensor<4x!a>
+  return %q, %s : tensor<4x!a>, tensor<4xf32>
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One-shot, idempotent set-up: Debian packages, ONNX Runtime (npm), models,
+# configure and build. Safe to run again; it only does what is missing.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${SYSTOLE_BUILD_DIR:-$ROOT/build}"
+ORT_VERSION=1.23.2
+
+DEBS=(
+  build-essential cmake ninja-build pkg-config git
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19
+  libsystemc-dev verilator yosys
+  libflatbuffers-dev flatbuffers-compiler
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libgtest-dev
+  python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  python3-sklearn
+  nodejs
+)
+
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: run as root (or install the packages above yourself)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# npm ships with the nodesource nodejs; Debian's nodejs needs the npm package.
+if ! command -v npm >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q npm
+fi
+
+# ONNX Runtime, the numerical reference: npm package, no install scripts (its
+# CPU library ships inside the package), in a project-local folder.
+ORT_DIR="$BUILD/ort"
+if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ] ||
+   ! grep -q "\"version\": \"$ORT_VERSION\"" "$ORT_DIR/node_modules/onnxruntime-node/package.json"; then
+  echo "setup: installing onnxruntime-node@$ORT_VERSION into $ORT_DIR"
+  mkdir -p "$ORT_DIR"
+  npm install --ignore-scripts --no-audit --no-fund --loglevel=error \
+    --prefix "$ORT_DIR" "onnxruntime-node@$ORT_VERSION"
+fi
+
+# Configure and build.
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$BUILD" -j "$(nproc)"
