@@ -20,7 +20,7 @@ function loadOrt() {
   if (!fs.existsSync(path.join(pkg, 'package.json'))) {
     process.stderr.write(
       `error: onnxruntime-node not found in ${dir} (looked for ${pkg}).\n` +
-        `Run the project's setup script, which installs it into build/ort, or point SYSTOLE_ORT_DIR\n` +
+        `Run tools/setup.sh (the project's setup script installs it into build/ort), or point SYSTOLE_ORT_DIR\n` +
         `at a directory where it is installed, e.g.:\n` +
         `  npm install --ignore-scripts --no-audit --no-fund --prefix ${dir} onnxruntime-node@${ORT_VERSION}\n`,
     );
