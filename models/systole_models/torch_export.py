@@ -1,0 +1,43 @@
+"""Exports PyTorch modules to the ONNX form the quantizer and compiler expect.
+
+Eval-mode export with constant folding: the exporter folds every
+BatchNormalization that follows a Conv into the Conv's weights and bias, so the
+float graph only has ops with an integer counterpart on the NPU.
+"""
+
+from collections import Counter
+
+import onnx
+import torch
+
+OPSET = 13
+INPUT_NAME = "input"
+OUTPUT_NAME = "output"
+
+
+def export(module, input_shape, path):
+    module.eval()
+    dummy = torch.zeros(*input_shape)
+    with torch.no_grad():
+        torch.onnx.export(
+            module, dummy, str(path),
+            opset_version=OPSET,
+            input_names=[INPUT_NAME], output_names=[OUTPUT_NAME],
+            do_constant_folding=True,
+            training=torch.onnx.TrainingMode.EVAL,
+        )
+    model = onnx.load(str(path))
+    onnx.checker.check_model(model)
+    leftover = [n.name for n in model.graph.node if n.op_type == "BatchNormalization"]
+    if leftover:
+        raise RuntimeError(f"{path}: BatchNormalization was not folded: {leftover[:5]}")
+    return model
+
+
+def op_counts(model):
+    """{op_type: count}, with the domain prefixed for non-default domains."""
+    counts = Counter(
+        f"{n.domain}.{n.op_type}" if n.domain not in ("", "ai.onnx") else n.op_type
+        for n in model.graph.node
+    )
+    return dict(sorted(counts.items()))
