@@ -58,7 +58,11 @@ class ModelCheck:
         self.manifest = json.loads((folder / "manifest.json").read_text())
         self.failures = []
         self.refs_match = True
-        self.row = {"model": self.manifest["name"]}
+        try:
+            where = folder.resolve().relative_to(REPO_ROOT)
+        except ValueError:
+            where = folder
+        self.row = {"model": self.manifest["name"], "folder": str(where)}
 
     def expect(self, ok, message):
         if not ok:
