@@ -1,0 +1,60 @@
+//===- Timing.h - THE timing reference of every instruction -----*- C++ -*-===//
+//
+// The simulator, the compiler's cost model and objdump all call these
+// functions; docs/isa.md derives each formula. Also the exact memory
+// footprints of instructions, which the verifier checks against capacities.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_ISA_TIMING_H
+#define SYSTOLE_ISA_TIMING_H
+
+#include "systole/ISA/HwConfig.h"
+#include "systole/ISA/Instruction.h"
+
+#include <vector>
+
+namespace systole::isa {
+
+enum class MemSpace : uint8_t { Dram, Scratchpad, Accumulator };
+llvm::StringRef memSpaceName(MemSpace s);
+
+/// The exact address hull [begin, end) of one operand: the lowest and one
+/// past the highest address touched (bytes for DRAM/SP, words for ACC).
+/// `end` saturates at UINT64_MAX, so out-of-range boxes cannot wrap around.
+struct Access {
+  MemSpace space;
+  bool write;
+  uint64_t begin;
+  uint64_t end;
+  const char *operand; ///< e.g. "A", "dst", "lut"
+};
+std::vector<Access> accessRanges(const Instruction &inst);
+
+/// DMA timing: each contiguous run of n0*elem_bytes bytes occupies the aligned
+/// bursts it touches; the channel is busy burst_bytes/bytes_per_cycle cycles
+/// per burst; completion is latency_cycles after the last beat.
+struct DmaTiming {
+  uint64_t runs = 0;
+  uint64_t bursts = 0;
+  uint64_t channelCycles = 0;
+  uint64_t latencyCycles = 0;
+  uint64_t bytes = 0; ///< DRAM bytes moved (padding excluded)
+};
+DmaTiming dmaTiming(const Instruction &inst, const HwConfig &cfg);
+
+/// Cycles a compute-queue instruction occupies its unit (MATMUL, REQUANT,
+/// VADD, VMUL, POOL, DWCONV; FENCE = 1). 0 for LOAD/STORE/END.
+uint64_t computeCycles(const Instruction &inst, const HwConfig &cfg);
+
+/// Latency of the instruction alone on an idle machine: computeCycles, or for
+/// DMA channelCycles + latencyCycles.
+uint64_t predictedCycles(const Instruction &inst, const HwConfig &cfg);
+
+/// OS MATMUL: do A's and B's scratchpad footprints share a bank?
+bool matmulBankConflict(const Instruction &inst, const HwConfig &cfg);
+/// VADD/VMUL: do A's and B's footprints share a bank?
+bool vectorBankConflict(const Instruction &inst, const HwConfig &cfg);
+
+} // namespace systole::isa
+
+#endif // SYSTOLE_ISA_TIMING_H
