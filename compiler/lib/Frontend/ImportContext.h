@@ -1,0 +1,126 @@
+//===- ImportContext.h - State shared by the ONNX op importers --*- C++ -*-===//
+//
+// Internal to the frontend. Op translators (Import*.cpp) read node inputs and
+// attributes through this class and define the node outputs; constants stay
+// host tensors until an op needs them as IR values, so shape arguments
+// (Reshape's shape, Pad's pads, Q/DQ parameters) never become IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_FRONTEND_IMPORTCONTEXT_H
+#define SYSTOLE_LIB_FRONTEND_IMPORTCONTEXT_H
+
+#include "systole/Dialect/Graph/GraphOps.h"
+#include "systole/Frontend/OnnxImporter.h"
+#include "systole/Runtime/HostTensor.h"
+
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <optional>
+
+namespace systole::frontend {
+
+class ImportContext {
+public:
+  ImportContext(mlir::OpBuilder &builder, llvm::StringRef modelPath,
+                const onnx::ModelProto &model)
+      : builder(builder), modelPath(modelPath), model(model) {}
+
+  mlir::OpBuilder &builder;
+  llvm::StringRef modelPath;
+  const onnx::ModelProto &model;
+  /// The node being translated, for locations and messages.
+  const onnx::NodeProto *node = nullptr;
+
+  /// "model.onnx: node 'conv1' (Conv): <msg>".
+  llvm::Error fail(const llvm::Twine &msg) const;
+  mlir::Location loc() const;
+  mlir::MLIRContext *ctx() const { return builder.getContext(); }
+
+  // Values --------------------------------------------------------------
+  bool isDefined(llvm::StringRef name) const;
+  /// Input `i` of the current node as an IR value (materializing constants).
+  llvm::Expected<mlir::Value> input(int i);
+  /// Whether input `i` is present (ONNX marks omitted optionals with "").
+  bool hasInput(int i) const;
+  /// Input `i` as a compile-time constant, or nullptr.
+  const HostTensor *constantInput(int i) const;
+  const HostTensor *constant(llvm::StringRef name) const;
+  /// Input `i` as constant integers (shape/axes operands).
+  llvm::Expected<std::vector<int64_t>> constantInts(int i);
+  /// Input `i` as one constant float (or per-axis floats).
+  llvm::Expected<std::vector<float>> constantFloats(int i);
+
+  void define(llvm::StringRef name, mlir::Value value);
+  void defineConstant(llvm::StringRef name, HostTensor tensor);
+  llvm::Error defineOutput(int i, mlir::Value value);
+
+  /// Materializes a host tensor as an arith.constant.
+  mlir::Value materialize(const HostTensor &tensor);
+
+  // Attributes -------------------------------------------------------------
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  float attrFloat(llvm::StringRef name, float dflt) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<std::vector<int64_t>> attrInts(llvm::StringRef name) const;
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+
+  // Quantization -----------------------------------------------------------
+  /// The `!quant.uniform` element type for scale/zero-point inputs `scaleIdx`
+  /// and `zpIdx` (zpIdx < 0 or absent: zero point 0 with `storage`).
+  /// Per-axis when the scale has more than one element.
+  llvm::Expected<mlir::Type> quantElementType(int scaleIdx, int zpIdx,
+                                              int64_t axis,
+                                              mlir::Type defaultStorage);
+  /// Reinterprets an integer or quantized tensor as `quantElement` (a storage
+  /// cast: the stored integers are unchanged).
+  llvm::Expected<mlir::Value> asQuantized(mlir::Value v,
+                                          mlir::Type quantElement);
+
+private:
+  struct Entry {
+    mlir::Value value;
+    std::optional<HostTensor> constant;
+  };
+  llvm::StringMap<Entry> values;
+};
+
+/// A translator for one ONNX op type.
+using OpImporter = llvm::Error (*)(ImportContext &);
+
+/// Registries of the translators, one per file (Import*.cpp).
+void registerQuantImporters(llvm::StringMap<OpImporter> &table);
+void registerLinearImporters(llvm::StringMap<OpImporter> &table);
+void registerElementwiseImporters(llvm::StringMap<OpImporter> &table);
+void registerPoolImporters(llvm::StringMap<OpImporter> &table);
+void registerShapeImporters(llvm::StringMap<OpImporter> &table);
+
+/// Key of the translator table: "op" for ai.onnx, "domain::op" otherwise.
+std::string importerKey(llvm::StringRef domain, llvm::StringRef opType);
+
+/// Ranked tensor type of `shape` with `element`.
+inline mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
+                                         mlir::Type element) {
+  return mlir::RankedTensorType::get(shape, element);
+}
+
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getShape();
+}
+inline mlir::Type elementOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
+}
+
+/// Normalizes ONNX pads/auto_pad for a 2-D window op into
+/// [top, left, bottom, right].
+llvm::Expected<std::vector<int64_t>>
+resolvePads2D(ImportContext &ic, llvm::ArrayRef<int64_t> inputHW,
+              llvm::ArrayRef<int64_t> kernel, llvm::ArrayRef<int64_t> strides,
+              llvm::ArrayRef<int64_t> dilations);
+
+} // namespace systole::frontend
+
+#endif // SYSTOLE_LIB_FRONTEND_IMPORTCONTEXT_H

@@ -1,0 +1,465 @@
+//===- OnnxImporter.cpp - ONNX model -> graph dialect ---------------------===//
+//
+// Walks the (topologically sorted, as ONNX requires) node list once and
+// dispatches each node to the translator registered for its op type.
+//
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+#include "systole/Frontend/OnnxModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
+
+#include "onnx/checker.h"
+
+using namespace mlir;
+using llvm::StringRef;
+
+namespace systole::frontend {
+
+//===----------------------------------------------------------------------===//
+// ImportContext
+//===----------------------------------------------------------------------===//
+
+llvm::Error ImportContext::fail(const llvm::Twine &msg) const {
+  std::string where = modelPath.str();
+  if (node)
+    where += ": node '" + node->name() + "' (" +
+             (node->domain().empty() ? "" : node->domain() + "::") +
+             node->op_type() + ")";
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 where + ": " + msg);
+}
+
+Location ImportContext::loc() const {
+  Location file = FileLineColLoc::get(ctx(), modelPath, 0, 0);
+  if (!node)
+    return file;
+  std::string name = node->name().empty()
+                         ? node->op_type() + ":" + node->output(0)
+                         : node->name();
+  return NameLoc::get(StringAttr::get(ctx(), name), file);
+}
+
+bool ImportContext::isDefined(StringRef name) const {
+  return values.count(name);
+}
+
+bool ImportContext::hasInput(int i) const {
+  return i < node->input_size() && !node->input(i).empty();
+}
+
+const HostTensor *ImportContext::constant(StringRef name) const {
+  auto it = values.find(name);
+  if (it == values.end() || !it->second.constant)
+    return nullptr;
+  return &*it->second.constant;
+}
+
+const HostTensor *ImportContext::constantInput(int i) const {
+  return hasInput(i) ? constant(node->input(i)) : nullptr;
+}
+
+static Type elementTypeFor(MLIRContext *ctx, ElementType type) {
+  switch (type) {
+  case ElementType::Int8:
+    return IntegerType::get(ctx, 8);
+  case ElementType::UInt8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case ElementType::Int16:
+    return IntegerType::get(ctx, 16);
+  case ElementType::Int32:
+    return IntegerType::get(ctx, 32);
+  case ElementType::Int64:
+    return IntegerType::get(ctx, 64);
+  case ElementType::Float32:
+    return Float32Type::get(ctx);
+  case ElementType::Float64:
+    return Float64Type::get(ctx);
+  case ElementType::Bool:
+    return IntegerType::get(ctx, 1);
+  }
+  return {};
+}
+
+Value ImportContext::materialize(const HostTensor &tensor) {
+  auto type = tensorType(tensor.shape(), elementTypeFor(ctx(), tensor.type()));
+  DenseElementsAttr attr;
+  if (tensor.type() == ElementType::Bool) {
+    SmallVector<bool> bits(tensor.data(), tensor.data() + tensor.byteSize());
+    attr = DenseElementsAttr::get(type, bits);
+  } else {
+    attr = DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(reinterpret_cast<const char *>(tensor.data()),
+                             tensor.byteSize()));
+  }
+  return builder.create<arith::ConstantOp>(loc(), type, attr);
+}
+
+llvm::Expected<Value> ImportContext::input(int i) {
+  if (!hasInput(i))
+    return fail("missing required input " + llvm::Twine(i));
+  auto it = values.find(node->input(i));
+  if (it == values.end())
+    return fail("input '" + node->input(i) +
+                "' is not defined before use (cyclic or unsorted graph)");
+  if (!it->second.value)
+    it->second.value = materialize(*it->second.constant);
+  return it->second.value;
+}
+
+llvm::Expected<std::vector<int64_t>> ImportContext::constantInts(int i) {
+  const HostTensor *t = constantInput(i);
+  if (!t)
+    return fail("input " + llvm::Twine(i) + " ('" +
+                (hasInput(i) ? node->input(i) : std::string()) +
+                "') must be a constant");
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < t->numElements(); ++k) {
+    switch (t->type()) {
+    case ElementType::Int64:
+      out.push_back(t->dataAs<int64_t>()[k]);
+      break;
+    case ElementType::Int32:
+      out.push_back(t->dataAs<int32_t>()[k]);
+      break;
+    default:
+      return fail("input " + llvm::Twine(i) + " must be int32/int64, got " +
+                  elementTypeName(t->type()));
+    }
+  }
+  return out;
+}
+
+llvm::Expected<std::vector<float>> ImportContext::constantFloats(int i) {
+  const HostTensor *t = constantInput(i);
+  if (!t)
+    return fail("input " + llvm::Twine(i) + " must be a constant");
+  std::vector<float> out;
+  for (int64_t k = 0; k < t->numElements(); ++k) {
+    if (t->type() == ElementType::Float32)
+      out.push_back(t->dataAs<float>()[k]);
+    else if (t->type() == ElementType::Float64)
+      out.push_back(static_cast<float>(t->dataAs<double>()[k]));
+    else
+      return fail("input " + llvm::Twine(i) + " must be float, got " +
+                  elementTypeName(t->type()));
+  }
+  return out;
+}
+
+void ImportContext::define(StringRef name, Value value) {
+  values[name] = Entry{value, std::nullopt};
+}
+
+void ImportContext::defineConstant(StringRef name, HostTensor tensor) {
+  values[name] = Entry{Value(), std::move(tensor)};
+}
+
+llvm::Error ImportContext::defineOutput(int i, Value value) {
+  if (i >= node->output_size())
+    return fail("expected at least " + llvm::Twine(i + 1) + " outputs");
+  define(node->output(i), value);
+  return llvm::Error::success();
+}
+
+const onnx::AttributeProto *ImportContext::attr(StringRef name) const {
+  for (const auto &a : node->attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t ImportContext::attrInt(StringRef name, int64_t dflt) const {
+  const auto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+float ImportContext::attrFloat(StringRef name, float dflt) const {
+  const auto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string ImportContext::attrString(StringRef name, StringRef dflt) const {
+  const auto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<std::vector<int64_t>>
+ImportContext::attrInts(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
+                                                     int64_t axis,
+                                                     Type defaultStorage) {
+  auto scales = constantFloats(scaleIdx);
+  if (!scales)
+    return scales.takeError();
+  if (scales->empty())
+    return fail("empty scale");
+  for (float s : *scales)
+    if (!(s > 0.0f) || !std::isfinite(s))
+      return fail("scale must be positive and finite, got " + std::to_string(s));
+  std::vector<int64_t> zps(scales->size(), 0);
+  Type storage = defaultStorage;
+  if (zpIdx >= 0 && hasInput(zpIdx)) {
+    const HostTensor *zt = constantInput(zpIdx);
+    if (!zt)
+      return fail("zero point must be a constant");
+    if (zt->numElements() != static_cast<int64_t>(scales->size()))
+      return fail("zero point has " + llvm::Twine(zt->numElements()) +
+                  " elements, scale has " + llvm::Twine(scales->size()));
+    storage = elementTypeFor(ctx(), zt->type());
+    for (int64_t k = 0; k < zt->numElements(); ++k) {
+      switch (zt->type()) {
+      case ElementType::Int8:
+        zps[k] = zt->dataAs<int8_t>()[k];
+        break;
+      case ElementType::UInt8:
+        zps[k] = zt->dataAs<uint8_t>()[k];
+        break;
+      case ElementType::Int32:
+        zps[k] = zt->dataAs<int32_t>()[k];
+        break;
+      default:
+        return fail(llvm::Twine("unsupported zero point type ") +
+                    elementTypeName(zt->type()));
+      }
+    }
+  }
+  auto intType = cast<IntegerType>(storage);
+  bool isSigned = !intType.isUnsigned();
+  unsigned width = intType.getWidth();
+  int64_t lo = isSigned ? -(int64_t(1) << (width - 1)) : 0;
+  int64_t hi = isSigned ? (int64_t(1) << (width - 1)) - 1
+                        : (int64_t(1) << width) - 1;
+  unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
+  Type expressed = Float32Type::get(ctx());
+  Type signless = IntegerType::get(ctx(), width);
+  if (scales->size() == 1)
+    return quant::UniformQuantizedType::get(flags, signless, expressed,
+                                            (*scales)[0], zps[0], lo, hi);
+  SmallVector<double> s(scales->begin(), scales->end());
+  return quant::UniformQuantizedPerAxisType::get(
+      flags, signless, expressed, s, zps, static_cast<int32_t>(axis), lo, hi);
+}
+
+llvm::Expected<Value> ImportContext::asQuantized(Value v, Type quantElement) {
+  Type elem = elementOf(v);
+  if (elem == quantElement)
+    return v;
+  auto qt = cast<quant::QuantizedType>(quantElement);
+  auto shape = shapeOf(v);
+  if (graph::isQuantized(elem)) {
+    // Different parameters on the same stored integers: go through storage.
+    Type storage = cast<quant::QuantizedType>(elem).getStorageType();
+    v = builder.create<quant::StorageCastOp>(loc(), tensorType(shape, storage),
+                                             v);
+    elem = storage;
+  }
+  auto intType = dyn_cast<IntegerType>(elem);
+  if (!intType || intType.getWidth() != qt.getStorageTypeIntegralWidth())
+    return fail("expected a " +
+                llvm::Twine(qt.getStorageTypeIntegralWidth()) +
+                "-bit integer tensor for quantized input");
+  return builder
+      .create<quant::StorageCastOp>(loc(), tensorType(shape, quantElement), v)
+      .getResult();
+}
+
+std::string importerKey(StringRef domain, StringRef opType) {
+  if (domain.empty() || domain == "ai.onnx")
+    return opType.str();
+  return (domain + "::" + opType).str();
+}
+
+//===----------------------------------------------------------------------===//
+// Importer driver
+//===----------------------------------------------------------------------===//
+
+static const llvm::StringMap<OpImporter> &importers() {
+  static const llvm::StringMap<OpImporter> table = [] {
+    llvm::StringMap<OpImporter> t;
+    registerQuantImporters(t);
+    registerLinearImporters(t);
+    registerElementwiseImporters(t);
+    registerPoolImporters(t);
+    registerShapeImporters(t);
+    return t;
+  }();
+  return table;
+}
+
+bool isOpImportable(StringRef domain, StringRef opType) {
+  return importers().count(importerKey(domain, opType));
+}
+
+void registerImportDialects(MLIRContext &context) {
+  context.loadDialect<graph::GraphDialect, arith::ArithDialect,
+                      func::FuncDialect, quant::QuantizationDialect>();
+}
+
+static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
+  switch (t) {
+  case onnx::TensorProto::FLOAT:
+    return Type(Float32Type::get(ic.ctx()));
+  case onnx::TensorProto::INT8:
+    return Type(IntegerType::get(ic.ctx(), 8));
+  case onnx::TensorProto::UINT8:
+    return Type(IntegerType::get(ic.ctx(), 8, IntegerType::Unsigned));
+  case onnx::TensorProto::INT32:
+    return Type(IntegerType::get(ic.ctx(), 32));
+  default:
+    return ic.fail("graph input/output element type " +
+                   onnx::TensorProto::DataType_Name(
+                       static_cast<onnx::TensorProto::DataType>(t)) +
+                   " is not supported (float32, int8, uint8, int32 are)");
+  }
+}
+
+static llvm::Expected<RankedTensorType>
+graphInputType(ImportContext &ic, const onnx::ValueInfoProto &info,
+               const ImportOptions &options) {
+  if (!info.type().has_tensor_type())
+    return ic.fail("graph input '" + info.name() + "' is not a tensor");
+  const auto &tt = info.type().tensor_type();
+  auto elem = onnxElementType(ic, tt.elem_type());
+  if (!elem)
+    return elem.takeError();
+  std::vector<int64_t> shape;
+  auto over = options.inputShapes.find(info.name());
+  if (over != options.inputShapes.end()) {
+    shape = over->second;
+  } else {
+    if (!tt.has_shape())
+      return ic.fail("graph input '" + info.name() +
+                     "' has no shape; pass one with --input-shape");
+    for (const auto &d : tt.shape().dim()) {
+      if (d.has_dim_value()) {
+        if (d.dim_value() <= 0)
+          return ic.fail("graph input '" + info.name() +
+                         "' has non-positive dimension " +
+                         llvm::Twine(d.dim_value()));
+        shape.push_back(d.dim_value());
+      } else {
+        shape.push_back(options.symbolicDimValue);
+      }
+    }
+  }
+  if (checkedNumElements(shape) < 0 || checkedNumElements(shape) > (1ll << 32))
+    return ic.fail("graph input '" + info.name() + "' is too large");
+  return RankedTensorType::get(shape, *elem);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
+                MLIRContext &context, const ImportOptions &options) {
+  registerImportDialects(context);
+  OpBuilder builder(&context);
+  ImportContext ic(builder, modelPath, model);
+
+  int64_t opset = opsetVersion(model, "");
+  if (opset < 13)
+    return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
+                   " is not supported (13 or later is); convert the model "
+                   "with onnx.version_converter");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    return ic.fail(llvm::Twine("malformed ONNX model: ") + e.what());
+  }
+
+  const onnx::GraphProto &g = model.graph();
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(FileLineColLoc::get(&context, modelPath, 0, 0));
+  builder.setInsertionPointToEnd(module->getBody());
+
+  for (const auto &init : g.initializer()) {
+    auto t = tensorFromProto(init, modelPath.str() + ": initializer '" +
+                                       init.name() + "'");
+    if (!t)
+      return t.takeError();
+    ic.defineConstant(init.name(), std::move(*t));
+  }
+
+  // Graph inputs that are not initializers are the function arguments.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &in : g.input()) {
+    if (ic.constant(in.name()))
+      continue;
+    auto type = graphInputType(ic, in, options);
+    if (!type)
+      return type.takeError();
+    argTypes.push_back(*type);
+    argNames.push_back(in.name());
+  }
+  auto func = builder.create<func::FuncOp>(
+      ic.loc(), "main", builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "graph.name", builder.getStringAttr(name));
+    ic.define(name, entry->getArgument(i));
+  }
+  builder.setInsertionPointToStart(entry);
+
+  for (const auto &node : g.node()) {
+    ic.node = &node;
+    auto it = importers().find(importerKey(node.domain(), node.op_type()));
+    if (it == importers().end())
+      return ic.fail("operator is supported neither by the NPU nor by the "
+                     "host fallback");
+    for (int i = 0; i < node.input_size(); ++i)
+      if (!node.input(i).empty() && !ic.isDefined(node.input(i)))
+        return ic.fail("input '" + node.input(i) +
+                       "' is not defined before use (cyclic or unsorted "
+                       "graph)");
+    if (auto err = it->second(ic))
+      return std::move(err);
+  }
+  ic.node = nullptr;
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const auto &out : g.output()) {
+    if (!ic.isDefined(out.name()))
+      return ic.fail("graph output '" + out.name() + "' is never produced");
+    // A constant output is legal ONNX; it becomes a constant in the IR.
+    onnx::NodeProto fake;
+    fake.add_input(out.name());
+    ic.node = &fake;
+    auto v = ic.input(0);
+    ic.node = nullptr;
+    if (!v)
+      return v.takeError();
+    results.push_back(*v);
+    resultTypes.push_back(v->getType());
+  }
+  builder.create<func::ReturnOp>(ic.loc(), results);
+  func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
+  for (auto [i, out] : llvm::enumerate(g.output()))
+    func.setResultAttr(i, "graph.name", builder.getStringAttr(out.name()));
+
+  if (failed(verify(*module)))
+    return ic.fail("internal error: imported IR does not verify");
+  return module;
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+importOnnxFile(StringRef path, MLIRContext &context,
+               const ImportOptions &options) {
+  auto model = loadOnnxModel(path);
+  if (!model)
+    return model.takeError();
+  return importOnnxModel(**model, path, context, options);
+}
+
+} // namespace systole::frontend
