@@ -33,7 +33,7 @@ MAX_INT8_ACCURACY_DROP = 0.01
 class Progress:
     def __init__(self, name):
         self.name = name
-        self.start = self.last = time.perf_counter()
+        self.last = time.perf_counter()
 
     def step(self, what):
         now = time.perf_counter()

@@ -103,9 +103,12 @@ def _fold_activations(graph):
 
 
 def _check_supported(graph):
+    inits = {t.name for t in graph.initializer}
     for node in graph.node:
         if node.op_type not in OWN_PARAMS_OPS | SHARED_PARAMS_OPS:
             raise NotImplementedError(f"op {node.op_type} ('{node.name}') is not supported by the quantizer")
+        if node.op_type == "Add" and any(i in inits for i in node.input):
+            raise NotImplementedError(f"Add '{node.name}' with a constant operand is not supported")
         if node.op_type == "Gemm":
             attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
             if attrs.get("alpha", 1.0) != 1.0 or attrs.get("beta", 1.0) != 1.0 or attrs.get("transA", 0):
