@@ -63,6 +63,7 @@ function parseArgs(argv) {
   }
   if (!opts.model) fail('missing MODEL.onnx');
   if (!opts.outDir) fail('missing --out-dir');
+  if (opts.allOutputs && opts.int8Outputs) fail('--all-outputs and --int8-outputs exclude each other');
   return opts;
 }
 
