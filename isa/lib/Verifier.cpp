@@ -39,7 +39,7 @@ llvm::Error requireOrdered(const Instruction &I, Field lo, Field hi) {
   return llvm::Error::success();
 }
 
-std::string hex(uint64_t v) { return llvm::formatv("{0:x}", v).str(); }
+std::string hex(uint64_t v) { return llvm::formatv("{0:x-}", v).str(); }
 } // namespace
 
 llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConfig &cfg) {
