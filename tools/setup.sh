@@ -54,3 +54,15 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build "$BUILD" -j "$(nproc)"
+
+# Models and ONNX Runtime references (cached; rebuilt when the model scripts
+# change). The digits model is committed, the others are generated here.
+MODELS_OUT="$BUILD/cache/models"
+stamp_now=$(cat "$ROOT"/models/*.py "$ROOT"/models/systole_models/*.py \
+              "$ROOT"/tools/ort/*.js | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$MODELS_OUT/.stamp" 2>/dev/null)" != "$stamp_now" ]; then
+  echo "setup: building models and ORT references into $MODELS_OUT"
+  SYSTOLE_ORT_DIR="$ORT_DIR" /usr/bin/python3 "$ROOT/models/build_models.py" \
+    --out "$MODELS_OUT"
+  echo "$stamp_now" > "$MODELS_OUT/.stamp"
+fi

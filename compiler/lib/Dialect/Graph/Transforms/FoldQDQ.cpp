@@ -173,12 +173,44 @@ struct FoldQuantizeOfDequantize : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// transpose(DQ(x)) -> DQ(transpose(x)): Gemm's transB puts a transpose
+/// between a weight's DequantizeLinear and the MatMul; dequantizing is
+/// elementwise, so it commutes with the permutation (per-axis scales follow
+/// their axis).
+struct HoistDequantizeOverTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp t,
+                                PatternRewriter &rewriter) const override {
+    auto dq = t.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq || !dq->hasOneUse())
+      return failure();
+    Type elem = getElementTypeOrSelf(dq.getInput().getType());
+    if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(elem)) {
+      ArrayRef<int64_t> perm = t.getPerm();
+      int32_t axis = pa.getQuantizedDimension();
+      int32_t newAxis =
+          static_cast<int32_t>(llvm::find(perm, axis) - perm.begin());
+      elem = quant::UniformQuantizedPerAxisType::get(
+          pa.getFlags(), pa.getStorageType(), pa.getExpressedType(),
+          pa.getScales(), pa.getZeroPoints(), newAxis, pa.getStorageTypeMin(),
+          pa.getStorageTypeMax());
+    }
+    auto moved = rewriter.create<TransposeOp>(
+        t.getLoc(), withElementType(t.getOutput().getType(), elem),
+        dq.getInput(), t.getPermAttr());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(t, t.getOutput().getType(),
+                                              moved);
+    return success();
+  }
+};
+
 struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
     patterns.add<FoldQuantizedIsland>(&getContext(), /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
+    patterns.add<HoistDequantizeOverTranspose>(&getContext(), /*benefit=*/3);
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
                                             std::move(patterns))))
       signalPassFailure();
