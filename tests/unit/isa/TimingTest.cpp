@@ -1,0 +1,160 @@
+//===- TimingTest.cpp - The worked examples of docs/isa.md ----------------===//
+#include "TestUtil.h"
+
+#include "systole/ISA/Timing.h"
+
+#include <random>
+
+using namespace systole::isa;
+using namespace systole::isa::test;
+using F = Field;
+
+namespace {
+Instruction matmul(uint64_t dataflow, uint64_t M, uint64_t K, uint64_t N, bool preload) {
+  Instruction I(Opcode::Matmul);
+  I.with(F::Matmul_dataflow, dataflow).with(F::Matmul_preload, preload).with(F::Matmul_m, M)
+      .with(F::Matmul_k, K).with(F::Matmul_n, N).with(F::Matmul_a_m_inner, 1)
+      .with(F::Matmul_a_k_inner, 1 << 20).with(F::Matmul_a_m_outer_stride, K)
+      .with(F::Matmul_b_stride, N);
+  return I;
+}
+} // namespace
+
+// docs/isa.md, "Worked example": 4x4 array.
+TEST(Timing, WorkedExampleWeightStationary) {
+  HwConfig cfg = preset("tiny-4x4");
+  // preload R=4, stream M=6, fill/drain R+C-1 = 7: 4 + 6 + 4 + 4 - 1 = 17.
+  EXPECT_EQ(computeCycles(matmul(Dataflow_ws, 6, 4, 4, true), cfg), 17u);
+  EXPECT_EQ(computeCycles(matmul(Dataflow_ws, 6, 4, 4, false), cfg), 13u);
+  // Fill/drain does not shrink for K < R or N < C.
+  EXPECT_EQ(computeCycles(matmul(Dataflow_ws, 6, 2, 1, true), cfg), 17u);
+}
+
+TEST(Timing, WorkedExampleOutputStationary) {
+  HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
+  Instruction I = matmul(Dataflow_os, 4, 8, 4, false);
+  I.set(F::Matmul_a_addr, 0);        // A in bank 0
+  I.set(F::Matmul_b_addr, 4096);     // B in bank 1
+  EXPECT_FALSE(matmulBankConflict(I, cfg));
+  // K + R + C - 2 = 14 streaming + R = 4 drain: 8 + 8 + 4 - 2 = 18.
+  EXPECT_EQ(computeCycles(I, cfg), 18u);
+  I.set(F::Matmul_b_addr, 1024); // B in bank 0 too: +K stall cycles
+  EXPECT_TRUE(matmulBankConflict(I, cfg));
+  EXPECT_EQ(computeCycles(I, cfg), 26u);
+}
+
+TEST(Timing, ImplicitIm2colBankSetIsExact) {
+  HwConfig cfg = preset("tiny-4x4");
+  // A rows jump by 8 KiB: banks 0 and 2 only; B in bank 1 -> no conflict,
+  // although B lies inside A's address hull.
+  Instruction I = matmul(Dataflow_os, 2, 4, 4, false);
+  I.set(F::Matmul_a_m_outer_stride, 8192);
+  I.set(F::Matmul_b_addr, 4096);
+  EXPECT_FALSE(matmulBankConflict(I, cfg));
+  I.set(F::Matmul_b_addr, 8192 + 100);
+  EXPECT_TRUE(matmulBankConflict(I, cfg));
+}
+
+TEST(Timing, DmaWorkedExample) {
+  HwConfig cfg = preset("tiny-4x4");
+  cfg.dram.burstBytes = 64;
+  cfg.dram.bytesPerCycle = 16;
+  cfg.dram.latencyCycles = 100;
+  // Three runs of 100 bytes at 0x1010, 0x1110, 0x1210: each starts 16 bytes
+  // into a 64-byte burst and touches 2 bursts; 6 bursts * 4 beats = 24 cycles.
+  Instruction I(Opcode::Load);
+  I.with(F::Load_elem_bytes, 1).with(F::Load_dram_addr, 0x1010).with(F::Load_n0, 100)
+      .with(F::Load_n1, 3).with(F::Load_n2, 1).with(F::Load_n3, 1).with(F::Load_s1, 256)
+      .with(F::Load_t1, 100).with(F::Load_pad_left, 1).with(F::Load_pad_right, 1);
+  DmaTiming t = dmaTiming(I, cfg);
+  EXPECT_EQ(t.runs, 3u);
+  EXPECT_EQ(t.bursts, 6u);
+  EXPECT_EQ(t.channelCycles, 24u);
+  EXPECT_EQ(t.bytes, 300u); // padding costs nothing on the DRAM side
+  EXPECT_EQ(predictedCycles(I, cfg), 124u);
+}
+
+TEST(Timing, BurstCountMatchesBruteForce) {
+  HwConfig cfg = preset("tiny-4x4");
+  std::mt19937_64 rng(7);
+  for (int iter = 0; iter < 2000; ++iter) {
+    cfg.dram.burstBytes = uint64_t(1) << (rng() % 8);
+    cfg.dram.bytesPerCycle = 1;
+    Instruction I(Opcode::Store);
+    uint64_t n[4], s[4];
+    for (int d = 0; d < 4; ++d) {
+      n[d] = 1 + rng() % 9;
+      s[d] = rng() % 300;
+    }
+    uint64_t elem = (rng() & 1) ? 4 : 1, base = rng() % 100000;
+    I.with(F::Store_elem_bytes, elem).with(F::Store_dram_addr, base).with(F::Store_n0, n[0])
+        .with(F::Store_n1, n[1]).with(F::Store_n2, n[2]).with(F::Store_n3, n[3])
+        .with(F::Store_s1, s[1]).with(F::Store_s2, s[2]).with(F::Store_s3, s[3]);
+    uint64_t B = cfg.dram.burstBytes, len = n[0] * elem, expect = 0;
+    for (uint64_t i3 = 0; i3 < n[3]; ++i3)
+      for (uint64_t i2 = 0; i2 < n[2]; ++i2)
+        for (uint64_t i1 = 0; i1 < n[1]; ++i1) {
+          uint64_t a = base + i1 * s[1] + i2 * s[2] + i3 * s[3];
+          expect += (a + len - 1) / B - a / B + 1;
+        }
+    ASSERT_EQ(dmaTiming(I, cfg).bursts, expect) << "iteration " << iter;
+  }
+}
+
+TEST(Timing, HugeDmaIsFastAndSaturates) {
+  HwConfig cfg = preset("datacenter-128x128");
+  Instruction I(Opcode::Load);
+  I.with(F::Load_elem_bytes, 1).with(F::Load_dram_addr, 3).with(F::Load_n0, 65535)
+      .with(F::Load_n1, 65535).with(F::Load_n2, 65535).with(F::Load_n3, 65535)
+      .with(F::Load_s1, 4294967295u).with(F::Load_s2, 12345).with(F::Load_s3, 77);
+  DmaTiming t = dmaTiming(I, cfg);
+  EXPECT_GT(t.bursts, 0u);
+}
+
+TEST(Timing, VectorAndPostProcessing) {
+  HwConfig cfg = preset("tiny-4x4"); // lanes 4, P 2
+  Instruction R(Opcode::Requant);
+  R.with(F::Requant_m, 6).with(F::Requant_n, 5);
+  EXPECT_EQ(computeCycles(R, cfg), 6u * 2 + 2);
+
+  Instruction V(Opcode::Vadd);
+  V.with(F::Vadd_n0, 10).with(F::Vadd_n1, 1).with(F::Vadd_a_addr, 0).with(F::Vadd_b_addr, 4096)
+      .with(F::Vadd_o_addr, 0);
+  EXPECT_EQ(computeCycles(V, cfg), 3u + 2); // ceil(10/4) + P
+  V.set(F::Vadd_b_addr, 100);               // same bank as A: two reads per beat
+  EXPECT_EQ(computeCycles(V, cfg), 6u + 2);
+  V.set(F::Vadd_b_bcast, 1);
+  V.set(F::Vadd_b_addr, 8191); // one element, bank 1
+  EXPECT_EQ(computeCycles(V, cfg), 3u + 2);
+
+  Instruction P(Opcode::Pool);
+  P.with(F::Pool_oh, 2).with(F::Pool_ow, 3).with(F::Pool_kh, 3).with(F::Pool_kw, 3)
+      .with(F::Pool_ch, 9).with(F::Pool_sh, 2).with(F::Pool_sw, 2);
+  EXPECT_EQ(computeCycles(P, cfg), 2u * 3 * 9 * 3 + 2);
+  Instruction D(Opcode::Dwconv);
+  D.with(F::Dwconv_oh, 4).with(F::Dwconv_ow, 4).with(F::Dwconv_kh, 3).with(F::Dwconv_kw, 3)
+      .with(F::Dwconv_ch, 4).with(F::Dwconv_sh, 1).with(F::Dwconv_sw, 1);
+  EXPECT_EQ(computeCycles(D, cfg), 4u * 4 * 9 * 1 + 2);
+  EXPECT_EQ(computeCycles(Instruction(Opcode::Fence), cfg), 1u);
+  EXPECT_EQ(computeCycles(Instruction(Opcode::End), cfg), 0u);
+}
+
+TEST(Timing, FootprintsAreExactHulls) {
+  // im2col A: m = (oy, ox) with OW = 3, kk = (ky, kx*Cin + ci), Cin = 2, 3x3,
+  // input tile W = 5 pixels * 2 channels = 10 bytes per row.
+  Instruction I(Opcode::Matmul);
+  I.with(F::Matmul_m, 6).with(F::Matmul_k, 18).with(F::Matmul_n, 1)
+      .with(F::Matmul_a_m_inner, 3).with(F::Matmul_a_m_inner_stride, 2)
+      .with(F::Matmul_a_m_outer_stride, 10).with(F::Matmul_a_k_inner, 6)
+      .with(F::Matmul_a_k_outer_stride, 10).with(F::Matmul_a_addr, 100);
+  auto acc = accessRanges(I);
+  ASSERT_EQ(acc.size(), 3u);
+  // max = 100 + (1*10 + 2*2) + (2*10 + 5) = 139
+  EXPECT_EQ(acc[0].begin, 100u);
+  EXPECT_EQ(acc[0].end, 140u);
+  I.set(F::Matmul_a_k_offset, 4); // kk in [4, 22): min at kk=4 -> 104
+  I.set(F::Matmul_k, 8);          // kk in [4, 12): groups 0 (4,5) and 1 (6..11)
+  acc = accessRanges(I);
+  EXPECT_EQ(acc[0].begin, 104u);
+  EXPECT_EQ(acc[0].end, 100u + 14 + 10 + 5 + 1);
+}
