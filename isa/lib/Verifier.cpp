@@ -31,11 +31,13 @@ llvm::Error requirePositive(const Instruction &I, std::initializer_list<Field> f
   return llvm::Error::success();
 }
 
-llvm::Error requireOrdered(const Instruction &I, Field lo, Field hi) {
-  if (I.get(lo) > I.get(hi))
+// In the uint8 domain (u8=1) the 8-bit bounds are read unsigned.
+llvm::Error requireOrdered(const Instruction &I, Field lo, Field hi, bool unsignedBounds = false) {
+  int64_t l = unsignedBounds ? int64_t(I.raw(lo)) : I.get(lo);
+  int64_t h = unsignedBounds ? int64_t(I.raw(hi)) : I.get(hi);
+  if (l > h)
     return error(llvm::formatv("{0}: {1} ({2}) must not exceed {3} ({4})", mn(I),
-                               fieldInfo(lo).name, I.get(lo), fieldInfo(hi).name,
-                               I.get(hi)));
+                               fieldInfo(lo).name, l, fieldInfo(hi).name, h));
   return llvm::Error::success();
 }
 
@@ -94,20 +96,20 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConf
   case Opcode::Vadd:
     if (auto err = requirePositive(I, {F::Vadd_n0, F::Vadd_n1}))
       return err;
-    if (auto err = requireOrdered(I, F::Vadd_lo, F::Vadd_hi))
+    if (auto err = requireOrdered(I, F::Vadd_lo, F::Vadd_hi, I.getFlag(F::Vadd_u8)))
       return err;
     break;
   case Opcode::Vmul:
     if (auto err = requirePositive(I, {F::Vmul_n0, F::Vmul_n1}))
       return err;
-    if (auto err = requireOrdered(I, F::Vmul_lo, F::Vmul_hi))
+    if (auto err = requireOrdered(I, F::Vmul_lo, F::Vmul_hi, I.getFlag(F::Vmul_u8)))
       return err;
     break;
   case Opcode::Pool:
     if (auto err = requirePositive(I, {F::Pool_oh, F::Pool_ow, F::Pool_ch, F::Pool_kh,
                                        F::Pool_kw, F::Pool_sh, F::Pool_sw}))
       return err;
-    if (auto err = requireOrdered(I, F::Pool_lo, F::Pool_hi))
+    if (auto err = requireOrdered(I, F::Pool_lo, F::Pool_hi, I.getFlag(F::Pool_u8)))
       return err;
     if (auto err = requireOrdered(I, F::Pool_valid_y0, F::Pool_valid_y1))
       return err;
