@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 using namespace systole::isa;
 using llvm::createStringError;
@@ -122,7 +123,19 @@ uint64_t HwConfig::scratchpadBank(uint64_t addr) const {
 }
 
 bool HwConfig::operator==(const HwConfig &o) const {
-  return hwConfigToJsonText(*this) == hwConfigToJsonText(o);
+  auto tie = [](const HwConfig &c) {
+    return std::make_tuple(c.name, c.array.rows, c.array.cols, c.array.ws, c.array.os,
+                           c.sram.scratchpadBytes, c.sram.scratchpadBanks,
+                           c.sram.accumulatorBytes, c.sram.accumulatorBanks,
+                           c.dram.bytesPerCycle, c.dram.latencyCycles, c.dram.burstBytes,
+                           c.dram.capacityBytes, c.vector.lanes, c.vector.pipelineDepth,
+                           c.queues.cmdDepth, c.queues.tokenDepth, c.clockMhz,
+                           c.energy.macPj, c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
+                           c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
+                           c.energy.dramPjPerByte, c.energy.vectorOpPj,
+                           c.energy.leakagePjPerCycle);
+  };
+  return tie(*this) == tie(o);
 }
 
 llvm::Expected<HwConfig>
@@ -252,6 +265,8 @@ llvm::Error systole::isa::validateHwConfig(const HwConfig &c) {
   }
   if (c.name.empty())
     return fieldError("name", "must not be empty");
+  if (!llvm::json::isUTF8(c.name))
+    return fieldError("name", "must be valid UTF-8");
   if (!c.array.ws && !c.array.os)
     return fieldError("array.dataflows", "must list at least one dataflow");
   if (!isPow2(c.sram.scratchpadBanks) ||

@@ -138,6 +138,12 @@ TEST(HwConfig, CrossFieldRules) {
   EXPECT_EQ(with("array.rows", -4), "array.rows: must be in [1, 1024], got -4");
 }
 
+TEST(HwConfig, NameMustBeUtf8) {
+  HwConfig c = preset("tiny-4x4");
+  c.name = "bad\xff";
+  EXPECT_EQ(errorText(validateHwConfig(c)), "name: must be valid UTF-8");
+}
+
 TEST(HwConfig, InvalidJsonAndMissingFile) {
   auto bad = parseHwConfig("{ nope");
   EXPECT_EQ(errorText(bad).rfind("hardware config: invalid JSON", 0), 0u);
