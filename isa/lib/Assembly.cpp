@@ -347,7 +347,10 @@ std::string systole::isa::printProgramAsm(const Program &p) {
     } else {
       const HostSegment &h = s.host();
       os << ".host " << quote(s.name) << " " << hostCodeKindName(h.kind) << " " << quote(h.entry)
-         << " " << printList(h.args) << " " << hexBytes(h.code) << "\n";
+         << " " << printList(h.args) << " " << hexBytes(h.code);
+      if (!h.params.empty())
+        os << " " << printList(h.params);
+      os << "\n";
     }
   }
   for (const LayerDebugInfo &l : p.layers)
@@ -478,13 +481,15 @@ llvm::Expected<Program> systole::isa::parseProgramAsm(llvm::StringRef text,
         auto k = hostCodeKindByName(toks[2].text);
         if (!k)
           return P.fail(ln, toks[2].col, "unknown host code kind '" + toks[2].text +
-                                             "' (cpu_object, ptx)");
+                                             "' (cpu_object, ptx, builtin)");
         h.kind = *k;
         h.entry = toks[3].text;
         if (!parseList(llvm::StringRef(toks[4].text), h.args))
           return P.fail(ln, toks[4].col, "expected tensor indices like [0,1]");
         if (!parseHex(toks[5].text, h.code))
           return P.fail(ln, toks[5].col, "expected hex bytes");
+        if (toks.size() > 6 && !parseList(llvm::StringRef(toks[6].text), h.params))
+          return P.fail(ln, toks[6].col, "expected parameters like [0,2,3,1]");
         prog.segments.push_back({toks[1].text, std::move(h)});
         current = nullptr;
       } else if (head == ".layer") {

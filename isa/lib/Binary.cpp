@@ -119,7 +119,8 @@ std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
       const HostSegment &h = s.host();
       auto body = fb::CreateHostSegment(b, static_cast<fb::HostCodeKind>(h.kind),
                                         b.CreateString(h.entry), b.CreateVector(h.code),
-                                        b.CreateVector(h.args));
+                                        b.CreateVector(h.args),
+                                        b.CreateVector(h.params));
       segments.push_back(fb::CreateSegment(b, name, fb::SegmentBody_HostSegment, body.Union()));
     }
   }
@@ -259,6 +260,8 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
           host.code.assign(h->code()->begin(), h->code()->end());
         if (h->args())
           host.args.assign(h->args()->begin(), h->args()->end());
+        if (h->params())
+          host.params.assign(h->params()->begin(), h->params()->end());
         seg.body = std::move(host);
       } else {
         return err("segments[%u] '%s': missing or unknown segment body", i, seg.name.c_str());

@@ -56,11 +56,20 @@ std::optional<RegionKind> systole::isa::regionKindByName(llvm::StringRef s) {
   return std::nullopt;
 }
 llvm::StringRef systole::isa::hostCodeKindName(HostCodeKind k) {
-  return k == HostCodeKind::CpuObject ? "cpu_object" : "ptx";
+  switch (k) {
+  case HostCodeKind::CpuObject:
+    return "cpu_object";
+  case HostCodeKind::Ptx:
+    return "ptx";
+  case HostCodeKind::Builtin:
+    return "builtin";
+  }
+  return "?";
 }
 std::optional<HostCodeKind> systole::isa::hostCodeKindByName(llvm::StringRef s) {
   if (s == "cpu_object") return HostCodeKind::CpuObject;
   if (s == "ptx") return HostCodeKind::Ptx;
+  if (s == "builtin") return HostCodeKind::Builtin;
   return std::nullopt;
 }
 
@@ -90,7 +99,8 @@ bool MemoryPlan::operator==(const MemoryPlan &o) const {
   return dramSize == o.dramSize && regions == o.regions;
 }
 bool HostSegment::operator==(const HostSegment &o) const {
-  return kind == o.kind && entry == o.entry && code == o.code && args == o.args;
+  return kind == o.kind && entry == o.entry && code == o.code &&
+         args == o.args && params == o.params;
 }
 bool LayerDebugInfo::operator==(const LayerDebugInfo &o) const {
   return name == o.name && segment == o.segment &&

@@ -321,8 +321,28 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
       const HostSegment &h = seg.host();
       if (h.entry.empty())
         return error(where + ".entry: must name the entry symbol");
-      if (h.code.empty())
+      if (h.kind == HostCodeKind::Builtin) {
+        // The runtime's kernel library: known names and arities only.
+        static const std::pair<const char *, size_t> builtins[] = {
+            {"quantize", 2}, {"dequantize", 2}, {"transpose", 2}};
+        bool known = false;
+        for (auto &[name, arity] : builtins)
+          if (h.entry == name) {
+            known = true;
+            if (h.args.size() != arity)
+              return error(llvm::formatv("{0}: builtin '{1}' takes {2} "
+                                         "tensors, got {3}",
+                                         where, h.entry, arity,
+                                         h.args.size()));
+          }
+        if (!known)
+          return error(where + ".entry: unknown builtin host kernel '" +
+                       h.entry + "'");
+        if (!h.code.empty())
+          return error(where + ".code: must be empty for a builtin");
+      } else if (h.code.empty()) {
         return error(where + ".code: must not be empty");
+      }
       for (size_t a = 0; a < h.args.size(); ++a)
         if (h.args[a] >= p.tensors.size())
           return error(llvm::formatv("{0}.args[{1}]: tensor index {2} out of range ({3} "

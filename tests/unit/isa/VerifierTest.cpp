@@ -186,6 +186,29 @@ TEST(Verifier, Tensors) {
   EXPECT_TRUE(contains(verify(p), "tensors[0] 'a': DRAM range [8180, +24) is outside"));
 }
 
+TEST(Verifier, BuiltinHostKernels) {
+  Program p = sampleProgram();
+  HostSegment &h = std::get<HostSegment>(p.segments[1].body);
+  h.kind = HostCodeKind::Builtin;
+  h.code.clear();
+  h.entry = "transpose";
+  h.params = {0, 2, 3, 1};
+  EXPECT_EQ(verify(p), "");
+  // Builtins survive the binary round trip with their parameters.
+  auto back = readProgram(writeProgram(p));
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(std::get<HostSegment>(back->segments[1].body).params,
+            (std::vector<int64_t>{0, 2, 3, 1}));
+  h.entry = "softmax";
+  EXPECT_TRUE(contains(verify(p), "unknown builtin host kernel 'softmax'"));
+  h.entry = "quantize";
+  h.args.push_back(0);
+  EXPECT_TRUE(contains(verify(p), "builtin 'quantize' takes 2 tensors, got 3"));
+  h.args.pop_back();
+  h.code = {1};
+  EXPECT_TRUE(contains(verify(p), "must be empty for a builtin"));
+}
+
 TEST(Verifier, HostSegmentsAndLayers) {
   Program p = sampleProgram();
   std::get<HostSegment>(p.segments[1].body).args.push_back(9);
