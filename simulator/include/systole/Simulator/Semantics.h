@@ -1,0 +1,57 @@
+//===- Semantics.h - THE integer semantics of every instruction --*- C++ -*-===//
+//
+// The one place that says what an instruction does to the machine state
+// (docs/isa.md, "Semantics"). The functional executor and every unit of the
+// cycle-accurate model call executeInstruction(), so the two backends cannot
+// compute different values. Also the per-instruction action counts that feed
+// statistics and the energy model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_SIMULATOR_SEMANTICS_H
+#define SYSTOLE_SIMULATOR_SEMANTICS_H
+
+#include "systole/Simulator/Machine.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace systole::sim {
+
+/// Counts of the actions an energy model prices (docs/simulator.md).
+struct ActionCounts {
+  uint64_t macs = 0;       ///< int8 MACs on the systolic array (M*K*N)
+  uint64_t vectorMacs = 0; ///< int8 MACs on the vector unit (DWCONV)
+  uint64_t vectorOps = 0;  ///< element operations of REQUANT/VADD/VMUL/POOL
+  uint64_t spReadBytes = 0;
+  uint64_t spWriteBytes = 0;
+  uint64_t accReadWords = 0;
+  uint64_t accWriteWords = 0;
+  uint64_t dramReadBytes = 0;
+  uint64_t dramWriteBytes = 0;
+  ActionCounts &operator+=(const ActionCounts &o);
+};
+
+/// What `inst` will do, counted from its fields alone (no state needed).
+ActionCounts countActions(const isa::Instruction &inst, const isa::HwConfig &cfg);
+
+/// Checks every operand of `inst` against the memories of `state` (the exact
+/// footprints of isa::accessRanges) and, for a WS matmul without preload,
+/// that compatible weights are loaded. The returned fault has kind and
+/// detail set; the caller fills instruction index, queue and cycle.
+std::optional<Fault> checkInstruction(const isa::Instruction &inst,
+                                      const MachineState &state);
+
+/// Applies `inst` to `state`. Precondition: checkInstruction() passed.
+/// Token pushes/pops are not part of this (the queues own them).
+void executeInstruction(const isa::Instruction &inst, MachineState &state);
+
+/// Requantization of one int32 value (REQUANT, POOL avg_int): fp32
+/// product, clamp to [lo, hi] - zp (NaN -> lo), round half to even, + zp.
+int32_t requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
+                        int32_t hi);
+/// x86 cvtps2dq: round half to even; NaN and |v| >= 2^31 give INT32_MIN.
+int32_t roundHalfEven(float v);
+
+} // namespace systole::sim
+
+#endif // SYSTOLE_SIMULATOR_SEMANTICS_H

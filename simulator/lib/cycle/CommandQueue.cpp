@@ -1,0 +1,133 @@
+//===- CommandQueue.cpp - Load/compute/store command queues ---------------===//
+#include "Modules.h"
+
+#include "../TokenRules.h"
+
+using namespace sc_core;
+using namespace systole;
+using namespace systole::sim;
+using namespace systole::sim::cycle;
+
+CommandQueue::CommandQueue(sc_module_name name, Context &ctx, isa::Queue which,
+                           TokenFifo *fifoArray[isa::kNumTokenFifos])
+    : sc_module(name), ctx(ctx), which(which),
+      capacity(ctx.cfg->queues.cmdDepth ? ctx.cfg->queues.cmdDepth : 1) {
+  for (unsigned f = 0; f < isa::kNumTokenFifos; ++f)
+    fifos[f] = fifoArray[f];
+  SC_THREAD(issueLoop);
+  SC_THREAD(retireLoop);
+}
+
+static uint64_t retirePhase(isa::Queue q) {
+  return q == isa::Queue::Load ? kRetireLoad
+         : q == isa::Queue::Compute ? kRetireCompute
+                                    : kRetireStore;
+}
+
+// Issue: the head starts at the issue phase of the first cycle in which it
+// has been dispatched (possibly this very cycle), its unit is free and the
+// tokens it pops are present. Issuing frees its queue slot; fetch can use
+// the slot in the next cycle.
+void CommandQueue::issueLoop() {
+  RunStats &st = *ctx.stats;
+  MachineState &S = *ctx.state;
+  uint64_t unitFree = 0;
+  while (true) {
+    while (entries.empty())
+      wait(dispatched);
+    size_t idx = entries.front();
+    const isa::Instruction &I = ctx.stream[idx];
+    InstructionRecord &rec = st.instructions[idx];
+    uint64_t ready = std::max(rec.fetch, unitFree);
+    waitUntil(ready, kIssue);
+    if (sc_time_stamp().value() % kPeriod != kIssue)
+      waitPhase(kIssue);
+    ready = currentCycle();
+    while (!tokensReady(I, S)) {
+      headBlocked = true;
+      isa::Deps d = I.deps();
+      auto prev = d.popPrev ? isa::popPrevFifo(which) : std::nullopt;
+      auto next = d.popNext ? isa::popNextFifo(which) : std::nullopt;
+      if (prev && next)
+        wait(fifos[unsigned(*prev)]->pushed | fifos[unsigned(*next)]->pushed);
+      else
+        wait(fifos[unsigned(prev ? *prev : *next)]->pushed);
+      waitPhase(kIssue);
+    }
+    headBlocked = false;
+    if (ctx.stopped())
+      return;
+    uint64_t now = currentCycle();
+    rec.tokenWait = now - ready;
+    st.stalls[unsigned(StallCause::TokenWait)] += rec.tokenWait;
+    st.tokenWaitByQueue[unsigned(which)] += rec.tokenWait;
+    if (auto f = checkInstruction(I, S)) {
+      ctx.raise(f->kind, idx, f->detail);
+      return;
+    }
+    popTokens(I, S);
+    entries.pop_front();
+    slotFreed.notify();
+    rec.start = now;
+    ctx.lastActivity = now;
+    uint64_t end;
+    if (I.opcode() == isa::Opcode::Load || I.opcode() == isa::Opcode::Store) {
+      auto [grant, done] = dma->transfer(idx);
+      unitFree = rec.channelEnd;
+      end = done;
+      (void)grant;
+    } else {
+      uint64_t d;
+      switch (executingUnit(I)) {
+      case Unit::SystolicArray: d = array->cycles(I); break;
+      case Unit::PostProcessor: d = post->cycles(I); break;
+      case Unit::VectorUnit: d = vector->cycles(I); break;
+      default: d = isa::computeCycles(I, *ctx.cfg); break; // FENCE
+      }
+      end = now + d;
+      unitFree = end;
+    }
+    end = std::max(end, lastEnd); // in-order retirement
+    lastEnd = end;
+    rec.end = end;
+    Unit qUnit = which == isa::Queue::Load ? Unit::LoadQueue
+                 : which == isa::Queue::Compute ? Unit::ComputeQueue
+                                                : Unit::StoreQueue;
+    st.unitBusy[unsigned(qUnit)] += end - now;
+    inFlight.emplace_back(idx, end);
+    retireQueued.notify();
+  }
+}
+
+// Retirement: values take effect and tokens are pushed at the retire phase of
+// the completion cycle, in program order within the queue.
+void CommandQueue::retireLoop() {
+  RunStats &st = *ctx.stats;
+  MachineState &S = *ctx.state;
+  const uint64_t phase = retirePhase(which);
+  while (true) {
+    while (inFlight.empty())
+      wait(retireQueued);
+    auto [idx, end] = inFlight.front();
+    waitUntil(end, phase);
+    if (ctx.stopped())
+      return;
+    inFlight.pop_front();
+    const isa::Instruction &I = ctx.stream[idx];
+    executeInstruction(I, S);
+    st.actions += countActions(I, *ctx.cfg);
+    st.instructions[idx].executed = true;
+    ctx.retired(idx);
+    if (auto overflow = pushTokens(I, S, *ctx.cfg)) {
+      ctx.raise(FaultKind::TokenOverflow, idx, *overflow);
+      return;
+    }
+    isa::Deps d = I.deps();
+    if (d.pushPrev)
+      if (auto f = isa::pushPrevFifo(which))
+        fifos[unsigned(*f)]->pushed.notify();
+    if (d.pushNext)
+      if (auto f = isa::pushNextFifo(which))
+        fifos[unsigned(*f)]->pushed.notify();
+  }
+}

@@ -1,0 +1,240 @@
+//===- CycleTest.cpp - Exact cycles against the formulas of docs/isa.md ---===//
+//
+// Every expected count is derived by hand in the comment next to it from
+// docs/isa.md §3 (fetch 1/cycle, issue the cycle an instruction is
+// dispatched at the earliest, tokens pushed at completion) and §6.
+//
+//===----------------------------------------------------------------------===//
+#include "SimTestUtil.h"
+
+using namespace systole;
+using namespace systole::sim;
+using namespace systole::sim::test;
+
+namespace {
+uint64_t cyclesOf(const std::vector<Instruction> &s, const isa::HwConfig &cfg) {
+  RunResult r = runCycles(s, cfg);
+  EXPECT_FALSE(r.fault) << r.fault->message();
+  return r.stats.totalCycles;
+}
+
+Instruction requant(uint64_t M, uint64_t N) {
+  Instruction I(Opcode::Requant);
+  I.with(F::Requant_m, M).with(F::Requant_n, N).with(F::Requant_c_stride, N)
+      .with(F::Requant_scale_addr, 512).with(F::Requant_o_addr, 8192)
+      .with(F::Requant_o_stride, N).with(F::Requant_lo, -128).with(F::Requant_hi, 127);
+  return I;
+}
+} // namespace
+
+// WS: T = (preload ? R : 0) + M + R + C - 1, one instruction alone: it is
+// fetched and issued in cycle 0, so the run takes exactly T cycles.
+TEST(CycleWS, SingleTileOnSeveralArrays) {
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 6, 4, 4, true), end()}, arrayConfig(4, 4)),
+            4u + 6 + 4 + 4 - 1); // 17, the worked example
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 8, 8, true), end()}, arrayConfig(8, 8)),
+            8u + 10 + 8 + 8 - 1); // 33
+  // Fill/drain is fixed for K < R, N < C.
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 3, 2, true), end()}, arrayConfig(8, 8)),
+            33u);
+  // Non-square 4 x 8: R = 4, C = 8.
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 3, 4, 8, true), end()}, arrayConfig(4, 8)),
+            4u + 3 + 4 + 8 - 1); // 18
+}
+
+TEST(CycleWS, WeightReuseSkipsThePreload) {
+  // 16 x 16: preload tile 16 + 5 + 31 = 52, then the reuse 5 + 31 = 36 issues
+  // at cycle 52 (the compute queue is in order): 88.
+  isa::HwConfig cfg = arrayConfig(16, 16);
+  RunResult r = runCycles({matmul(isa::Dataflow_ws, 5, 16, 16, true),
+                           matmul(isa::Dataflow_ws, 5, 16, 16, false, 0, 4096, 128), end()},
+                          cfg);
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.stats.instructions[0].start, 0u);
+  EXPECT_EQ(r.stats.instructions[0].end, 52u);
+  EXPECT_EQ(r.stats.instructions[1].start, 52u);
+  EXPECT_EQ(r.stats.instructions[1].end, 88u);
+  EXPECT_EQ(r.stats.totalCycles, 88u);
+  EXPECT_EQ(r.stats.unitBusy[unsigned(Unit::SystolicArray)], 88u);
+  EXPECT_EQ(r.stats.actions.macs, 2u * 5 * 16 * 16);
+}
+
+// OS: T = K + 2R + C - 2 (+K on a bank conflict).
+TEST(CycleOS, SingleTileOnSeveralArrays) {
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 8, 4, false), end()}, arrayConfig(4, 4)),
+            8u + 8 + 4 - 2); // 18
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 20, 8, false), end()}, arrayConfig(8, 8)),
+            20u + 16 + 8 - 2); // 42
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 16, 16, 16, false), end()}, arrayConfig(16, 16)),
+            16u + 32 + 16 - 2); // 62
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 5, 8, false), end()}, arrayConfig(4, 8)),
+            5u + 8 + 8 - 2); // 19
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 3, 4, false), end()}, arrayConfig(8, 4)),
+            3u + 16 + 4 - 2); // 21
+}
+
+TEST(CycleOS, BankConflictStallsKCycles) {
+  // tiny-4x4: 16 KiB SP in 4 banks of 4 KiB. A at 0 and B at 1024 share
+  // bank 0: every streaming step reads the bank twice, 18 + K = 26.
+  isa::HwConfig cfg = arrayConfig(4, 4);
+  RunResult r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 1024), end()}, cfg);
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.stats.totalCycles, 26u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 8u);
+  // B in bank 1: no stall.
+  r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 4096), end()}, cfg);
+  EXPECT_EQ(r.stats.totalCycles, 18u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 0u);
+}
+
+// DMA: channel_cycles = bursts * burst_bytes / bytes_per_cycle, completion
+// latency_cycles after the last beat.
+TEST(CycleDma, BurstsBandwidthLatency) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  cfg.dram.burstBytes = 64;
+  cfg.dram.bytesPerCycle = 16;
+  cfg.dram.latencyCycles = 100;
+  // Aligned 128 bytes: 2 bursts * 4 beats + 100 = 108.
+  EXPECT_EQ(cyclesOf({dma(Opcode::Load, 0, 0, 128), end()}, cfg), 108u);
+  // Misaligned by one byte: touches 3 bursts: 12 + 100 = 112.
+  EXPECT_EQ(cyclesOf({dma(Opcode::Load, 1, 0, 128), end()}, cfg), 112u);
+  // A store costs the same on the channel.
+  EXPECT_EQ(cyclesOf({dma(Opcode::Store, 1, 0, 128), end()}, cfg), 112u);
+  // The worked example of docs/isa.md: 3 runs of 100 bytes at 0x1010 + i*256,
+  // 2 bursts each: 24 + 100 = 124.
+  Instruction L = dma(Opcode::Load, 0x1010, 0, 100);
+  L.with(F::Load_n1, 3).with(F::Load_s1, 256).with(F::Load_t1, 100);
+  EXPECT_EQ(cyclesOf({L, end()}, cfg), 124u);
+  // Padding is generated at the SRAM side: same 124.
+  L.with(F::Load_pad_left, 1).with(F::Load_pad_right, 1);
+  EXPECT_EQ(cyclesOf({L, end()}, cfg), 124u);
+  // Element size 4, 10 elements at 60: 40 bytes in [60, 100): 2 bursts.
+  Instruction W = dma(Opcode::Load, 60, 0, 10);
+  W.with(F::Load_elem_bytes, 4);
+  EXPECT_EQ(cyclesOf({W, end()}, cfg), 108u);
+}
+
+TEST(CycleDma, ConsecutiveDmasOverlapTheirLatency) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  cfg.dram.burstBytes = 64;
+  cfg.dram.bytesPerCycle = 16;
+  cfg.dram.latencyCycles = 100;
+  // L0 holds the channel for cycles 0-7; L1 issues when L0's last beat has
+  // left (cycle 8), holds 8-15 and completes at 16 + 100 = 116.
+  RunResult r = runCycles({dma(Opcode::Load, 0, 0, 128), dma(Opcode::Load, 128, 128, 128), end()},
+                          cfg);
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.stats.instructions[0].end, 108u);
+  EXPECT_EQ(r.stats.instructions[1].channelStart, 8u);
+  EXPECT_EQ(r.stats.instructions[1].end, 116u);
+  EXPECT_EQ(r.stats.totalCycles, 116u);
+  EXPECT_EQ(r.stats.unitBusy[unsigned(Unit::DramChannel)], 16u);
+  EXPECT_EQ(r.stats.actions.dramReadBytes, 256u);
+}
+
+TEST(CycleDma, LoadWinsATieForTheChannel) {
+  // tiny-4x4: 16-byte bursts at 4 bytes/cycle, latency 10. A REQUANT
+  // (M=4, N=4: 4 * ceil(4/4) + P=2 = 6 cycles) releases a store (#1) and a
+  // load (#2) at cycle 6. Same request cycle: the load gets the channel
+  // (6-9, done 20) although the store is older; the store follows (10-13,
+  // done 24) after 4 cycles of DRAM contention.
+  isa::HwConfig cfg = preset("tiny-4x4");
+  RunResult r = runCycles({withDeps(requant(4, 4), false, false, true, true),
+                           withDeps(dma(Opcode::Store, 0, 8192, 16), true, false, false, false),
+                           withDeps(dma(Opcode::Load, 64, 0, 16), false, true, false, false),
+                           end()},
+                          cfg);
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.stats.instructions[0].end, 6u);
+  EXPECT_EQ(r.stats.instructions[2].channelStart, 6u);
+  EXPECT_EQ(r.stats.instructions[2].end, 20u);
+  EXPECT_EQ(r.stats.instructions[1].start, 6u);
+  EXPECT_EQ(r.stats.instructions[1].channelStart, 10u);
+  EXPECT_EQ(r.stats.instructions[1].end, 24u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::DramContention)], 4u);
+  EXPECT_EQ(r.stats.totalCycles, 24u);
+}
+
+// Double buffering through tokens (tiny-4x4: a 16-byte LOAD is 4 channel
+// cycles + 10 latency = 14; an OS MATMUL M=K=N=4 is 4 + 8 + 4 - 2 = 14).
+TEST(CycleTokens, NextTileLoadOverlapsTheMatmul) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  Instruction mm = matmul(isa::Dataflow_os, 4, 4, 4, false, 0, 4096);
+  // Overlapped: L0 (push) 0-14, L1 (push) issues at 4 when L0 leaves the
+  // channel, done 18; M0 waits for L0's token: 14-28; M1 (token at 18
+  // already there) 28-42.
+  RunResult over = runCycles({withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
+                              withDeps(dma(Opcode::Load, 16, 16, 16), false, false, false, true),
+                              withDeps(mm, true, false, false, false),
+                              withDeps(mm, true, false, false, false), end()},
+                             cfg);
+  ASSERT_FALSE(over.fault);
+  EXPECT_EQ(over.stats.instructions[1].end, 18u);
+  EXPECT_EQ(over.stats.instructions[2].start, 14u);
+  EXPECT_EQ(over.stats.instructions[3].start, 28u);
+  EXPECT_EQ(over.stats.totalCycles, 42u);
+  // Serialized: M0 frees the buffer (push_prev) before L1 may start
+  // (pop_next): L0 0-14, M0 14-28, L1 28-42, M1 42-56.
+  RunResult serial = runCycles({withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
+                                withDeps(mm, true, false, true, false),
+                                withDeps(dma(Opcode::Load, 16, 16, 16), false, true, false, true),
+                                withDeps(mm, true, false, false, false), end()},
+                               cfg);
+  ASSERT_FALSE(serial.fault);
+  EXPECT_EQ(serial.stats.instructions[2].start, 28u);
+  EXPECT_EQ(serial.stats.instructions[3].start, 42u);
+  EXPECT_EQ(serial.stats.totalCycles, 56u);
+  // Slower by exactly the part of the second load that overlapped: 14.
+  EXPECT_EQ(serial.stats.totalCycles - over.stats.totalCycles, 14u);
+  // Token waits: M0 fetched at 1 waits 13, L1 ready at 4 waits 24, M1 ready
+  // at 28 waits 14.
+  EXPECT_EQ(serial.stats.stalls[unsigned(StallCause::TokenWait)], 13u + 24 + 14);
+  EXPECT_EQ(serial.stats.tokenWaitByQueue[unsigned(isa::Queue::Load)], 24u);
+}
+
+TEST(CycleQueues, FullCommandQueueStallsFetch) {
+  // Five REQUANTs of 6 cycles then a 64-byte LOAD (4 bursts * 4 + 10 = 26).
+  // cmd_depth 2: R0 issues at 0; R1 (1) and R2 (2) wait in the queue; R3
+  // finds it full and is dispatched at 7 (R1 issued at 6); R4 waits for R2's
+  // issue at 12 and is dispatched at 13; the LOAD is fetched at 14 and ends at
+  // 40. Queue-full stall: (7 - 3) + (13 - 8) = 9.
+  isa::HwConfig cfg = preset("tiny-4x4");
+  std::vector<Instruction> s;
+  for (int i = 0; i < 5; ++i)
+    s.push_back(requant(4, 4));
+  s.push_back(dma(Opcode::Load, 0, 0, 64));
+  s.push_back(end());
+  cfg.queues.cmdDepth = 2;
+  RunResult r = runCycles(s, cfg);
+  ASSERT_FALSE(r.fault);
+  EXPECT_EQ(r.stats.instructions[3].fetch, 7u);
+  EXPECT_EQ(r.stats.instructions[4].fetch, 13u);
+  EXPECT_EQ(r.stats.instructions[5].fetch, 14u);
+  EXPECT_EQ(r.stats.instructions[4].end, 30u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::QueueFull)], 9u);
+  EXPECT_EQ(r.stats.totalCycles, 40u);
+  // Deep queues: the LOAD is fetched at 5 and ends at 31; compute ends at 30.
+  cfg.queues.cmdDepth = 16;
+  r = runCycles(s, cfg);
+  EXPECT_EQ(r.stats.instructions[5].fetch, 5u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::QueueFull)], 0u);
+  EXPECT_EQ(r.stats.totalCycles, 31u);
+}
+
+TEST(CycleVector, PostProcessingAndVectorFormulas) {
+  isa::HwConfig cfg = preset("tiny-4x4"); // lanes 4, P 2
+  // REQUANT M=6, N=5: 6 * 2 + 2 = 14.
+  EXPECT_EQ(cyclesOf({requant(6, 5), end()}, cfg), 14u);
+  // VADD of 10 elements, A and B in different banks: 3 + 2; same bank: 6 + 2.
+  Instruction V(Opcode::Vadd);
+  V.with(F::Vadd_n0, 10).with(F::Vadd_n1, 1).with(F::Vadd_b_addr, 4096)
+      .with(F::Vadd_o_addr, 8192).with(F::Vadd_lo, -128).with(F::Vadd_hi, 127);
+  EXPECT_EQ(cyclesOf({V, end()}, cfg), 5u);
+  V.set(F::Vadd_b_addr, 100);
+  RunResult r = runCycles({V, end()}, cfg);
+  EXPECT_EQ(r.stats.totalCycles, 8u);
+  EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 3u);
+  // FENCE: 1 cycle. Alone it ends at 1, END is fetched at cycle 1: 2 cycles.
+  EXPECT_EQ(cyclesOf({fence(isa::Queue::Compute), end()}, cfg), 2u);
+  EXPECT_EQ(cyclesOf({end()}, cfg), 1u);
+}
