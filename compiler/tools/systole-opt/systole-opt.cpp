@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/Graph/GraphDialect.h"
 #include "systole/Dialect/Graph/Passes.h"
+#include "systole/Target/NPU/Emit.h"
+#include "systole/Target/NPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +22,8 @@ int main(int argc, char **argv) {
                   mlir::func::FuncDialect, mlir::quant::QuantizationDialect>();
   mlir::registerTransformsPasses();
   systole::graph::registerGraphPasses();
+  systole::npu::registerNPUPasses();
+  systole::npu::registerSystolePipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Systole optimizer driver\n", registry));
 }

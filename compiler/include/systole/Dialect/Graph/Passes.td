@@ -19,4 +19,29 @@ def FoldQDQ : Pass<"graph-fold-qdq", "mlir::func::FuncOp"> {
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
+def ToNHWC : Pass<"graph-to-nhwc", "mlir::func::FuncOp"> {
+  let summary = "Convert 4-D activations to NHWC, the NPU's layout";
+  let description = [{
+    The NPU streams a pixel's channels contiguously (implicit im2col reads
+    `kw * Cin` consecutive bytes per kernel row), so convolutions, pools and
+    the tensors between them are NHWC; filters become HWIO. Each converted
+    op is wrapped in transposes, which are then pushed through
+    layout-agnostic ops (elementwise, requantize, concat, pad) and cancelled
+    in pairs, so only the graph's boundaries keep a transpose. A transpose
+    that only moves unit dimensions becomes a reshape.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def FoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
+  let summary = "Evaluate transposes and reshapes of constant tensors";
+  let description = [{
+    Weights reach the NPU lowering as plain constants in the layout the
+    hardware reads (HWIO filters, [K, N] matrices): transposes and reshapes
+    of `arith.constant` (also through `quant.scast`) are computed at compile
+    time, with per-axis quantization following its axis.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
 #endif // SYSTOLE_DIALECT_GRAPH_PASSES_TD

@@ -1,0 +1,49 @@
+//===- Annotations.h - Attributes the NPU passes exchange -------*- C++ -*-===//
+//
+// The NPU passes communicate through discardable attributes on graph ops, so
+// each stage can be run and lit-tested alone with systole-opt.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_TARGET_NPU_ANNOTATIONS_H
+#define SYSTOLE_TARGET_NPU_ANNOTATIONS_H
+
+#include "systole/ISA/HwConfig.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace systole::npu {
+
+constexpr llvm::StringLiteral kPlacementAttr = "npu.placement";
+constexpr llvm::StringLiteral kTileAttr = "npu.tile";
+constexpr llvm::StringLiteral kDramAttr = "npu.dram";
+
+enum class Placement { Npu, Host };
+
+std::optional<Placement> getPlacement(mlir::Operation *op);
+void setPlacement(mlir::Operation *op, Placement p);
+
+/// DRAM byte offset of a value (op result or function argument).
+std::optional<int64_t> getDramOffset(mlir::Value v);
+void setDramOffset(mlir::Value v, int64_t offset);
+
+/// The tile plan of an op (npu.tile), as integer entries by name.
+mlir::DictionaryAttr getTile(mlir::Operation *op);
+int64_t tileInt(mlir::DictionaryAttr tile, llvm::StringRef key,
+                int64_t dflt = 0);
+
+/// Resolves `nameOrPath`: an existing file, else a bundled preset name
+/// (isa/presets/<name>.json, or $SYSTOLE_PRESET_DIR/<name>.json).
+llvm::Expected<isa::HwConfig> resolveHwConfig(llvm::StringRef nameOrPath);
+
+/// Bytes of one element of a tensor value as stored on the NPU.
+int64_t storedElementBytes(mlir::Type tensorType);
+/// Bytes of a tensor value as stored on the NPU.
+int64_t storedBytes(mlir::Type tensorType);
+
+} // namespace systole::npu
+
+#endif // SYSTOLE_TARGET_NPU_ANNOTATIONS_H

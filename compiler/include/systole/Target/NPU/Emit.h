@@ -1,0 +1,44 @@
+//===- Emit.h - Annotated graph -> .npu program -----------------*- C++ -*-===//
+#ifndef SYSTOLE_TARGET_NPU_EMIT_H
+#define SYSTOLE_TARGET_NPU_EMIT_H
+
+#include "systole/ISA/Program.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+namespace systole::npu {
+
+/// What the compiler decided for one layer, for the compile report.
+struct LayerReport {
+  std::string name;
+  std::string op;
+  std::string mapping;      ///< e.g. "conv ws rows=8 n=32 resident"
+  uint64_t instructions = 0;
+  uint64_t macs = 0;
+  uint64_t dramBytes = 0;   ///< DMA bytes moved (ISA timing model)
+  uint64_t predictedCycles = 0;
+  uint64_t computeBoundCycles = 0; ///< macs / (rows * cols)
+  uint64_t memoryBoundCycles = 0;  ///< dramBytes / bytes_per_cycle
+};
+
+/// Lowers a partitioned, tiled, DRAM-allocated function into a program.
+llvm::Expected<isa::Program> emitProgram(mlir::func::FuncOp func,
+                                         const isa::HwConfig &hw,
+                                         std::vector<LayerReport> *report);
+
+struct PipelineOptions {
+  std::string hw = "default-32x32";
+};
+
+/// Graph cleanup, layout, partitioning, tiling and DRAM allocation: every
+/// pass between import and emission, in order.
+void populateSystolePipeline(mlir::OpPassManager &pm,
+                             const PipelineOptions &options);
+/// Registers the pipeline as `--systole-npu-pipeline` for systole-opt.
+void registerSystolePipeline();
+
+} // namespace systole::npu
+
+#endif // SYSTOLE_TARGET_NPU_EMIT_H

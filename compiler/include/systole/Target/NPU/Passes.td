@@ -1,0 +1,56 @@
+//===- Passes.td - NPU lowering passes ----------------------*- tablegen -*-===//
+//
+// Annotations written by these passes on graph-dialect ops (read by the
+// next pass; lit tests check them):
+//   npu.placement = "npu" | "host"           (npu-partition)
+//   npu.tile = {kind, dataflow, rows, n, ...}  (npu-plan-tiles)
+//   npu.dram = <byte offset>                  (npu-allocate-dram; on ops and
+//                                              on function arguments)
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_TARGET_NPU_PASSES_TD
+#define SYSTOLE_TARGET_NPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def Partition : Pass<"npu-partition", "mlir::func::FuncOp"> {
+  let summary = "Assign each op to the NPU or the host";
+  let description = [{
+    Quantized ops the NPU implements (conv2d with per-tensor activations and
+    uniform weight zero points, matmul with a constant right-hand side,
+    add, max pooling, global average pooling, reshape) go to the NPU. The
+    quantize/dequantize at the model boundary (and transposes next to them)
+    run on the host as builtin kernels. Anything else is rejected with an
+    error naming the op, until the LLVM host fallback lands.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
+  let summary = "Choose per-layer tile sizes and dataflow with a cost model";
+  let description = [{
+    For every NPU op, enumerates tilings that fit the scratchpad and
+    accumulator of the hardware config (double-buffered), predicts their
+    cycles with the ISA's timing model (compute and DMA overlapped) and keeps
+    the fastest. A config whose SRAM cannot hold the smallest tile is an
+    error that says how many bytes are needed.
+  }];
+  let options = [
+    Option<"hwConfig", "hw", "std::string", /*default=*/"\"\"",
+           "hardware config JSON file or bundled preset name">
+  ];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def AllocateDram : Pass<"npu-allocate-dram", "mlir::func::FuncOp"> {
+  let summary = "Assign DRAM offsets to activations with liveness-based reuse";
+  let description = [{
+    Walks the ops in order and gives every NPU-visible tensor a DRAM byte
+    offset in the activation arena; a buffer returns to the free list after
+    its last use, so non-overlapping lifetimes share memory. Reshapes alias
+    their input. Graph inputs and outputs get their own regions.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+#endif // SYSTOLE_TARGET_NPU_PASSES_TD

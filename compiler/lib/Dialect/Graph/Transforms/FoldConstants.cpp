@@ -1,0 +1,181 @@
+//===- FoldConstants.cpp - Evaluate data movement of constants ------------===//
+//
+// Weights must reach the NPU lowering as constants in the layout the hardware
+// reads; this pass computes transposes and reshapes of constants, looking
+// through the `quant.scast` that gives stored integers their parameters.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Dialect/Graph/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace systole::graph {
+#define GEN_PASS_DEF_FOLDCONSTANTS
+#include "systole/Dialect/Graph/Passes.h.inc"
+} // namespace systole::graph
+
+using namespace mlir;
+using namespace systole::graph;
+
+namespace {
+
+/// The dense constant behind `v`, directly or through one storage cast.
+DenseElementsAttr constantBehind(Value v) {
+  if (auto scast = v.getDefiningOp<quant::StorageCastOp>())
+    v = scast.getArg();
+  DenseElementsAttr attr;
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    attr = dyn_cast<DenseElementsAttr>(c.getValue());
+  return attr;
+}
+
+/// Rebuilds `result` (a quantized or plain tensor) from a dense constant of
+/// the storage type.
+Value materialize(PatternRewriter &rewriter, Location loc,
+                  DenseElementsAttr data, RankedTensorType result) {
+  Value c = rewriter.create<arith::ConstantOp>(loc, data.getType(), data);
+  if (data.getType() == result)
+    return c;
+  return rewriter.create<quant::StorageCastOp>(loc, result, c);
+}
+
+struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr data = constantBehind(op.getInput());
+    if (!data)
+      return failure();
+    auto inType = cast<ShapedType>(data.getType());
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    ArrayRef<int64_t> perm = op.getPerm();
+    int64_t rank = inType.getRank();
+    SmallVector<int64_t> inStrides(rank, 1);
+    for (int64_t i = rank - 2; i >= 0; --i)
+      inStrides[i] = inStrides[i + 1] * inType.getDimSize(i + 1);
+    // Work on raw element bytes: every storage type is a fixed width.
+    ArrayRef<char> raw = data.getRawData();
+    size_t elem = inType.getElementTypeBitWidth() / 8;
+    if (data.isSplat() || elem == 0)
+      return failure();
+    std::vector<char> out(raw.size());
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t o = 0; o < inType.getNumElements(); ++o) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += idx[d] * inStrides[perm[d]];
+      std::memcpy(&out[o * elem], &raw[src * elem], elem);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < outType.getDimSize(d))
+          break;
+        idx[d] = 0;
+      }
+    }
+    auto storageType =
+        RankedTensorType::get(outType.getShape(), inType.getElementType());
+    auto folded = DenseElementsAttr::getFromRawBuffer(storageType, out);
+    rewriter.replaceOp(op, materialize(rewriter, op.getLoc(), folded, outType));
+    return success();
+  }
+};
+
+struct FoldReshapeOfConstant : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr data = constantBehind(op.getInput());
+    if (!data)
+      return failure();
+    auto outType = cast<RankedTensorType>(op.getOutput().getType());
+    // Per-axis parameters have no meaning after an arbitrary reshape.
+    if (isa<quant::UniformQuantizedPerAxisType>(outType.getElementType()))
+      return failure();
+    auto storageType = RankedTensorType::get(
+        outType.getShape(), cast<ShapedType>(data.getType()).getElementType());
+    rewriter.replaceOp(op, materialize(rewriter, op.getLoc(),
+                                       data.reshape(storageType), outType));
+    return success();
+  }
+};
+
+/// matmul(reshape(transpose(x, p) -> [B, K]), W) == matmul(reshape(x), W')
+/// where W' permutes W's rows the same way: the flatten after an NHWC
+/// feature map then costs nothing instead of a transpose on the NPU.
+struct AbsorbTransposeIntoWeights : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto reshape = op.getLhs().getDefiningOp<ReshapeOp>();
+    if (!reshape || !reshape->hasOneUse())
+      return failure();
+    auto t = reshape.getInput().getDefiningOp<TransposeOp>();
+    if (!t || !t->hasOneUse())
+      return failure();
+    auto flat = cast<RankedTensorType>(reshape.getOutput().getType());
+    auto xType = cast<RankedTensorType>(t.getInput().getType());
+    ArrayRef<int64_t> perm = t.getPerm();
+    if (flat.getRank() != 2 || perm.empty() || perm[0] != 0 ||
+        flat.getDimSize(0) != xType.getDimSize(0))
+      return failure();
+    DenseElementsAttr w = constantBehind(op.getRhs());
+    auto wType = cast<RankedTensorType>(op.getRhs().getType());
+    if (!w || w.isSplat() || wType.getRank() != 2)
+      return failure();
+    // Row r of the transposed flattening reads element (perm-ordered) index;
+    // find, for each row of the untransposed flattening, its source row.
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> tShape;
+    for (int64_t p : perm)
+      tShape.push_back(xType.getDimSize(p));
+    SmallVector<int64_t> xStrides(rank, 1);
+    for (int64_t i = rank - 2; i >= 0; --i)
+      xStrides[i] = xStrides[i + 1] * xType.getDimSize(i + 1);
+    int64_t k = flat.getDimSize(1);
+    std::vector<int64_t> rowOfX(k);
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t r = 0; r < k; ++r) {
+      int64_t x = 0;
+      for (int64_t d = 1; d < rank; ++d)
+        x += idx[d] * xStrides[perm[d]];
+      rowOfX[x] = r;
+      for (int64_t d = rank - 1; d >= 1; --d) {
+        if (++idx[d] < tShape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    ArrayRef<char> raw = w.getRawData();
+    size_t rowBytes = raw.size() / k;
+    std::vector<char> out(raw.size());
+    for (int64_t x = 0; x < k; ++x)
+      std::memcpy(&out[x * rowBytes], &raw[rowOfX[x] * rowBytes], rowBytes);
+    auto folded = DenseElementsAttr::getFromRawBuffer(
+        cast<RankedTensorType>(w.getType()), out);
+    Value newW = materialize(rewriter, op.getLoc(), folded, wType);
+    Value newLhs = rewriter.create<ReshapeOp>(reshape.getLoc(), flat,
+                                              t.getInput());
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getLhsMutable().assign(newLhs);
+      op.getRhsMutable().assign(newW);
+    });
+    return success();
+  }
+};
+
+struct FoldConstantsPass
+    : systole::graph::impl::FoldConstantsBase<FoldConstantsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldTransposeOfConstant, FoldReshapeOfConstant,
+                 AbsorbTransposeIntoWeights>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,244 @@
+//===- ConvLowering.cpp - Convolution on the systolic array ---------------===//
+//
+// Weight-stationary convolution with implicit im2col: an item is (row tile,
+// output-channel tile). The input rows of a row tile (with their halo and
+// the padding written by the DMA) are loaded once; each K chunk of at most R
+// rows of the [kh*kw*Cin, Cout] weight matrix is one MATMUL whose A operand
+// walks the NHWC tile as the im2col matrix; the bias is broadcast into the
+// accumulator first, so every MATMUL accumulates; REQUANT writes int8.
+//
+//===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+namespace {
+
+struct ConvGeom {
+  int64_t batch, h, w, cin, oh, ow, cout, kh, kw, sh, sw, dh, dw;
+  int64_t pt, pl, pb, pr;
+  int64_t k() const { return kh * kw * cin; }
+  int64_t paddedWidth() const { return w + pl + pr; }
+  int64_t inRowsFor(int64_t rows) const {
+    return (rows - 1) * sh + (kh - 1) * dh + 1;
+  }
+};
+
+ConvGeom geometry(graph::Conv2DOp op) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  auto out = cast<ShapedType>(op.getOutput().getType());
+  auto w = cast<ShapedType>(op.getFilter().getType()); // HWIO
+  auto pads = op.getPads();
+  return {in.getDimSize(0), in.getDimSize(1), in.getDimSize(2),
+          in.getDimSize(3), out.getDimSize(1), out.getDimSize(2),
+          out.getDimSize(3), w.getDimSize(0), w.getDimSize(1),
+          op.getStrides()[0], op.getStrides()[1], op.getDilations()[0],
+          op.getDilations()[1], pads[0], pads[1], pads[2], pads[3]};
+}
+
+} // namespace
+
+std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
+                                     const isa::HwConfig &hw) {
+  ConvGeom g = geometry(op);
+  std::vector<TilePlan> plans;
+  int64_t nt = std::min<int64_t>(hw.array.cols, g.cout);
+  for (int64_t resident : {1, 0})
+    for (const TilePlan &rows : rowCandidates(g.oh))
+      plans.push_back({{"rows", rows.at("rows")},
+                       {"n", nt},
+                       {"resident", resident}});
+  return plans;
+}
+
+llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
+                                            const TilePlan &plan,
+                                            const LayerIO &io,
+                                            ProgramBuilder &b) {
+  const isa::HwConfig &hw = b.hw;
+  if (op.isDepthwise() && op.getGroup() > 1)
+    return loweringError(op, "depthwise convolution needs the DWCONV "
+                             "generator, which is not implemented yet");
+  ConvGeom g = geometry(op);
+  int64_t rows = plan.at("rows"), ntMax = plan.at("n");
+  bool resident = plan.at("resident");
+  int64_t K = g.k(), R = hw.array.rows;
+  int64_t wp = g.paddedWidth();
+  int64_t inTile = g.inRowsFor(rows) * wp * g.cin;
+  int64_t mMax = rows * g.ow;
+  if (K > 0xffff || g.cout > 0xffff || mMax > 0xffff || g.cin > 0xffff)
+    return loweringError(op, "layer dimensions exceed the DMA field widths");
+
+  // SRAM plan: two input slots, weights (resident or two slots), two output
+  // slots; ACC: two accumulator tiles with their scale vectors.
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator acc(hw.accumulatorWords(),
+                    hw.accumulatorWords() /
+                        std::max<uint64_t>(1, hw.sram.accumulatorBanks));
+  std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
+      scaleSlot[2];
+  for (int s = 0; s < 2; ++s)
+    inSlot[s] = sp.allocate(inTile);
+  if (resident)
+    wSlot[0] = wSlot[1] = sp.allocate(K * g.cout);
+  else
+    for (int s = 0; s < 2; ++s)
+      wSlot[s] = sp.allocate(K * ntMax);
+  for (int s = 0; s < 2; ++s)
+    outSlot[s] = sp.allocate(mMax * ntMax);
+  for (int s = 0; s < 2; ++s) {
+    accSlot[s] = acc.allocate(mMax * ntMax);
+    scaleSlot[s] = acc.allocate(ntMax);
+  }
+  for (int s = 0; s < 2; ++s)
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s])
+      return loweringError(
+          op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
+                  " bytes cannot hold this tiling (needs " +
+                  llvm::Twine(2 * inTile + (resident ? K * g.cout
+                                                     : 2 * K * ntMax) +
+                              2 * mMax * ntMax) +
+                  " bytes)");
+  for (int s = 0; s < 2; ++s)
+    if (!accSlot[s] || !scaleSlot[s])
+      return loweringError(op, "accumulator of " +
+                                   llvm::Twine(hw.sram.accumulatorBytes) +
+                                   " bytes cannot hold this tiling (needs " +
+                                   llvm::Twine(8 * (mMax + 1) * ntMax) +
+                                   " bytes)");
+
+  // Constants: weights as the [K, Cout] matrix (HWIO is already that),
+  // int32 bias, fp32 requantization scales per output channel.
+  QParams x = perTensorParams(op.getInput().getType());
+  QParams y = perTensorParams(op.getOutput().getType());
+  int64_t wZp = uniformZeroPoint(op.getFilter().getType());
+  uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
+  if (io.materializeConstants) {
+    ArrayRef<char> w = constantBytes(op.getFilter());
+    wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    std::vector<int32_t> bias(g.cout, 0);
+    if (op.getBias()) {
+      ArrayRef<char> raw = constantBytes(op.getBias());
+      std::memcpy(bias.data(), raw.data(), bias.size() * 4);
+    }
+    biasAddr = b.constantBase + b.addConstant(bias.data(), bias.size() * 4);
+    std::vector<float> scales(g.cout);
+    for (int64_t c = 0; c < g.cout; ++c)
+      scales[c] = requantScale(x.scale, channelScale(op.getFilter().getType(), c),
+                               y.scale);
+    scaleAddr = b.constantBase + b.addConstant(scales.data(), scales.size() * 4);
+  }
+  auto [lo, hi] = clampBounds(op);
+
+  std::vector<Item> items;
+  int64_t rowTiles = (g.oh + rows - 1) / rows;
+  int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
+  uint64_t inBytesPerImage = g.h * g.w * g.cin;
+  uint64_t outBytesPerImage = g.oh * g.ow * g.cout;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t r = 0; r < rowTiles; ++r) {
+      int64_t oy0 = r * rows, th = std::min(rows, g.oh - oy0);
+      int64_t m = th * g.ow;
+      int64_t iyStart = oy0 * g.sh - g.pt;
+      int64_t iyEnd = iyStart + g.inRowsFor(th);
+      int64_t padTop = std::max<int64_t>(0, -iyStart);
+      int64_t padBottom = std::max<int64_t>(0, iyEnd - g.h);
+      int64_t iy0 = std::max<int64_t>(0, iyStart);
+      int64_t realRows = std::min(g.h, iyEnd) - iy0;
+      uint64_t inBase = *inSlot[r % 2];
+      for (int64_t j = 0; j < nTiles; ++j) {
+        size_t slot = items.size() % 2;
+        int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
+        Item it;
+        if (j == 0) {
+          DmaBox in;
+          in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * g.cin;
+          in.sram = inBase;
+          in.n[0] = g.cin, in.n[1] = g.w, in.n[2] = realRows;
+          in.s[1] = g.cin, in.s[2] = g.w * g.cin;
+          in.t[1] = g.cin, in.t[2] = wp * g.cin;
+          in.padTop = padTop, in.padBottom = padBottom;
+          in.padLeft = g.pl, in.padRight = g.pr;
+          in.padValue = x.zeroPoint;
+          if (realRows > 0)
+            it.loads.push_back(makeLoad(in));
+          if (resident && n == 0 && r == 0) {
+            DmaBox wb;
+            wb.dram = wAddr, wb.sram = *wSlot[0];
+            wb.n[0] = g.cout, wb.n[1] = K;
+            wb.s[1] = g.cout, wb.t[1] = g.cout;
+            it.loads.push_back(makeLoad(wb));
+          }
+        }
+        if (!resident) {
+          DmaBox wb;
+          wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
+          wb.n[0] = nt, wb.n[1] = K;
+          wb.s[1] = g.cout, wb.t[1] = nt;
+          it.loads.push_back(makeLoad(wb));
+        }
+        DmaBox bias;
+        bias.acc = true, bias.elemBytes = 4;
+        bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];
+        bias.n[0] = nt, bias.n[1] = m, bias.s[1] = 0, bias.t[1] = nt;
+        it.loads.push_back(makeLoad(bias));
+        DmaBox sc;
+        sc.acc = true, sc.elemBytes = 4;
+        sc.dram = scaleAddr + 4 * c0, sc.sram = *scaleSlot[slot];
+        sc.n[0] = nt;
+        it.loads.push_back(makeLoad(sc));
+
+        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[slot];
+        int64_t bStride = resident ? g.cout : nt;
+        for (int64_t k0 = 0; k0 < K; k0 += R) {
+          Instruction mm(Opcode::Matmul);
+          mm.set(Field::Matmul_dataflow, isa::Dataflow_ws);
+          mm.set(Field::Matmul_preload, 1);
+          mm.set(Field::Matmul_accumulate, 1);
+          mm.set(Field::Matmul_a_zp, x.zeroPoint);
+          mm.set(Field::Matmul_b_zp, wZp);
+          mm.set(Field::Matmul_a_addr, inBase);
+          mm.set(Field::Matmul_a_m_inner, g.ow);
+          mm.set(Field::Matmul_a_m_inner_stride, g.sw * g.cin);
+          mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
+          mm.set(Field::Matmul_a_k_inner, g.kw * g.cin);
+          mm.set(Field::Matmul_a_k_outer_stride, g.dh * wp * g.cin);
+          mm.set(Field::Matmul_a_k_offset, k0);
+          mm.set(Field::Matmul_m, m);
+          mm.set(Field::Matmul_k, std::min(R, K - k0));
+          mm.set(Field::Matmul_n, nt);
+          mm.set(Field::Matmul_b_addr, bBase + k0 * bStride);
+          mm.set(Field::Matmul_b_stride, bStride);
+          mm.set(Field::Matmul_c_addr, *accSlot[slot]);
+          mm.set(Field::Matmul_c_stride, nt);
+          it.computes.push_back(mm);
+        }
+        Instruction rq(Opcode::Requant);
+        rq.set(Field::Requant_zp, y.zeroPoint);
+        rq.set(Field::Requant_lo, lo);
+        rq.set(Field::Requant_hi, hi);
+        rq.set(Field::Requant_c_addr, *accSlot[slot]);
+        rq.set(Field::Requant_c_stride, nt);
+        rq.set(Field::Requant_scale_addr, *scaleSlot[slot]);
+        rq.set(Field::Requant_o_addr, *outSlot[slot]);
+        rq.set(Field::Requant_o_stride, nt);
+        rq.set(Field::Requant_m, m);
+        rq.set(Field::Requant_n, nt);
+        it.computes.push_back(rq);
+
+        DmaBox out;
+        out.dram = io.output + n * outBytesPerImage + oy0 * g.ow * g.cout + c0;
+        out.sram = *outSlot[slot];
+        out.n[0] = nt, out.n[1] = m;
+        out.s[1] = g.cout, out.t[1] = nt;
+        it.stores.push_back(makeStore(out));
+        items.push_back(std::move(it));
+      }
+    }
+  }
+  return items;
+}
+
+} // namespace systole::npu

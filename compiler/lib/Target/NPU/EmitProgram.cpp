@@ -1,0 +1,276 @@
+//===- EmitProgram.cpp - Annotated graph -> .npu program ------------------===//
+//
+// Tensors become descriptors at their allocated DRAM offsets; runs of NPU ops
+// become NPU segments (one barrier-separated layer per op), and boundary ops
+// become builtin host-kernel segments. Constants the generators create are
+// placed after the activation arena.
+//
+//===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+
+#include "systole/Target/NPU/Annotations.h"
+#include "systole/Target/NPU/Emit.h"
+
+#include "systole/ISA/Timing.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+namespace {
+
+std::string locationName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (auto n = locationName(l); !n.empty())
+        return n;
+  return "";
+}
+
+llvm::Expected<isa::DType> dtypeOf(Operation *where, Type t) {
+  Type e = getElementTypeOrSelf(t);
+  if (auto q = dyn_cast<quant::QuantizedType>(e)) {
+    if (q.getStorageTypeIntegralWidth() == 8)
+      return q.isSigned() ? isa::DType::Int8 : isa::DType::UInt8;
+    if (q.getStorageTypeIntegralWidth() == 32)
+      return isa::DType::Int32;
+  }
+  if (e.isF32())
+    return isa::DType::Float32;
+  if (auto i = dyn_cast<IntegerType>(e)) {
+    if (i.getWidth() == 8)
+      return i.isUnsigned() ? isa::DType::UInt8 : isa::DType::Int8;
+    if (i.getWidth() == 32)
+      return isa::DType::Int32;
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return loweringError(where, "tensor type " + os.str() +
+                                  " has no .npu dtype");
+}
+
+std::optional<isa::QuantParams> quantOf(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  isa::QuantParams q;
+  if (auto u = dyn_cast<quant::UniformQuantizedType>(e)) {
+    q.scales = {static_cast<float>(u.getScale())};
+    q.zeroPoints = {static_cast<int32_t>(u.getZeroPoint())};
+    return q;
+  }
+  if (auto a = dyn_cast<quant::UniformQuantizedPerAxisType>(e)) {
+    for (double s : a.getScales())
+      q.scales.push_back(static_cast<float>(s));
+    for (int64_t z : a.getZeroPoints())
+      q.zeroPoints.push_back(static_cast<int32_t>(z));
+    q.axis = a.getQuantizedDimension();
+    return q;
+  }
+  return std::nullopt;
+}
+
+uint64_t macsOf(Operation *op) {
+  if (auto conv = dyn_cast<graph::Conv2DOp>(op)) {
+    auto out = cast<ShapedType>(conv.getOutput().getType());
+    auto w = cast<ShapedType>(conv.getFilter().getType());
+    return out.getNumElements() * w.getDimSize(0) * w.getDimSize(1) *
+           w.getDimSize(2);
+  }
+  if (auto mm = dyn_cast<graph::MatMulOp>(op)) {
+    auto out = cast<ShapedType>(mm.getOutput().getType());
+    return out.getNumElements() *
+           cast<ShapedType>(mm.getLhs().getType()).getShape().back();
+  }
+  return 0;
+}
+
+std::string describePlan(Operation *op) {
+  std::string s = op->getName().stripDialect().str();
+  if (DictionaryAttr tile = getTile(op))
+    for (NamedAttribute a : tile)
+      if (a.getName() != "predicted_cycles")
+        s += " " + a.getName().str() + "=" +
+             std::to_string(cast<IntegerAttr>(a.getValue()).getInt());
+  return s;
+}
+
+} // namespace
+
+llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
+                                         const isa::HwConfig &hw,
+                                         std::vector<LayerReport> *report) {
+  isa::Program prog;
+  prog.producer = "systole compile";
+  prog.config = hw;
+
+  // Tensors: every non-constant value with a DRAM offset.
+  llvm::DenseMap<Value, uint32_t> tensorIndex;
+  llvm::DenseSet<Value> returned;
+  Operation *terminator = func.getBody().front().getTerminator();
+  for (Value v : terminator->getOperands())
+    returned.insert(v);
+  unsigned unnamed = 0;
+  auto addTensor = [&](Value v, std::string name,
+                       isa::TensorKind kind) -> llvm::Error {
+    auto offset = getDramOffset(v);
+    if (!offset)
+      return loweringError(func, "a tensor has no DRAM offset (run "
+                                 "npu-allocate-dram)");
+    auto dtype = dtypeOf(func, v.getType());
+    if (!dtype)
+      return dtype.takeError();
+    isa::TensorDesc t;
+    t.name = name.empty() ? "t" + std::to_string(unnamed++) : name;
+    t.kind = kind;
+    t.dtype = *dtype;
+    auto shaped = cast<ShapedType>(v.getType());
+    t.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    t.quant = quantOf(v.getType());
+    t.dramOffset = static_cast<uint64_t>(*offset);
+    t.sizeBytes = static_cast<uint64_t>(storedBytes(v.getType()));
+    tensorIndex[v] = static_cast<uint32_t>(prog.tensors.size());
+    prog.tensors.push_back(std::move(t));
+    return llvm::Error::success();
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                  "graph.name");
+    if (auto e = addTensor(arg, name ? name.str() : "", isa::TensorKind::Input))
+      return std::move(e);
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (op.getNumResults() != 1 || !getDramOffset(op.getResult(0)))
+      continue;
+    Value v = op.getResult(0);
+    std::string name;
+    isa::TensorKind kind = isa::TensorKind::Intermediate;
+    for (OpOperand &use : v.getUses())
+      if (use.getOwner() == terminator) {
+        kind = isa::TensorKind::Output;
+        if (auto n = func.getResultAttrOfType<StringAttr>(
+                use.getOperandNumber(), "graph.name"))
+          name = n.str();
+      }
+    if (name.empty()) {
+      name = locationName(op.getLoc());
+      if (!name.empty())
+        name += ":" + op.getName().stripDialect().str();
+    }
+    if (auto e = addTensor(v, name, kind))
+      return std::move(e);
+  }
+  // ONNX names must stay unique for the runtime's by-name binding.
+  llvm::StringMap<unsigned> seen;
+  for (isa::TensorDesc &t : prog.tensors)
+    if (unsigned n = seen[t.name]++)
+      t.name += "#" + std::to_string(n);
+
+  int64_t arena = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>("npu.dram_size"))
+    arena = a.getInt();
+  ProgramBuilder builder(hw);
+  builder.constantBase = (static_cast<uint64_t>(arena) + 4095) / 4096 * 4096;
+
+  bool npuOpen = false;
+  auto closeNpu = [&] {
+    if (!npuOpen)
+      return;
+    isa::NpuSegment seg;
+    seg.instructions = builder.finishSegment();
+    prog.segments.push_back(
+        {"npu" + std::to_string(prog.segments.size()), std::move(seg)});
+    npuOpen = false;
+  };
+  for (Operation &op : func.getBody().front()) {
+    auto placement = getPlacement(&op);
+    if (!placement)
+      continue;
+    if (*placement == Placement::Host) {
+      closeNpu();
+      isa::HostSegment host;
+      host.kind = isa::HostCodeKind::Builtin;
+      if (llvm::isa<graph::QuantizeOp>(op))
+        host.entry = "quantize";
+      else if (llvm::isa<graph::DequantizeOp>(op))
+        host.entry = "dequantize";
+      else if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+        host.entry = "transpose";
+        host.params.assign(t.getPerm().begin(), t.getPerm().end());
+      } else {
+        return loweringError(&op, "no builtin host kernel");
+      }
+      host.args = {tensorIndex.lookup(op.getOperand(0)),
+                   tensorIndex.lookup(op.getResult(0))};
+      prog.segments.push_back(
+          {host.entry + std::to_string(prog.segments.size()),
+           std::move(host)});
+      continue;
+    }
+    if (!getTile(&op))
+      continue; // reshape: an alias, no code
+    TilePlan plan;
+    for (NamedAttribute a : getTile(&op))
+      plan[a.getName().str()] = cast<IntegerAttr>(a.getValue()).getInt();
+    LayerIO io;
+    for (unsigned i = 0; i < numActivationOperands(&op); ++i)
+      io.inputs.push_back(static_cast<uint64_t>(
+          *getDramOffset(op.getOperand(i))));
+    io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
+    auto items = lowerLayer(&op, plan, io, builder);
+    if (!items)
+      return items.takeError();
+    uint64_t predicted = builder.estimateLayerCycles(*items);
+    npuOpen = true;
+    size_t first = builder.emitLayer(std::move(*items));
+    isa::LayerDebugInfo layer;
+    layer.name = locationName(op.getLoc());
+    if (layer.name.empty())
+      layer.name = op.getName().getStringRef().str();
+    layer.segment = static_cast<uint32_t>(prog.segments.size());
+    layer.firstInstruction = static_cast<uint32_t>(first);
+    layer.instructionCount =
+        static_cast<uint32_t>(builder.stream.size() - first);
+    if (report) {
+      LayerReport r;
+      r.name = layer.name;
+      r.op = op.getName().getStringRef().str();
+      r.mapping = describePlan(&op);
+      r.instructions = layer.instructionCount;
+      r.macs = macsOf(&op);
+      for (size_t i = first; i < builder.stream.size(); ++i) {
+        Opcode oc = builder.stream[i].opcode();
+        if (oc == Opcode::Load || oc == Opcode::Store)
+          r.dramBytes += isa::dmaTiming(builder.stream[i], hw).bytes;
+      }
+      r.predictedCycles = predicted;
+      r.computeBoundCycles =
+          (r.macs + hw.array.rows * hw.array.cols - 1) /
+          (hw.array.rows * hw.array.cols);
+      r.memoryBoundCycles =
+          (r.dramBytes + hw.dram.bytesPerCycle - 1) / hw.dram.bytesPerCycle;
+      report->push_back(std::move(r));
+    }
+    prog.layers.push_back(std::move(layer));
+  }
+  closeNpu();
+
+  const std::vector<uint8_t> &pool = builder.constantPool();
+  prog.memoryPlan.dramSize = builder.constantBase + pool.size();
+  prog.memoryPlan.regions.push_back(
+      {"activations", isa::RegionKind::Activations, 0,
+       static_cast<uint64_t>(arena)});
+  if (!pool.empty()) {
+    prog.memoryPlan.regions.push_back({"constants", isa::RegionKind::Constants,
+                                       builder.constantBase, pool.size()});
+    prog.constants.push_back({"weights", builder.constantBase, pool});
+  }
+  return prog;
+}
+
+} // namespace systole::npu

@@ -1,0 +1,135 @@
+//===- LayerLowering.cpp - Dispatch and shared helpers of the generators --===//
+#include "LayerLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace systole::npu {
+
+std::optional<uint64_t> SramAllocator::allocate(uint64_t bytes,
+                                                bool bankAligned) {
+  uint64_t start = top;
+  if (bankAligned && bankBytes) {
+    uint64_t aligned = (top + bankBytes - 1) / bankBytes * bankBytes;
+    if (aligned + bytes <= capacity)
+      start = aligned;
+  }
+  // Keep 4-byte alignment for everything (ACC words are addressed anyway).
+  start = (start + 3) / 4 * 4;
+  if (start + bytes > capacity)
+    return std::nullopt;
+  top = start + bytes;
+  return start;
+}
+
+llvm::Error loweringError(Operation *op, const llvm::Twine &msg) {
+  std::string loc;
+  llvm::raw_string_ostream os(loc);
+  op->getLoc().print(os);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 os.str() + ": '" +
+                                     op->getName().getStringRef() +
+                                     "': " + msg);
+}
+
+QParams perTensorParams(Type tensorType) {
+  auto q = cast<quant::UniformQuantizedType>(getElementTypeOrSelf(tensorType));
+  return {static_cast<float>(q.getScale()), q.getZeroPoint()};
+}
+
+float channelScale(Type tensorType, int64_t c) {
+  Type e = getElementTypeOrSelf(tensorType);
+  if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(e))
+    return static_cast<float>(pa.getScales()[c]);
+  return static_cast<float>(cast<quant::UniformQuantizedType>(e).getScale());
+}
+
+int64_t uniformZeroPoint(Type tensorType) {
+  Type e = getElementTypeOrSelf(tensorType);
+  if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(e))
+    return pa.getZeroPoints().front();
+  return cast<quant::UniformQuantizedType>(e).getZeroPoint();
+}
+
+float requantScale(float xScale, float wScale, float yScale) {
+  // onnxruntime QLinearConv/QGemm: output_scales[i] = X_scale * W_scale[i] /
+  // Y_scale, evaluated left to right in fp32.
+  volatile float product = xScale * wScale;
+  return product / yScale;
+}
+
+std::pair<int64_t, int64_t> clampBounds(Operation *op) {
+  int64_t lo = -128, hi = 127;
+  if (auto a = op->getAttrOfType<IntegerAttr>("act_min"))
+    lo = std::max<int64_t>(lo, a.getInt());
+  if (auto a = op->getAttrOfType<IntegerAttr>("act_max"))
+    hi = std::min<int64_t>(hi, a.getInt());
+  return {lo, hi};
+}
+
+ArrayRef<char> constantBytes(Value v) {
+  if (auto s = v.getDefiningOp<quant::StorageCastOp>())
+    v = s.getArg();
+  auto c = v.getDefiningOp<arith::ConstantOp>();
+  auto attr = cast<DenseElementsAttr>(c.getValue());
+  return attr.getRawData();
+}
+
+unsigned numActivationOperands(Operation *op) {
+  if (llvm::isa<graph::AddOp>(op))
+    return 2;
+  return 1;
+}
+
+std::vector<TilePlan> rowCandidates(int64_t outRows) {
+  std::vector<TilePlan> plans;
+  for (int64_t rows = outRows; rows >= 1; rows = rows > 1 ? (rows + 1) / 2 : 0)
+    plans.push_back({{"rows", rows}});
+  return plans;
+}
+
+std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw) {
+  if (auto conv = dyn_cast<graph::Conv2DOp>(op))
+    return convCandidates(conv, hw);
+  if (auto mm = dyn_cast<graph::MatMulOp>(op))
+    return matmulCandidates(mm, hw);
+  if (auto pool = dyn_cast<graph::PoolOp>(op))
+    return rowCandidates(cast<ShapedType>(pool.getOutput().getType())
+                             .getDimSize(1));
+  if (auto add = dyn_cast<graph::AddOp>(op)) {
+    auto t = cast<ShapedType>(add.getOutput().getType());
+    int64_t rows = t.getNumElements() / t.getShape().back();
+    return rowCandidates(rows);
+  }
+  if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
+    std::vector<TilePlan> plans;
+    for (int64_t ch = 1 << 15; ch >= 1; ch /= 2)
+      plans.push_back({{"channels", ch}});
+    return plans;
+  }
+  return {};
+}
+
+llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
+                                             const TilePlan &plan,
+                                             const LayerIO &io,
+                                             ProgramBuilder &builder) {
+  if (auto conv = dyn_cast<graph::Conv2DOp>(op))
+    return lowerConv(conv, plan, io, builder);
+  if (auto mm = dyn_cast<graph::MatMulOp>(op))
+    return lowerMatMul(mm, plan, io, builder);
+  if (auto add = dyn_cast<graph::AddOp>(op))
+    return lowerAdd(add, plan, io, builder);
+  if (auto pool = dyn_cast<graph::PoolOp>(op))
+    return lowerPool(pool, plan, io, builder);
+  if (auto gap = dyn_cast<graph::GlobalAvgPoolOp>(op))
+    return lowerGlobalAvgPool(gap, plan, io, builder);
+  return loweringError(op, "no NPU generator");
+}
+
+} // namespace systole::npu

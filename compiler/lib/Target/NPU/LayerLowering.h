@@ -1,0 +1,113 @@
+//===- LayerLowering.h - Per-layer instruction generation -------*- C++ -*-===//
+//
+// Internal to the NPU target. Each NPU op kind has a generator that turns
+// the op, its tile plan and its DRAM operands into pipeline items. The tile
+// planner runs the same generators to price candidate plans, so the cost
+// model and the emitted code cannot disagree about what a plan does.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H
+#define SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H
+
+#include "ProgramBuilder.h"
+
+#include "systole/Dialect/Graph/GraphOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+
+namespace systole::npu {
+
+/// Integer entries of an op's tile plan ("rows", "n", "resident", ...).
+using TilePlan = std::map<std::string, int64_t>;
+
+/// Where an op's tensors live. Constants are placed in the builder's pool by
+/// the generator (weights in the layout the array reads, bias, scales);
+/// when `materializeConstants` is false (pricing) they get dummy addresses.
+struct LayerIO {
+  std::vector<uint64_t> inputs; ///< DRAM addresses of activation operands
+  uint64_t output = 0;
+  bool materializeConstants = true;
+};
+
+/// Bump allocator over the scratchpad or accumulator. Regions start on bank
+/// boundaries while they fit, so two operands read in the same cycle (OS
+/// MATMUL A and B, VADD A and B) sit in different banks.
+class SramAllocator {
+public:
+  SramAllocator(uint64_t capacity, uint64_t bankBytes)
+      : capacity(capacity), bankBytes(bankBytes) {}
+  /// Returns the address, or nullopt when `bytes` does not fit.
+  std::optional<uint64_t> allocate(uint64_t bytes, bool bankAligned = true);
+  uint64_t used() const { return top; }
+
+private:
+  uint64_t capacity, bankBytes, top = 0;
+};
+
+/// Generates the pipeline items of `op` with `plan`. Fails with a message
+/// naming what does not fit when the plan exceeds the SRAMs.
+llvm::Expected<std::vector<Item>> lowerLayer(mlir::Operation *op,
+                                             const TilePlan &plan,
+                                             const LayerIO &io,
+                                             ProgramBuilder &builder);
+
+/// Candidate plans for `op`, most aggressive (largest tiles) first.
+std::vector<TilePlan> candidatePlans(mlir::Operation *op,
+                                     const isa::HwConfig &hw);
+
+/// Number of activation operands the generator of `op` reads from DRAM.
+unsigned numActivationOperands(mlir::Operation *op);
+
+// Per-kind generators (one file each).
+llvm::Expected<std::vector<Item>>
+lowerConv(graph::Conv2DOp op, const TilePlan &plan, const LayerIO &io,
+          ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>>
+lowerMatMul(graph::MatMulOp op, const TilePlan &plan, const LayerIO &io,
+            ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
+                                            const TilePlan &plan,
+                                            const LayerIO &io,
+                                            ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>>
+lowerGlobalAvgPool(graph::GlobalAvgPoolOp op, const TilePlan &plan,
+                   const LayerIO &io, ProgramBuilder &builder);
+
+std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
+                                     const isa::HwConfig &hw);
+std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
+                                       const isa::HwConfig &hw);
+std::vector<TilePlan> rowCandidates(int64_t outRows);
+
+// Quantization arithmetic shared by the generators ------------------------
+
+/// Per-tensor scale and zero point of a quantized tensor type.
+struct QParams {
+  float scale = 1.0f;
+  int64_t zeroPoint = 0;
+};
+QParams perTensorParams(mlir::Type tensorType);
+/// Scale of channel `c` (per-axis) or the scale (per-tensor).
+float channelScale(mlir::Type tensorType, int64_t c);
+/// The zero point every channel of a weight shares.
+int64_t uniformZeroPoint(mlir::Type tensorType);
+/// ORT's requantization multiplier: fl(fl(x_scale * w_scale) / y_scale).
+float requantScale(float xScale, float wScale, float yScale);
+/// Clamp bounds of a quantized op: its act_min/act_max or the int8 range.
+std::pair<int64_t, int64_t> clampBounds(mlir::Operation *op);
+/// Raw bytes of a constant operand (through quant.scast).
+llvm::ArrayRef<char> constantBytes(mlir::Value v);
+
+llvm::Error loweringError(mlir::Operation *op, const llvm::Twine &msg);
+
+} // namespace systole::npu
+
+#endif // SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H

@@ -1,0 +1,175 @@
+//===- MatMulLowering.cpp - Fully connected layers on the array -----------===//
+//
+// lhs [..., M, K] x constant rhs [K, N]. Output-stationary when an M tile
+// fits the array rows (one MATMUL streams the whole K, no K chunking); weight
+// stationary otherwise. Items are (M tile, N tile); the lhs tile is loaded
+// once per M tile.
+//
+//===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
+                                       const isa::HwConfig &hw) {
+  auto rhs = cast<ShapedType>(op.getRhs().getType());
+  auto lhs = cast<ShapedType>(op.getLhs().getType());
+  int64_t m = lhs.getNumElements() / lhs.getShape().back();
+  int64_t n = rhs.getDimSize(1);
+  int64_t nt = std::min<int64_t>(hw.array.cols, n);
+  std::vector<TilePlan> plans;
+  if (hw.array.os)
+    plans.push_back({{"os", 1},
+                     {"rows", std::min<int64_t>(m, hw.array.rows)},
+                     {"n", nt}});
+  if (hw.array.ws)
+    for (const TilePlan &r : rowCandidates(m))
+      plans.push_back({{"os", 0}, {"rows", r.at("rows")}, {"n", nt}});
+  return plans;
+}
+
+llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &b) {
+  const isa::HwConfig &hw = b.hw;
+  auto lhsType = cast<ShapedType>(op.getLhs().getType());
+  auto rhsType = cast<ShapedType>(op.getRhs().getType());
+  int64_t K = lhsType.getShape().back();
+  int64_t M = lhsType.getNumElements() / K;
+  int64_t N = rhsType.getDimSize(1);
+  bool os = plan.at("os");
+  int64_t rows = plan.at("rows"), ntMax = plan.at("n");
+  int64_t R = hw.array.rows;
+  if (K > 0xffff || N > 0xffff || rows > 0xffff)
+    return loweringError(op, "matrix dimensions exceed the DMA field widths");
+  if (os && rows > R)
+    return loweringError(op, "output-stationary tile taller than the array");
+
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator acc(hw.accumulatorWords(),
+                    hw.accumulatorWords() /
+                        std::max<uint64_t>(1, hw.sram.accumulatorBanks));
+  std::optional<uint64_t> aSlot[2], wSlot[2], outSlot[2], accSlot[2],
+      scaleSlot[2];
+  for (int s = 0; s < 2; ++s)
+    aSlot[s] = sp.allocate(rows * K);
+  for (int s = 0; s < 2; ++s)
+    wSlot[s] = sp.allocate(K * ntMax);
+  for (int s = 0; s < 2; ++s)
+    outSlot[s] = sp.allocate(rows * ntMax);
+  for (int s = 0; s < 2; ++s) {
+    accSlot[s] = acc.allocate(rows * ntMax);
+    scaleSlot[s] = acc.allocate(ntMax);
+  }
+  for (int s = 0; s < 2; ++s)
+    if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] || !scaleSlot[s])
+      return loweringError(
+          op, "SRAM cannot hold this tiling (scratchpad needs " +
+                  llvm::Twine(2 * (rows * K + K * ntMax + rows * ntMax)) +
+                  " bytes, accumulator " +
+                  llvm::Twine(8 * (rows + 1) * ntMax) + " bytes)");
+
+  QParams x = perTensorParams(op.getLhs().getType());
+  QParams y = perTensorParams(op.getOutput().getType());
+  int64_t wZp = uniformZeroPoint(op.getRhs().getType());
+  uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
+  if (io.materializeConstants) {
+    ArrayRef<char> w = constantBytes(op.getRhs());
+    wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    std::vector<int32_t> bias(N, 0);
+    if (op.getBias())
+      std::memcpy(bias.data(), constantBytes(op.getBias()).data(), N * 4);
+    biasAddr = b.constantBase + b.addConstant(bias.data(), N * 4);
+    std::vector<float> scales(N);
+    for (int64_t c = 0; c < N; ++c)
+      scales[c] = requantScale(
+          x.scale, channelScale(op.getRhs().getType(), c), y.scale);
+    scaleAddr = b.constantBase + b.addConstant(scales.data(), N * 4);
+  }
+  auto [lo, hi] = clampBounds(op);
+
+  std::vector<Item> items;
+  int64_t mTiles = (M + rows - 1) / rows, nTiles = (N + ntMax - 1) / ntMax;
+  for (int64_t i = 0; i < mTiles; ++i) {
+    int64_t m0 = i * rows, mt = std::min(rows, M - m0);
+    for (int64_t j = 0; j < nTiles; ++j) {
+      size_t slot = items.size() % 2;
+      int64_t c0 = j * ntMax, nt = std::min(ntMax, N - c0);
+      uint64_t aBase = *aSlot[i % 2];
+      Item it;
+      if (j == 0) {
+        DmaBox a;
+        a.dram = io.inputs[0] + m0 * K, a.sram = aBase;
+        a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
+        it.loads.push_back(makeLoad(a));
+      }
+      DmaBox wb;
+      wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
+      wb.n[0] = nt, wb.n[1] = K, wb.s[1] = N, wb.t[1] = nt;
+      it.loads.push_back(makeLoad(wb));
+      DmaBox bias;
+      bias.acc = true, bias.elemBytes = 4;
+      bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];
+      bias.n[0] = nt, bias.n[1] = mt, bias.s[1] = 0, bias.t[1] = nt;
+      it.loads.push_back(makeLoad(bias));
+      DmaBox sc;
+      sc.acc = true, sc.elemBytes = 4;
+      sc.dram = scaleAddr + 4 * c0, sc.sram = *scaleSlot[slot], sc.n[0] = nt;
+      it.loads.push_back(makeLoad(sc));
+
+      auto matmul = [&](int64_t k0, int64_t kc) {
+        Instruction mm(Opcode::Matmul);
+        mm.set(Field::Matmul_dataflow, os ? isa::Dataflow_os : isa::Dataflow_ws);
+        mm.set(Field::Matmul_preload, os ? 0 : 1);
+        mm.set(Field::Matmul_accumulate, 1);
+        mm.set(Field::Matmul_a_zp, x.zeroPoint);
+        mm.set(Field::Matmul_b_zp, wZp);
+        mm.set(Field::Matmul_a_addr, aBase);
+        mm.set(Field::Matmul_a_m_inner, mt);
+        mm.set(Field::Matmul_a_m_inner_stride, K);
+        mm.set(Field::Matmul_a_m_outer_stride, 0);
+        mm.set(Field::Matmul_a_k_inner, K);
+        mm.set(Field::Matmul_a_k_outer_stride, 0);
+        mm.set(Field::Matmul_a_k_offset, k0);
+        mm.set(Field::Matmul_m, mt);
+        mm.set(Field::Matmul_k, kc);
+        mm.set(Field::Matmul_n, nt);
+        mm.set(Field::Matmul_b_addr, *wSlot[slot] + k0 * nt);
+        mm.set(Field::Matmul_b_stride, nt);
+        mm.set(Field::Matmul_c_addr, *accSlot[slot]);
+        mm.set(Field::Matmul_c_stride, nt);
+        it.computes.push_back(mm);
+      };
+      if (os)
+        matmul(0, K);
+      else
+        for (int64_t k0 = 0; k0 < K; k0 += R)
+          matmul(k0, std::min(R, K - k0));
+
+      Instruction rq(Opcode::Requant);
+      rq.set(Field::Requant_zp, y.zeroPoint);
+      rq.set(Field::Requant_lo, lo);
+      rq.set(Field::Requant_hi, hi);
+      rq.set(Field::Requant_c_addr, *accSlot[slot]);
+      rq.set(Field::Requant_c_stride, nt);
+      rq.set(Field::Requant_scale_addr, *scaleSlot[slot]);
+      rq.set(Field::Requant_o_addr, *outSlot[slot]);
+      rq.set(Field::Requant_o_stride, nt);
+      rq.set(Field::Requant_m, mt);
+      rq.set(Field::Requant_n, nt);
+      it.computes.push_back(rq);
+
+      DmaBox out;
+      out.dram = io.output + m0 * N + c0, out.sram = *outSlot[slot];
+      out.n[0] = nt, out.n[1] = mt, out.s[1] = N, out.t[1] = nt;
+      it.stores.push_back(makeStore(out));
+      items.push_back(std::move(it));
+    }
+  }
+  return items;
+}
+
+} // namespace systole::npu

@@ -1,0 +1,143 @@
+//===- Partition.cpp - Assign ops to the NPU or the host ------------------===//
+//
+// The NPU runs quantized compute; the host runs the model boundary (float <->
+// int8 and layout changes of inputs/outputs) as builtin runtime kernels.
+// Everything else is an error that names the op until the LLVM host fallback
+// exists.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Target/NPU/Annotations.h"
+#include "systole/Target/NPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
+namespace systole::npu {
+#define GEN_PASS_DEF_PARTITION
+#include "systole/Target/NPU/Passes.h.inc"
+} // namespace systole::npu
+
+using namespace mlir;
+using namespace systole::graph;
+using namespace systole::npu;
+
+namespace {
+
+bool isI8PerTensor(Type t) {
+  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
+  return q && q.getStorageTypeIntegralWidth() == 8;
+}
+
+bool isConstant(Value v) {
+  if (auto s = v.getDefiningOp<quant::StorageCastOp>())
+    v = s.getArg();
+  return v.getDefiningOp<arith::ConstantOp>() != nullptr;
+}
+
+/// Weights may be per-axis, but the array subtracts one zero point from B.
+bool hasUniformZeroPoint(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(e)) {
+    for (int64_t z : pa.getZeroPoints())
+      if (z != pa.getZeroPoints().front())
+        return false;
+    return pa.getStorageTypeIntegralWidth() == 8;
+  }
+  return isI8PerTensor(e);
+}
+
+/// Why the NPU cannot run `op`, or an empty string if it can.
+std::string npuRejection(Operation *op) {
+  if (auto conv = dyn_cast<Conv2DOp>(op)) {
+    if (conv.getLayout() != Layout::NHWC)
+      return "convolution is not in NHWC (run graph-to-nhwc first)";
+    if (!isI8PerTensor(conv.getInput().getType()) ||
+        !isI8PerTensor(conv.getOutput().getType()))
+      return "convolution input and output must be int8 per-tensor quantized";
+    if (!isConstant(conv.getFilter()) || !hasUniformZeroPoint(
+                                             conv.getFilter().getType()))
+      return "convolution weights must be constant int8 with one zero point";
+    if (conv.getBias() && !isConstant(conv.getBias()))
+      return "convolution bias must be constant";
+    bool depthwise = conv.isDepthwise();
+    if (conv.getGroup() != 1 && !depthwise)
+      return "grouped convolution (1 < group < channels) is not supported";
+    if (!depthwise &&
+        (conv.getDilations()[0] != 1 || conv.getDilations()[1] != 1))
+      return "dilated convolution is only supported for depthwise layers";
+    return "";
+  }
+  if (auto mm = dyn_cast<MatMulOp>(op)) {
+    if (!isI8PerTensor(mm.getLhs().getType()) ||
+        !isI8PerTensor(mm.getOutput().getType()))
+      return "matmul input and output must be int8 per-tensor quantized";
+    if (!isConstant(mm.getRhs()) ||
+        cast<ShapedType>(mm.getRhs().getType()).getRank() != 2 ||
+        !hasUniformZeroPoint(mm.getRhs().getType()))
+      return "matmul right-hand side must be a constant 2-D int8 matrix";
+    if (mm.getBias() && !isConstant(mm.getBias()))
+      return "matmul bias must be constant";
+    return "";
+  }
+  if (auto add = dyn_cast<AddOp>(op)) {
+    if (!isI8PerTensor(add.getLhs().getType()) ||
+        !isI8PerTensor(add.getRhs().getType()) ||
+        !isI8PerTensor(add.getOutput().getType()))
+      return "add operands must be int8 per-tensor quantized";
+    if (add.getLhs().getType().cast<ShapedType>().getShape() !=
+        add.getRhs().getType().cast<ShapedType>().getShape())
+      return "broadcasting add is not supported on the NPU yet";
+    return "";
+  }
+  if (auto pool = dyn_cast<PoolOp>(op)) {
+    if (pool.getLayout() != Layout::NHWC || !isI8PerTensor(pool.getInput().getType()))
+      return "pooling must be int8 NHWC";
+    if (pool.getKind() != PoolKind::Max)
+      return "average pooling with a window is not supported on the NPU yet";
+    return "";
+  }
+  if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {
+    if (gap.getLayout() != Layout::NHWC ||
+        !isI8PerTensor(gap.getInput().getType()) ||
+        !isI8PerTensor(gap.getOutput().getType()))
+      return "global average pooling must be int8 NHWC";
+    return "";
+  }
+  if (llvm::isa<ReshapeOp>(op))
+    return "";
+  return "no NPU lowering for this op";
+}
+
+/// Boundary ops the runtime's builtin host kernels implement.
+bool isHostBoundaryOp(Operation *op) {
+  return llvm::isa<QuantizeOp, DequantizeOp, TransposeOp>(op);
+}
+
+struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
+  void runOnOperation() override {
+    bool failed = false;
+    getOperation().walk([&](Operation *op) {
+      if (op->getDialect() != getOperation()->getContext()->getLoadedDialect<
+                                  GraphDialect>())
+        return;
+      if (isHostBoundaryOp(op)) {
+        setPlacement(op, systole::npu::Placement::Host);
+        return;
+      }
+      std::string why = npuRejection(op);
+      if (why.empty()) {
+        setPlacement(op, systole::npu::Placement::Npu);
+        return;
+      }
+      op->emitError() << "'" << op->getName()
+                      << "' cannot run on the NPU (" << why
+                      << ") and the host fallback does not support it yet";
+      failed = true;
+    });
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,47 @@
+//===- Pipeline.cpp - The Systole compilation pipeline --------------------===//
+#include "systole/Dialect/Graph/Passes.h"
+#include "systole/Target/NPU/Emit.h"
+#include "systole/Target/NPU/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace systole::npu {
+
+void populateSystolePipeline(mlir::OpPassManager &pm,
+                             const PipelineOptions &options) {
+  mlir::OpPassManager &fn = pm.nest<mlir::func::FuncOp>();
+  fn.addPass(graph::createFoldQDQ());
+  fn.addPass(mlir::createCanonicalizerPass());
+  fn.addPass(graph::createToNHWC());
+  fn.addPass(graph::createFoldConstants());
+  fn.addPass(mlir::createCanonicalizerPass());
+  fn.addPass(mlir::createCSEPass());
+  fn.addPass(createPartition());
+  PlanTilesOptions tiles;
+  tiles.hwConfig = options.hw;
+  fn.addPass(createPlanTiles(tiles));
+  fn.addPass(createAllocateDram());
+}
+
+namespace {
+struct PipelineCLOptions
+    : public mlir::PassPipelineOptions<PipelineCLOptions> {
+  Option<std::string> hw{*this, "hw",
+                         llvm::cl::desc("hardware config file or preset"),
+                         llvm::cl::init("default-32x32")};
+};
+} // namespace
+
+void registerSystolePipeline() {
+  mlir::PassPipelineRegistration<PipelineCLOptions>(
+      "systole-npu-pipeline",
+      "Graph cleanup, NHWC layout, partitioning, tiling and DRAM allocation",
+      [](mlir::OpPassManager &pm, const PipelineCLOptions &o) {
+        PipelineOptions options;
+        options.hw = o.hw;
+        populateSystolePipeline(pm, options);
+      });
+}
+
+} // namespace systole::npu

@@ -1,0 +1,161 @@
+//===- ProgramBuilder.cpp - Instruction stream and DMA pipeline -----------===//
+//
+// The token protocol, for items 0..T-1 of a layer, slot = item % 2:
+//   L_i: first load pops cmp->ld if i >= 2 (slot i-2 consumed) or, for i = 0
+//        after another layer, the barrier's token; last load pushes ld->cmp.
+//   C_i: first compute pops ld->cmp, and st->cmp if i >= 2 (output slot of
+//        i-2 stored); last compute pushes cmp->st, and cmp->ld if i+2 < T.
+//   S_i: first store pops cmp->st; last store pushes st->cmp if i+2 < T,
+//        or, for the last item, when a next layer's barrier will pop it.
+// Between layers a compute FENCE pops the previous layer's last st->cmp and
+// pushes cmp->ld, so a layer's loads read what the previous layer stored.
+// Stream order is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item ahead, and
+// every token's producer precedes its consumer, so in-order fetch cannot
+// deadlock.
+//
+//===----------------------------------------------------------------------===//
+#include "ProgramBuilder.h"
+
+#include "systole/ISA/Timing.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+
+namespace systole::npu {
+
+static Instruction makeDma(Opcode op, const DmaBox &b) {
+  bool load = op == Opcode::Load;
+  Instruction inst(op);
+  auto F = [&](Field lf, Field sf) { return load ? lf : sf; };
+  inst.set(F(Field::Load_sram, Field::Store_sram), b.acc ? 1 : 0);
+  inst.set(F(Field::Load_elem_bytes, Field::Store_elem_bytes), b.elemBytes);
+  inst.set(F(Field::Load_sram_addr, Field::Store_sram_addr),
+           static_cast<int64_t>(b.sram));
+  inst.setRaw(F(Field::Load_dram_addr, Field::Store_dram_addr), b.dram);
+  inst.set(F(Field::Load_n0, Field::Store_n0), b.n[0]);
+  inst.set(F(Field::Load_n1, Field::Store_n1), b.n[1]);
+  inst.set(F(Field::Load_n2, Field::Store_n2), b.n[2]);
+  inst.set(F(Field::Load_n3, Field::Store_n3), b.n[3]);
+  inst.set(F(Field::Load_s1, Field::Store_s1), b.s[1]);
+  inst.set(F(Field::Load_s2, Field::Store_s2), b.s[2]);
+  inst.set(F(Field::Load_s3, Field::Store_s3), b.s[3]);
+  inst.set(F(Field::Load_t1, Field::Store_t1), b.t[1]);
+  inst.set(F(Field::Load_t2, Field::Store_t2), b.t[2]);
+  inst.set(F(Field::Load_t3, Field::Store_t3), b.t[3]);
+  if (load) {
+    inst.set(Field::Load_pad_top, b.padTop);
+    inst.set(Field::Load_pad_bottom, b.padBottom);
+    inst.set(Field::Load_pad_left, b.padLeft);
+    inst.set(Field::Load_pad_right, b.padRight);
+    inst.set(Field::Load_pad_value, b.padValue);
+  }
+  return inst;
+}
+
+Instruction makeLoad(const DmaBox &box) { return makeDma(Opcode::Load, box); }
+Instruction makeStore(const DmaBox &box) {
+  return makeDma(Opcode::Store, box);
+}
+
+uint64_t ProgramBuilder::addConstant(const void *data, size_t bytes) {
+  size_t offset = (pool.size() + 63) / 64 * 64;
+  pool.resize(offset + bytes);
+  if (bytes)
+    std::memcpy(pool.data() + offset, data, bytes);
+  return offset;
+}
+
+static void addDeps(Instruction &inst, bool popPrev, bool popNext,
+                    bool pushPrev, bool pushNext) {
+  isa::Deps d = inst.deps();
+  d.popPrev |= popPrev;
+  d.popNext |= popNext;
+  d.pushPrev |= pushPrev;
+  d.pushNext |= pushNext;
+  inst.setDeps(d);
+}
+
+size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
+  size_t first = stream.size();
+  size_t count = items.size();
+  bool barrier = lastStore.has_value();
+  if (barrier) {
+    // The previous layer's last store now owes a token to this barrier.
+    addDeps(stream[*lastStore], false, false, /*pushPrev=*/true, false);
+    Instruction fence(Opcode::Fence);
+    fence.set(Field::Fence_queue, isa::QueueSel_compute);
+    addDeps(fence, false, /*popNext=*/true, /*pushPrev=*/true, false);
+    stream.push_back(fence);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    Item &it = items[i];
+    assert(!it.loads.empty() && !it.computes.empty() && !it.stores.empty() &&
+           "every item loads, computes and stores");
+    addDeps(it.loads.front(), false, /*popNext=*/i >= 2 || (i == 0 && barrier),
+            false, false);
+    addDeps(it.loads.back(), false, false, false, /*pushNext=*/true);
+    addDeps(it.computes.front(), /*popPrev=*/true, /*popNext=*/i >= 2, false,
+            false);
+    addDeps(it.computes.back(), false, false, /*pushPrev=*/i + 2 < count,
+            /*pushNext=*/true);
+    addDeps(it.stores.front(), /*popPrev=*/true, false, false, false);
+    addDeps(it.stores.back(), false, false, /*pushPrev=*/i + 2 < count, false);
+  }
+  auto append = [&](std::vector<Instruction> &v) {
+    stream.insert(stream.end(), v.begin(), v.end());
+  };
+  // L0 L1 C0 S0 L2 C1 S1 ... C_{T-1} S_{T-1}
+  append(items[0].loads);
+  for (size_t i = 0; i < count; ++i) {
+    if (i + 1 < count)
+      append(items[i + 1].loads);
+    append(items[i].computes);
+    append(items[i].stores);
+  }
+  lastStore = stream.size() - 1;
+  return first;
+}
+
+std::vector<Instruction> ProgramBuilder::finishSegment() {
+  stream.push_back(Instruction(Opcode::End));
+  lastStore.reset();
+  return std::move(stream);
+}
+
+uint64_t ProgramBuilder::estimateLayerCycles(
+    const std::vector<Item> &items) const {
+  // Three-stage pipeline over items: load(i+1) overlaps compute(i), stores
+  // trail; each stage's item time is the sum of its instructions' times.
+  auto dma = [&](const std::vector<Instruction> &v) {
+    uint64_t c = 0;
+    for (const Instruction &i : v) {
+      isa::DmaTiming t = isa::dmaTiming(i, hw);
+      c += t.channelCycles;
+    }
+    return c + (v.empty() ? 0 : hw.dram.latencyCycles);
+  };
+  auto compute = [&](const std::vector<Instruction> &v) {
+    uint64_t c = 0;
+    for (const Instruction &i : v)
+      c += isa::computeCycles(i, hw);
+    return c;
+  };
+  uint64_t loadDone = 0, computeDone = 0, storeDone = 0;
+  std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    uint64_t loadStart = loadDone;
+    if (i >= 2)
+      loadStart = std::max(loadStart, computeEnd[i - 2]);
+    loadDone = loadStart + dma(items[i].loads);
+    uint64_t cStart = std::max(loadDone, computeDone);
+    if (i >= 2)
+      cStart = std::max(cStart, storeEnd[i - 2]);
+    computeDone = computeEnd[i] = cStart + compute(items[i].computes);
+    storeDone = storeEnd[i] =
+        std::max(computeDone, storeDone) + dma(items[i].stores);
+  }
+  return storeDone;
+}
+
+} // namespace systole::npu

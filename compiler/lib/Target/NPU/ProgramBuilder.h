@@ -1,0 +1,82 @@
+//===- ProgramBuilder.h - Instruction stream and DMA pipeline ---*- C++ -*-===//
+//
+// Internal to the NPU target. ProgramBuilder owns the instruction stream and
+// the constant pool; LayerPipeline implements the double-buffered tile
+// protocol every layer uses (the DMA plan): item i's loads are fetched one
+// item ahead of its compute so DMA overlaps compute, and dependency tokens
+// guard the two buffer slots (see docs/compiler.md, "DMA planning").
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_TARGET_NPU_PROGRAMBUILDER_H
+#define SYSTOLE_LIB_TARGET_NPU_PROGRAMBUILDER_H
+
+#include "systole/ISA/HwConfig.h"
+#include "systole/ISA/Instruction.h"
+#include "systole/ISA/Program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace systole::npu {
+
+using isa::Field;
+using isa::Instruction;
+using isa::Opcode;
+
+/// A strided box in DRAM and SRAM for LOAD/STORE (see docs/isa.md).
+struct DmaBox {
+  uint64_t dram = 0;
+  bool acc = false;       ///< SRAM side is the accumulator (int32 words)
+  uint64_t sram = 0;      ///< SP byte / ACC word address
+  int64_t elemBytes = 1;
+  int64_t n[4] = {1, 1, 1, 1};  ///< n0 innermost (contiguous elements)
+  int64_t s[4] = {0, 0, 0, 0};  ///< DRAM strides in bytes (s[0] unused)
+  int64_t t[4] = {0, 0, 0, 0};  ///< SRAM strides (s[0] unused)
+  int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
+  int64_t padValue = 0;
+};
+
+Instruction makeLoad(const DmaBox &box);
+Instruction makeStore(const DmaBox &box);
+
+/// Instructions of one pipeline item, per queue, in order.
+struct Item {
+  std::vector<Instruction> loads, computes, stores;
+};
+
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(const isa::HwConfig &hw) : hw(hw) {}
+
+  const isa::HwConfig &hw;
+  std::vector<Instruction> stream;
+
+  /// Appends bytes to the constant pool; returns their offset in the pool
+  /// (relative: the emitter places the pool in DRAM). 64-byte aligned so
+  /// weight rows start on DRAM bursts.
+  uint64_t addConstant(const void *data, size_t bytes);
+  const std::vector<uint8_t> &constantPool() const { return pool; }
+  /// DRAM address of the constant pool (set once activations are placed).
+  uint64_t constantBase = 0;
+
+  /// Emits a layer as a sequence of items with the double-buffered protocol.
+  /// Returns the index of its first instruction.
+  size_t emitLayer(std::vector<Item> items);
+  /// Ends the current stream with END and returns it; the next layer starts
+  /// a new stream (an NPU segment after a host segment) without a barrier.
+  std::vector<Instruction> finishSegment();
+
+  /// Predicted cycles of a layer's items under the same protocol, from the
+  /// ISA timing model (the cost model's estimate; the simulator is exact).
+  uint64_t estimateLayerCycles(const std::vector<Item> &items) const;
+
+private:
+  std::vector<uint8_t> pool;
+  /// Index of the last STORE of the previous layer, whose st->cmp token the
+  /// next layer's barrier consumes.
+  std::optional<size_t> lastStore;
+};
+
+} // namespace systole::npu
+
+#endif // SYSTOLE_LIB_TARGET_NPU_PROGRAMBUILDER_H

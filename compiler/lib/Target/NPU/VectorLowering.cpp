@@ -1,0 +1,236 @@
+//===- VectorLowering.cpp - Add and pooling on the vector unit ------------===//
+//
+// Elementwise add (QLinearAdd semantics), max pooling and global average
+// pooling. Items are row tiles of the NHWC tensor (all channels at once).
+//
+//===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+namespace {
+
+/// SP slot pairs for `count` buffers of `bytes[i]` each, or an error.
+llvm::Expected<std::vector<std::array<uint64_t, 2>>>
+allocateSlots(Operation *op, const isa::HwConfig &hw,
+              llvm::ArrayRef<int64_t> bytes) {
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  std::vector<std::array<uint64_t, 2>> slots;
+  int64_t total = 0;
+  for (int64_t b : bytes) {
+    total += 2 * b;
+    std::array<uint64_t, 2> pair;
+    for (int s = 0; s < 2; ++s) {
+      auto a = sp.allocate(b);
+      if (!a)
+        return loweringError(op, "scratchpad of " +
+                                     llvm::Twine(hw.sram.scratchpadBytes) +
+                                     " bytes cannot hold this tiling (needs " +
+                                     llvm::Twine(total) + " bytes)");
+      pair[s] = *a;
+    }
+    slots.push_back(pair);
+  }
+  return slots;
+}
+
+} // namespace
+
+llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getOutput().getType());
+  int64_t inner = type.getShape().back();
+  int64_t outer = type.getNumElements() / inner;
+  int64_t rows = plan.at("rows");
+  if (inner > 0xffff || rows > 0xffff)
+    return loweringError(op, "tensor dimensions exceed the field widths");
+  auto slots = allocateSlots(op, b.hw, {rows * inner, rows * inner,
+                                        rows * inner});
+  if (!slots)
+    return slots.takeError();
+  QParams qa = perTensorParams(op.getLhs().getType());
+  QParams qb = perTensorParams(op.getRhs().getType());
+  QParams qc = perTensorParams(op.getOutput().getType());
+  // MLAS QLinearAdd's per-call constants (docs/isa.md, VADD).
+  float ratioA = qa.scale / qc.scale, ratioB = qb.scale / qc.scale;
+  volatile float za = ratioA * static_cast<float>(qa.zeroPoint);
+  volatile float zb = ratioB * static_cast<float>(qb.zeroPoint);
+  volatile float zsum = za + zb;
+  float fixed = static_cast<float>(qc.zeroPoint) - zsum;
+  auto [lo, hi] = clampBounds(op);
+
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < outer; r0 += rows) {
+    int64_t rt = std::min(rows, outer - r0);
+    size_t s = items.size() % 2;
+    Item it;
+    for (int i = 0; i < 2; ++i) {
+      DmaBox in;
+      in.dram = io.inputs[i] + r0 * inner, in.sram = (*slots)[i][s];
+      in.n[0] = inner, in.n[1] = rt, in.s[1] = inner, in.t[1] = inner;
+      it.loads.push_back(makeLoad(in));
+    }
+    Instruction v(Opcode::Vadd);
+    v.set(Field::Vadd_mode, isa::AddMode_fma);
+    v.set(Field::Vadd_lo, lo);
+    v.set(Field::Vadd_hi, hi);
+    v.set(Field::Vadd_a_addr, (*slots)[0][s]);
+    v.set(Field::Vadd_b_addr, (*slots)[1][s]);
+    v.set(Field::Vadd_o_addr, (*slots)[2][s]);
+    v.set(Field::Vadd_n0, inner);
+    v.set(Field::Vadd_n1, rt);
+    v.set(Field::Vadd_a_s1, inner);
+    v.set(Field::Vadd_b_s1, inner);
+    v.set(Field::Vadd_o_s1, inner);
+    v.setF32(Field::Vadd_ratio_a, ratioA);
+    v.setF32(Field::Vadd_ratio_b, ratioB);
+    v.setF32(Field::Vadd_fixed, fixed);
+    it.computes.push_back(v);
+    DmaBox out;
+    out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
+    out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
+    it.stores.push_back(makeStore(out));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
+llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
+                                            const TilePlan &plan,
+                                            const LayerIO &io,
+                                            ProgramBuilder &b) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  auto out = cast<ShapedType>(op.getOutput().getType());
+  int64_t N = in.getDimSize(0), H = in.getDimSize(1), W = in.getDimSize(2),
+          C = in.getDimSize(3);
+  int64_t OH = out.getDimSize(1), OW = out.getDimSize(2);
+  int64_t kh = op.getKernel()[0], kw = op.getKernel()[1];
+  int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+  auto pads = op.getPads();
+  int64_t pt = pads[0], pl = pads[1], pr = pads[3];
+  int64_t wp = W + pl + pr;
+  int64_t rows = plan.at("rows");
+  int64_t inRows = (rows - 1) * sh + kh;
+  if (C > 0xffff || kh > 255 || kw > 255 || sh > 255 || sw > 255 ||
+      OW * C > 0xffff)
+    return loweringError(op, "pooling dimensions exceed the field widths");
+  auto slots = allocateSlots(op, b.hw, {inRows * wp * C, rows * OW * C});
+  if (!slots)
+    return slots.takeError();
+  std::vector<Item> items;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oy0 = 0; oy0 < OH; oy0 += rows) {
+      int64_t th = std::min(rows, OH - oy0);
+      int64_t iyStart = oy0 * sh - pt, iyEnd = iyStart + (th - 1) * sh + kh;
+      int64_t iy0 = std::max<int64_t>(0, iyStart);
+      size_t s = items.size() % 2;
+      Item it;
+      DmaBox ld;
+      ld.dram = io.inputs[0] + n * H * W * C + iy0 * W * C;
+      ld.sram = (*slots)[0][s];
+      ld.n[0] = C, ld.n[1] = W, ld.n[2] = std::min(H, iyEnd) - iy0;
+      ld.s[1] = C, ld.s[2] = W * C, ld.t[1] = C, ld.t[2] = wp * C;
+      ld.padTop = std::max<int64_t>(0, -iyStart);
+      ld.padBottom = std::max<int64_t>(0, iyEnd - H);
+      ld.padLeft = pl, ld.padRight = pr;
+      ld.padValue = -128; // never wins a max: pads < kernel guarantees data
+      it.loads.push_back(makeLoad(ld));
+      Instruction p(Opcode::Pool);
+      p.set(Field::Pool_mode, isa::PoolMode_max);
+      p.set(Field::Pool_kh, kh);
+      p.set(Field::Pool_kw, kw);
+      p.set(Field::Pool_sh, sh);
+      p.set(Field::Pool_sw, sw);
+      p.set(Field::Pool_in_addr, (*slots)[0][s]);
+      p.set(Field::Pool_out_addr, (*slots)[1][s]);
+      p.set(Field::Pool_oh, th);
+      p.set(Field::Pool_ow, OW);
+      p.set(Field::Pool_ch, C);
+      p.set(Field::Pool_in_row_stride, wp * C);
+      p.set(Field::Pool_in_pix_stride, C);
+      p.set(Field::Pool_out_pix_stride, C);
+      p.set(Field::Pool_out_row_stride, OW * C);
+      p.set(Field::Pool_valid_y0, 0);
+      p.set(Field::Pool_valid_y1, (th - 1) * sh + kh);
+      p.set(Field::Pool_valid_x0, 0);
+      p.set(Field::Pool_valid_x1, wp);
+      p.set(Field::Pool_lo, -128);
+      p.set(Field::Pool_hi, 127);
+      it.computes.push_back(p);
+      DmaBox st;
+      st.dram = io.output + n * OH * OW * C + oy0 * OW * C;
+      st.sram = (*slots)[1][s];
+      st.n[0] = OW * C, st.n[1] = th, st.s[1] = OW * C, st.t[1] = OW * C;
+      it.stores.push_back(makeStore(st));
+      items.push_back(std::move(it));
+    }
+  return items;
+}
+
+llvm::Expected<std::vector<Item>>
+lowerGlobalAvgPool(graph::GlobalAvgPoolOp op, const TilePlan &plan,
+                   const LayerIO &io, ProgramBuilder &b) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  int64_t N = in.getDimSize(0), H = in.getDimSize(1), W = in.getDimSize(2),
+          C = in.getDimSize(3);
+  int64_t chMax = std::min<int64_t>(plan.at("channels"), C);
+  if (H > 255 || W > 255 || H * W > 0xffff)
+    return loweringError(op, "global pooling window exceeds the POOL fields");
+  auto slots = allocateSlots(op, b.hw, {H * W * chMax, chMax});
+  if (!slots)
+    return slots.takeError();
+  QParams x = perTensorParams(op.getInput().getType());
+  QParams y = perTensorParams(op.getOutput().getType());
+  // MLAS QLinearGlobalAveragePool: scale = ScaleIn / (ScaleOut * ImageSize),
+  // bias = -ZeroPointIn * ImageSize, then MlasRequantizeOutput.
+  volatile float denom = y.scale * static_cast<float>(H * W);
+  float scale = x.scale / denom;
+  std::vector<Item> items;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c0 = 0; c0 < C; c0 += chMax) {
+      int64_t ch = std::min(chMax, C - c0);
+      size_t s = items.size() % 2;
+      Item it;
+      DmaBox ld;
+      ld.dram = io.inputs[0] + n * H * W * C + c0, ld.sram = (*slots)[0][s];
+      ld.n[0] = ch, ld.n[1] = H * W, ld.s[1] = C, ld.t[1] = ch;
+      it.loads.push_back(makeLoad(ld));
+      Instruction p(Opcode::Pool);
+      p.set(Field::Pool_mode, isa::PoolMode_avg_int);
+      p.set(Field::Pool_kh, H);
+      p.set(Field::Pool_kw, W);
+      p.set(Field::Pool_sh, 1);
+      p.set(Field::Pool_sw, 1);
+      p.set(Field::Pool_in_addr, (*slots)[0][s]);
+      p.set(Field::Pool_out_addr, (*slots)[1][s]);
+      p.set(Field::Pool_oh, 1);
+      p.set(Field::Pool_ow, 1);
+      p.set(Field::Pool_ch, ch);
+      p.set(Field::Pool_in_row_stride, W * ch);
+      p.set(Field::Pool_in_pix_stride, ch);
+      p.set(Field::Pool_out_pix_stride, ch);
+      p.set(Field::Pool_out_row_stride, ch);
+      p.setF32(Field::Pool_scale, scale);
+      p.set(Field::Pool_bias, -x.zeroPoint * H * W);
+      p.set(Field::Pool_out_zp, y.zeroPoint);
+      p.set(Field::Pool_lo, -128);
+      p.set(Field::Pool_hi, 127);
+      p.set(Field::Pool_valid_y0, 0);
+      p.set(Field::Pool_valid_y1, H);
+      p.set(Field::Pool_valid_x0, 0);
+      p.set(Field::Pool_valid_x1, W);
+      it.computes.push_back(p);
+      DmaBox st;
+      st.dram = io.output + n * C + c0, st.sram = (*slots)[1][s];
+      st.n[0] = ch;
+      it.stores.push_back(makeStore(st));
+      items.push_back(std::move(it));
+    }
+  return items;
+}
+
+} // namespace systole::npu
