@@ -117,7 +117,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
     ArrayRef<char> w = constantBytes(op.getFilter());
-    wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    if (resident) {
+      wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    } else {
+      std::vector<char> tiled = tileColumns(w, K, g.cout, ntMax);
+      wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+    }
     std::vector<int32_t> bias(g.cout, 0);
     if (op.getBias()) {
       ArrayRef<char> raw = constantBytes(op.getBias());
@@ -164,21 +169,16 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           in.padValue = x.zeroPoint;
           if (realRows > 0)
             it.loads.push_back(makeLoad(in));
-          if (resident && n == 0 && r == 0) {
-            DmaBox wb;
-            wb.dram = wAddr, wb.sram = *wSlot[0];
-            wb.n[0] = g.cout, wb.n[1] = K;
-            wb.s[1] = g.cout, wb.t[1] = g.cout;
+          if (resident && n == 0 && r == 0)
+            for (const DmaBox &wb : contiguousBoxes(wAddr, *wSlot[0],
+                                                    K * g.cout))
+              it.loads.push_back(makeLoad(wb));
+        }
+        if (!resident)
+          for (const DmaBox &wb :
+               contiguousBoxes(wAddr + columnTileOffset(K, ntMax, j),
+                               *wSlot[slot], K * nt))
             it.loads.push_back(makeLoad(wb));
-          }
-        }
-        if (!resident) {
-          DmaBox wb;
-          wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
-          wb.n[0] = nt, wb.n[1] = K;
-          wb.s[1] = g.cout, wb.t[1] = nt;
-          it.loads.push_back(makeLoad(wb));
-        }
         DmaBox bias;
         bias.acc = true, bias.elemBytes = 4;
         bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];

@@ -80,6 +80,19 @@ ArrayRef<char> constantBytes(Value v) {
   return attr.getRawData();
 }
 
+std::vector<char> tileColumns(ArrayRef<char> matrix, int64_t k, int64_t n,
+                              int64_t nt) {
+  std::vector<char> out;
+  out.reserve(matrix.size());
+  for (int64_t c0 = 0; c0 < n; c0 += nt) {
+    int64_t w = std::min(nt, n - c0);
+    for (int64_t r = 0; r < k; ++r)
+      out.insert(out.end(), matrix.begin() + r * n + c0,
+                 matrix.begin() + r * n + c0 + w);
+  }
+  return out;
+}
+
 unsigned numActivationOperands(Operation *op) {
   if (llvm::isa<graph::AddOp>(op))
     return 2;

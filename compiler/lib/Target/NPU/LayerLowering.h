@@ -103,6 +103,14 @@ int64_t uniformZeroPoint(mlir::Type tensorType);
 float requantScale(float xScale, float wScale, float yScale);
 /// Clamp bounds of a quantized op: its act_min/act_max or the int8 range.
 std::pair<int64_t, int64_t> clampBounds(mlir::Operation *op);
+/// A [K, N] int8 matrix reordered as [ceil(N/nt)][K][nt-or-less] so each
+/// column tile a DMA fetches is one contiguous DRAM block (full bursts).
+std::vector<char> tileColumns(llvm::ArrayRef<char> matrix, int64_t k,
+                              int64_t n, int64_t nt);
+/// DRAM offset of column tile `j` inside tileColumns' layout.
+inline int64_t columnTileOffset(int64_t k, int64_t nt, int64_t j) {
+  return j * k * nt;
+}
 /// Raw bytes of a constant operand (through quant.scast).
 llvm::ArrayRef<char> constantBytes(mlir::Value v);
 

@@ -77,8 +77,9 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   int64_t wZp = uniformZeroPoint(op.getRhs().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
-    ArrayRef<char> w = constantBytes(op.getRhs());
-    wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    std::vector<char> tiled =
+        tileColumns(constantBytes(op.getRhs()), K, N, ntMax);
+    wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
     std::vector<int32_t> bias(N, 0);
     if (op.getBias())
       std::memcpy(bias.data(), constantBytes(op.getBias()).data(), N * 4);
@@ -106,10 +107,9 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
         it.loads.push_back(makeLoad(a));
       }
-      DmaBox wb;
-      wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
-      wb.n[0] = nt, wb.n[1] = K, wb.s[1] = N, wb.t[1] = nt;
-      it.loads.push_back(makeLoad(wb));
+      for (const DmaBox &wb : contiguousBoxes(
+               wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
+        it.loads.push_back(makeLoad(wb));
       DmaBox bias;
       bias.acc = true, bias.elemBytes = 4;
       bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];

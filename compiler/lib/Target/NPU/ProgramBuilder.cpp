@@ -53,6 +53,28 @@ static Instruction makeDma(Opcode op, const DmaBox &b) {
   return inst;
 }
 
+std::vector<DmaBox> contiguousBoxes(uint64_t dram, uint64_t sram,
+                                    int64_t bytes) {
+  constexpr int64_t kRun = 32768; // a multiple of every burst size in use
+  std::vector<DmaBox> boxes;
+  auto add = [&](int64_t offset, int64_t run, int64_t count) {
+    DmaBox b;
+    b.dram = dram + offset, b.sram = sram + offset;
+    b.n[0] = run, b.n[1] = count, b.s[1] = run, b.t[1] = run;
+    boxes.push_back(b);
+  };
+  if (bytes <= 0xffff) {
+    add(0, bytes, 1);
+    return boxes;
+  }
+  int64_t full = bytes / kRun;
+  for (int64_t done = 0; done < full; done += 0xffff)
+    add(done * kRun, kRun, std::min<int64_t>(0xffff, full - done));
+  if (bytes % kRun)
+    add(full * kRun, bytes % kRun, 1);
+  return boxes;
+}
+
 Instruction makeLoad(const DmaBox &box) { return makeDma(Opcode::Load, box); }
 Instruction makeStore(const DmaBox &box) {
   return makeDma(Opcode::Store, box);

@@ -36,6 +36,11 @@ struct DmaBox {
   int64_t padValue = 0;
 };
 
+/// Boxes covering `bytes` contiguous bytes on both sides, as few and as long
+/// runs as the 16-bit size fields allow (full bursts, no per-run waste).
+std::vector<DmaBox> contiguousBoxes(uint64_t dram, uint64_t sram,
+                                    int64_t bytes);
+
 Instruction makeLoad(const DmaBox &box);
 Instruction makeStore(const DmaBox &box);
 
