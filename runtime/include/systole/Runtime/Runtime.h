@@ -1,0 +1,114 @@
+//===- Runtime.h - Load a .npu, bind tensors, run, read results -*- C++ -*-===//
+//
+// The host runtime (docs/runtime.md). A Model is a verified .npu (loading
+// always goes through isa::readProgram, i.e. the verifier) checked against
+// configurable size limits. A Session binds inputs by name, runs the
+// segments in order (NPU segments on the chosen simulator backend, builtin
+// host segments in HostKernels.cpp) over one DRAM image, and exposes the
+// outputs and the statistics. The C API (systole_runtime.h) wraps this.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_RUNTIME_RUNTIME_H
+#define SYSTOLE_RUNTIME_RUNTIME_H
+
+#include "systole/ISA/Program.h"
+#include "systole/Runtime/HostTensor.h"
+#include "systole/Simulator/Simulator.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace systole::rt {
+
+/// Refuse binaries whose declared sizes exceed these (a hostile .npu must
+/// not make the runtime allocate unbounded memory or loop forever).
+struct Limits {
+  uint64_t maxFileBytes = uint64_t(4) << 30;
+  uint64_t maxDramBytes = uint64_t(4) << 30;   ///< memory_plan.dram_size
+  uint64_t maxTensorBytes = uint64_t(2) << 30; ///< any one tensor
+  uint64_t maxInstructions = uint64_t(1) << 26; ///< summed over segments
+};
+
+struct TensorInfo {
+  std::string name;
+  isa::DType dtype;
+  std::vector<int64_t> shape;
+  std::optional<isa::QuantParams> quant;
+  uint64_t sizeBytes = 0;
+  /// "1x3x224x224xfloat32".
+  std::string describe() const;
+};
+
+ElementType elementTypeOf(isa::DType t);
+std::optional<isa::DType> dtypeOf(ElementType t);
+
+class Model {
+public:
+  static llvm::Expected<std::unique_ptr<Model>> loadFile(llvm::StringRef path,
+                                                         const Limits &limits = {});
+  static llvm::Expected<std::unique_ptr<Model>> loadBytes(llvm::ArrayRef<uint8_t> bytes,
+                                                          const Limits &limits = {});
+  const isa::Program &program() const { return prog; }
+  const isa::HwConfig &config() const { return prog.config; }
+  const std::vector<TensorInfo> &inputs() const { return ins; }
+  const std::vector<TensorInfo> &outputs() const { return outs; }
+
+private:
+  explicit Model(isa::Program p);
+  isa::Program prog;
+  std::vector<TensorInfo> ins, outs;
+};
+
+/// Statistics of one segment of a run.
+struct SegmentReport {
+  std::string name;
+  bool npu = true;
+  std::string hostKernel;  ///< builtin entry for host segments
+  uint64_t startCycle = 0; ///< NPU cycles before this segment
+  double wallSeconds = 0;
+  sim::RunStats stats; ///< NPU segments only
+};
+
+struct RunReport {
+  sim::BackendKind backend = sim::BackendKind::Functional;
+  sim::RunStats total; ///< summed over NPU segments, layers of all segments
+  std::vector<SegmentReport> segments;
+  double wallSeconds = 0;
+  std::optional<sim::Fault> fault;
+  std::string faultSegment;
+};
+
+struct SessionOptions {
+  sim::BackendKind backend = sim::BackendKind::Cycle;
+  sim::RunOptions sim; ///< max cycles, progress callback
+};
+
+class Session {
+public:
+  Session(const Model &model, SessionOptions options = {});
+  /// Binds input `name`; the dtype and shape must match the binary exactly.
+  llvm::Error setInput(llvm::StringRef name, const HostTensor &value);
+  /// Runs every segment in order. A fault returns an error naming the segment
+  /// and the fault; report() is still valid (statistics up to the fault).
+  llvm::Error run();
+  llvm::Expected<HostTensor> output(llvm::StringRef name) const;
+  const RunReport &report() const { return rep; }
+  const Model &model() const { return m; }
+
+private:
+  const Model &m;
+  SessionOptions opts;
+  std::map<std::string, HostTensor> bound;
+  std::vector<uint8_t> dramAfterRun;
+  bool ran = false;
+  RunReport rep;
+};
+
+} // namespace systole::rt
+
+#endif

@@ -1,0 +1,116 @@
+//===- HostKernels.cpp - quantize, dequantize, transpose ------------------===//
+#include "systole/Runtime/HostKernels.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace systole;
+using namespace systole::rt;
+
+// MLAS MlasQuantizeLinear (x86, SSE2 MlasQuantizeLinearVector): divide (not
+// multiply by a reciprocal), _mm_max_ps(x, qmin - zp), _mm_min_ps(x, qmax - zp)
+// (a NaN input takes the second operand, so it becomes qmin - zp),
+// _mm_cvtps_epi32 (RNE), + zp.
+int32_t rt::quantizeLinear(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
+  float v = x / scale;
+  float lo = static_cast<float>(qmin - zp), hi = static_cast<float>(qmax - zp);
+  v = v > lo ? v : lo;
+  v = v < hi ? v : hi;
+  return static_cast<int32_t>(std::nearbyint(v)) + zp;
+}
+
+float rt::dequantizeLinear(int32_t q, float scale, int32_t zp) {
+  return static_cast<float>(q - zp) * scale;
+}
+
+namespace {
+llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+uint64_t elements(const isa::TensorDesc &t) {
+  uint64_t n = 1;
+  for (int64_t d : t.shape)
+    n *= uint64_t(d);
+  return n;
+}
+
+// Per-axis parameters: element i belongs to channel (i / inner) % dim.
+struct Channels {
+  uint64_t inner = 1, dim = 1;
+  Channels(const isa::TensorDesc &t) {
+    const isa::QuantParams &q = *t.quant;
+    if (q.scales.size() <= 1)
+      return;
+    dim = uint64_t(t.shape[q.axis]);
+    for (size_t d = q.axis + 1; d < t.shape.size(); ++d)
+      inner *= uint64_t(t.shape[d]);
+  }
+  size_t of(uint64_t i) const { return dim == 1 ? 0 : (i / inner) % dim; }
+};
+
+int32_t zeroPoint(const isa::QuantParams &q, size_t c) {
+  return q.zeroPoints.empty() ? 0 : q.zeroPoints[c];
+}
+} // namespace
+
+llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in, TensorView out) {
+  const uint64_t n = elements(*in.desc);
+  if (h.entry == "quantize") {
+    const isa::QuantParams &q = *out.desc->quant;
+    Channels ch(*out.desc);
+    bool u8 = out.desc->dtype == isa::DType::UInt8;
+    const int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
+    for (uint64_t i = 0; i < n; ++i) {
+      float x;
+      std::memcpy(&x, in.data + 4 * i, 4);
+      size_t c = ch.of(i);
+      int32_t v = quantizeLinear(x, q.scales[c], zeroPoint(q, c), qmin, qmax);
+      out.data[i] = static_cast<uint8_t>(v);
+    }
+    return llvm::Error::success();
+  }
+  if (h.entry == "dequantize") {
+    const isa::QuantParams &q = *in.desc->quant;
+    Channels ch(*in.desc);
+    for (uint64_t i = 0; i < n; ++i) {
+      int32_t v;
+      switch (in.desc->dtype) {
+      case isa::DType::Int8: v = int8_t(in.data[i]); break;
+      case isa::DType::UInt8: v = in.data[i]; break;
+      default: std::memcpy(&v, in.data + 4 * i, 4); break;
+      }
+      size_t c = ch.of(i);
+      float f = dequantizeLinear(v, q.scales[c], zeroPoint(q, c));
+      std::memcpy(out.data + 4 * i, &f, 4);
+    }
+    return llvm::Error::success();
+  }
+  if (h.entry == "transpose") {
+    const size_t rank = in.desc->shape.size();
+    const uint64_t esz = isa::dtypeBytes(in.desc->dtype);
+    // Input strides (elements), permuted into output order.
+    std::vector<uint64_t> inStride(rank, 1), permStride(rank);
+    for (size_t d = rank; d-- > 1;)
+      inStride[d - 1] = inStride[d] * uint64_t(in.desc->shape[d]);
+    for (size_t d = 0; d < rank; ++d)
+      permStride[d] = inStride[h.params[d]];
+    std::vector<uint64_t> idx(rank, 0);
+    uint64_t src = 0;
+    for (uint64_t o = 0; o < n; ++o) {
+      std::memcpy(out.data + o * esz, in.data + src * esz, esz);
+      for (size_t d = rank; d-- > 0;) { // odometer over the output shape
+        src += permStride[d];
+        if (++idx[d] < uint64_t(out.desc->shape[d]))
+          break;
+        src -= permStride[d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+    return llvm::Error::success();
+  }
+  return error("unknown builtin host kernel '" + h.entry + "'");
+}

@@ -1,0 +1,196 @@
+//===- CmdRun.cpp - `systole run`: execute a .npu on a simulator backend --===//
+#include "Subcommands.h"
+
+#include "systole/Runtime/Npy.h"
+#include "systole/Runtime/Report.h"
+#include "systole/Runtime/Runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace systole;
+
+static void usage(llvm::raw_ostream &os) {
+  os << "usage: systole run MODEL.npu --input NAME=FILE.npy ... --out-dir DIR\n"
+        "                   [--backend functional|cycle] [--trace TRACE.json]\n"
+        "                   [--report REPORT.json] [--max-cycles N] [--quiet]\n\n"
+        "Verifies MODEL.npu, binds each input from a .npy file (dtype and shape must\n"
+        "match the binary; a model with one input also accepts --input FILE.npy),\n"
+        "runs all segments (NPU segments on the backend, default cycle) and writes\n"
+        "one DIR/<output name>.npy per output. Prints cycles, time at the configured\n"
+        "clock, MAC utilization, DRAM and SRAM traffic and a per-layer breakdown.\n"
+        "  --report  the same figures as JSON (total_cycles, layers, actions, ...)\n"
+        "  --trace   Chrome/Perfetto trace events: queues, units, DRAM channel\n"
+        "  --max-cycles  stop with a fault after N simulated cycles\n";
+}
+
+/// Output names may contain characters that are not file-name safe.
+static std::string fileNameFor(llvm::StringRef name) {
+  std::string s;
+  for (char c : name)
+    s += (llvm::isAlnum(c) || c == '.' || c == '-' || c == '_') ? c : '_';
+  return s.empty() ? "output" : s;
+}
+
+static int runRun(int argc, char **argv) {
+  std::string model, outDir, tracePath, reportPath, backendName = "cycle";
+  std::vector<std::pair<std::string, std::string>> inputs;
+  uint64_t maxCycles = 0;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = argv[i];
+    std::string value;
+    auto take = [&](llvm::StringRef flag) {
+      if (a == flag) {
+        if (i + 1 >= argc)
+          return false;
+        value = argv[++i];
+        return true;
+      }
+      if (a.consume_front((flag + "=").str())) {
+        value = a.str();
+        return true;
+      }
+      return false;
+    };
+    if (a == "-h" || a == "--help") {
+      usage(llvm::outs());
+      return 0;
+    } else if (a == "--quiet" || a == "-q") {
+      quiet = true;
+    } else if (take("--input")) {
+      auto [name, file] = llvm::StringRef(value).split('=');
+      if (file.empty())
+        inputs.emplace_back("", name.str());
+      else
+        inputs.emplace_back(name.str(), file.str());
+    } else if (take("--out-dir")) {
+      outDir = value;
+    } else if (take("--backend")) {
+      backendName = value;
+    } else if (take("--trace")) {
+      tracePath = value;
+    } else if (take("--report")) {
+      reportPath = value;
+    } else if (take("--max-cycles")) {
+      if (llvm::StringRef(value).getAsInteger(10, maxCycles)) {
+        llvm::errs() << "systole run: --max-cycles: '" << value << "' is not a number\n";
+        return 2;
+      }
+    } else if (a.starts_with("-")) {
+      llvm::errs() << "systole run: unknown option '" << a << "'\n";
+      usage(llvm::errs());
+      return 2;
+    } else if (model.empty()) {
+      model = a.str();
+    } else {
+      llvm::errs() << "systole run: more than one model file\n";
+      return 2;
+    }
+  }
+  if (model.empty() || outDir.empty()) {
+    usage(llvm::errs());
+    return 2;
+  }
+  auto backend = sim::backendByName(backendName);
+  if (!backend) {
+    llvm::errs() << "systole run: --backend: '" << backendName
+                 << "' is not one of functional, cycle\n";
+    return 2;
+  }
+
+  auto loaded = rt::Model::loadFile(model);
+  if (!loaded) {
+    llvm::errs() << "systole run: " << llvm::toString(loaded.takeError()) << "\n";
+    return 1;
+  }
+  const rt::Model &m = **loaded;
+  rt::SessionOptions opts;
+  opts.backend = *backend;
+  opts.sim.maxCycles = maxCycles;
+  if (!quiet)
+    opts.sim.progress = [](const sim::Progress &p) {
+      llvm::errs() << llvm::formatv("[systole run] {0:f1} s: {1} cycles, {2}/{3} instructions "
+                                    "retired in this segment\n",
+                                    p.wallSeconds, p.cycles, p.instructionsRetired,
+                                    p.instructionsTotal);
+    };
+  rt::Session session(m, opts);
+  for (auto &[name, file] : inputs) {
+    if (name.empty()) {
+      if (m.inputs().size() != 1) {
+        llvm::errs() << "systole run: --input " << file << ": the model has "
+                     << m.inputs().size() << " inputs; use --input NAME=FILE.npy\n";
+        return 1;
+      }
+      name = m.inputs()[0].name;
+    }
+    auto t = readNpy(file);
+    if (!t) {
+      llvm::errs() << "systole run: " << llvm::toString(t.takeError()) << "\n";
+      return 1;
+    }
+    if (auto e = session.setInput(name, *t)) {
+      llvm::errs() << "systole run: " << file << ": " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+  }
+
+  llvm::Error runError = session.run();
+  int status = 0;
+  if (runError) {
+    llvm::errs() << "systole run: " << llvm::toString(std::move(runError)) << "\n";
+    status = 1;
+  }
+  const rt::RunReport &rep = session.report();
+  if (!rep.segments.empty() && !quiet)
+    rt::printSummary(rep, m, llvm::outs());
+  if (!reportPath.empty() && !rep.segments.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(reportPath, ec);
+    if (ec) {
+      llvm::errs() << "systole run: --report " << reportPath << ": " << ec.message() << "\n";
+      return 1;
+    }
+    os << llvm::formatv("{0:2}", rt::reportToJson(rep, m)) << "\n";
+  }
+  if (!tracePath.empty() && !rep.segments.empty())
+    if (auto e = rt::writeTrace(rep, m, tracePath)) {
+      llvm::errs() << "systole run: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+  if (status)
+    return status;
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    llvm::errs() << "systole run: --out-dir " << outDir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  for (const rt::TensorInfo &o : m.outputs()) {
+    auto t = session.output(o.name);
+    if (!t) {
+      llvm::errs() << "systole run: " << llvm::toString(t.takeError()) << "\n";
+      return 1;
+    }
+    llvm::SmallString<256> path(outDir);
+    llvm::sys::path::append(path, fileNameFor(o.name) + ".npy");
+    if (auto e = writeNpy(path, *t)) {
+      llvm::errs() << "systole run: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+    if (!quiet)
+      llvm::outs() << "wrote " << path << " (" << t->describe() << ")\n";
+  }
+  return 0;
+}
+
+static cli::SubcommandRegistration reg("run",
+                                       "run a .npu on the functional or cycle-accurate backend",
+                                       runRun);
