@@ -117,14 +117,37 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
                                 PatternRewriter &rewriter) const override {
     auto ta = op.getLhs().template getDefiningOp<TransposeOp>();
     auto tb = op.getRhs().template getDefiningOp<TransposeOp>();
-    if (!ta || !tb || ta.getPerm() != tb.getPerm())
+    if (!ta && !tb)
       return failure();
-    ArrayRef<int64_t> perm = ta.getPerm();
+    if (ta && tb && ta.getPerm() != tb.getPerm())
+      return failure();
+    ArrayRef<int64_t> perm = ta ? ta.getPerm() : tb.getPerm();
     SmallVector<int64_t> inverse(perm.size());
     for (size_t i = 0; i < perm.size(); ++i)
       inverse[perm[i]] = static_cast<int64_t>(i);
+    // With one side untransposed, move it into the other layout when that is
+    // free: a graph input (its transpose is shared) or another transpose
+    // (they compose); anything else would add work.
+    auto operandIn = [&](Value v, TransposeOp t) -> Value {
+      if (t)
+        return t.getInput();
+      if (!isa<BlockArgument>(v) && !v.template getDefiningOp<TransposeOp>())
+        return Value();
+      if (cast<RankedTensorType>(v.getType()).getRank() !=
+          static_cast<int64_t>(perm.size()))
+        return Value();
+      return createTranspose(rewriter, op.getLoc(), v, inverse);
+    };
+    if ((!ta && !isa<BlockArgument>(op.getLhs()) &&
+         !op.getLhs().template getDefiningOp<TransposeOp>()) ||
+        (!tb && !isa<BlockArgument>(op.getRhs()) &&
+         !op.getRhs().template getDefiningOp<TransposeOp>()))
+      return failure();
+    Value lhs = operandIn(op.getLhs(), ta), rhs = operandIn(op.getRhs(), tb);
+    if (!lhs || !rhs)
+      return failure();
     OperationState state(op.getLoc(), op->getName());
-    state.addOperands({ta.getInput(), tb.getInput()});
+    state.addOperands({lhs, rhs});
     state.addAttributes(op->getAttrs());
     state.addTypes(permutedType(op.getOutput().getType(), inverse));
     Operation *moved = rewriter.create(state);

@@ -1,0 +1,36 @@
+// RUN: systole-opt %s --graph-fold-constants --split-input-file | FileCheck %s
+
+!w = !quant.uniform<i8:f32:0, {0.5, 0.25}>
+
+// A transposed per-axis weight becomes a new constant whose scales follow the
+// axis (0 -> 1).
+// CHECK-LABEL: func @transpose_weight
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}[1, 4], [2, 5], [3, 6]]> : tensor<3x2xi8>
+// CHECK: %[[Q:.*]] = "quant.scast"(%[[C]]) : (tensor<3x2xi8>) -> tensor<3x2x!quant.uniform<i8:f32:1, {5.000000e-01,2.500000e-01}>>
+// CHECK-NOT: graph.transpose
+// CHECK: return %[[Q]]
+!wt = !quant.uniform<i8:f32:1, {0.5, 0.25}>
+func.func @transpose_weight() -> tensor<3x2x!wt> {
+  %c = arith.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %q = "quant.scast"(%c) : (tensor<2x3xi8>) -> tensor<2x3x!w>
+  %t = graph.transpose %q {perm = array<i64: 1, 0>} : tensor<2x3x!w> -> tensor<3x2x!wt>
+  return %t : tensor<3x2x!wt>
+}
+
+// -----
+
+// Flattening an NHWC map through a transpose to NCHW is absorbed into the
+// rows of the matmul weight: row (c, h, w) of W moves to row (h, w, c).
+// x is [1, H=1, W=2, C=2]; NCHW flatten order is (c0w0, c0w1, c1w0, c1w1),
+// NHWC order is (w0c0, w0c1, w1c0, w1c1): rows 0, 2, 1, 3 of W.
+// CHECK-LABEL: func @flatten_into_weights
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[}}[1.000000e+01], [3.000000e+01], [2.000000e+01], [4.000000e+01]]> : tensor<4x1xf32>
+// CHECK: %[[R:.*]] = graph.reshape %arg0 : tensor<1x1x2x2xf32> -> tensor<1x4xf32>
+// CHECK: graph.matmul %[[R]], %[[W]]
+func.func @flatten_into_weights(%x: tensor<1x1x2x2xf32>) -> tensor<1x1xf32> {
+  %w = arith.constant dense<[[10.0], [20.0], [30.0], [40.0]]> : tensor<4x1xf32>
+  %t = graph.transpose %x {perm = array<i64: 0, 3, 1, 2>} : tensor<1x1x2x2xf32> -> tensor<1x2x1x2xf32>
+  %f = graph.reshape %t : tensor<1x2x1x2xf32> -> tensor<1x4xf32>
+  %y = graph.matmul %f, %w : (tensor<1x4xf32>, tensor<4x1xf32>) -> tensor<1x1xf32>
+  return %y : tensor<1x1xf32>
+}

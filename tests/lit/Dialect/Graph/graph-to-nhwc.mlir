@@ -1,0 +1,35 @@
+// RUN: systole-opt %s --graph-to-nhwc --split-input-file | FileCheck %s
+
+// Two convolutions in a row: only the graph boundary keeps transposes; the
+// filter is transposed OIHW -> HWIO.
+// CHECK-LABEL: func @two_convs
+// CHECK: %[[IN:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x3x8x8xf32> -> tensor<1x8x8x3xf32>
+// CHECK: %[[W1:.*]] = graph.transpose %arg1 {perm = array<i64: 2, 3, 1, 0>} : tensor<4x3x3x3xf32> -> tensor<3x3x3x4xf32>
+// CHECK: %[[C1:.*]] = graph.conv2d %[[IN]], %[[W1]] {{{.*}}layout = #graph<layout nhwc>{{.*}}} : {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK: %[[R:.*]] = graph.clip %[[C1]] {min = 0.000000e+00 : f64} : tensor<1x8x8x4xf32>
+// CHECK: %[[C2:.*]] = graph.conv2d %[[R]], %{{.*}} {{{.*}}layout = #graph<layout nhwc>{{.*}}} : {{.*}} -> tensor<1x8x8x2xf32>
+// CHECK: %[[OUT:.*]] = graph.transpose %[[C2]] {perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x8x2xf32> -> tensor<1x2x8x8xf32>
+// CHECK: return %[[OUT]]
+func.func @two_convs(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %w2: tensor<2x4x1x1xf32>) -> tensor<1x2x8x8xf32> {
+  %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %r = graph.clip %c1 {min = 0.0 : f64} : tensor<1x4x8x8xf32>
+  %c2 = graph.conv2d %r, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x8x8xf32>
+  return %c2 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A residual add between NHWC ops stays NHWC; global pooling output moves to
+// NCHW through a reshape, not a transpose.
+// CHECK-LABEL: func @residual_gap
+// CHECK: %[[P:.*]] = graph.pool %{{.*}} {{{.*}}layout = #graph<layout nhwc>{{.*}}} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK: %[[A:.*]] = graph.add %{{.*}}, %[[P]] : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[G:.*]] = graph.global_avg_pool %[[A]] {layout = #graph<layout nhwc>} : tensor<1x4x4x8xf32> -> tensor<1x1x1x8xf32>
+// CHECK-NOT: graph.transpose %[[G]]
+// CHECK: graph.reshape %[[G]] : tensor<1x1x1x8xf32> -> tensor<1x8x1x1xf32>
+func.func @residual_gap(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32> {
+  %p = graph.pool %x {kind = #graph<pool_kind max>, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  %a = graph.add %x, %p : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %g = graph.global_avg_pool %a {layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x1x1xf32>
+  return %g : tensor<1x8x1x1xf32>
+}
