@@ -1,0 +1,58 @@
+"""Writes small ONNX models for the importer's lit tests into argv[1]."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13, extra_opsets=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    opsets = [helper.make_opsetid("", opset)] + list(extra_opsets)
+    model = helper.make_model(graph, opset_imports=opsets)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+f32 = TensorProto.FLOAT
+# QOperator conv with SAME_UPPER padding, stride 2 and a bias.
+w = numpy_helper.from_array(np.arange(2 * 3 * 3 * 3, dtype=np.int8).reshape(2, 3, 3, 3), "w")
+consts = [
+    numpy_helper.from_array(np.array(0.05, np.float32), "xs"),
+    numpy_helper.from_array(np.array(-3, np.int8), "xz"),
+    w,
+    numpy_helper.from_array(np.array([0.01, 0.02], np.float32), "ws"),
+    numpy_helper.from_array(np.array([0, 0], np.int8), "wz"),
+    numpy_helper.from_array(np.array(0.1, np.float32), "ys"),
+    numpy_helper.from_array(np.array(5, np.int8), "yz"),
+    numpy_helper.from_array(np.array([7, -7], np.int32), "b"),
+]
+save("qlinearconv",
+     [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q"),
+      helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["yq"],
+                       name="conv", auto_pad="SAME_UPPER", strides=[2, 2]),
+      helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="dq")],
+     [helper.make_tensor_value_info("x", f32, ["N", 3, 7, 7])],
+     [helper.make_tensor_value_info("y", f32, ["N", 2, 4, 4])], consts)
+
+# An op with no NPU or host lowering.
+save("softmax", [helper.make_node("Softmax", ["x"], ["y"], name="probs")],
+     [helper.make_tensor_value_info("x", f32, [1, 10])],
+     [helper.make_tensor_value_info("y", f32, [1, 10])])
+
+# An old opset.
+save("opset11", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+     [helper.make_tensor_value_info("x", f32, [1, 10])],
+     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=11)
+
+# A node reading a tensor nobody produces.
+save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
+     [helper.make_tensor_value_info("x", f32, [1, 10])],
+     [helper.make_tensor_value_info("y", f32, [1, 10])])
+
+# Not a protobuf at all.
+with open(os.path.join(out, "garbage.onnx"), "wb") as fh:
+    fh.write(b"\x08\x07this is not an onnx model\xff\xff\xff")
