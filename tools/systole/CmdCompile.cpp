@@ -90,6 +90,10 @@ static int runCompile(int argc, char **argv) {
   cl::opt<std::string> reportPath("report",
                                   cl::desc("write the compile report as JSON"),
                                   cl::value_desc("file"), cl::cat(cat));
+  cl::list<std::string> inputShapes(
+      "input-shape",
+      cl::desc("override an input's shape, e.g. input=8x3x224x224"),
+      cl::value_desc("name=DxDx..."), cl::cat(cat));
   cl::opt<bool> quiet("q", cl::desc("do not print the per-layer report"),
                       cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
@@ -106,7 +110,24 @@ static int runCompile(int argc, char **argv) {
   mlir::MLIRContext context;
   context.disableMultithreading();
   llvm::errs() << "[1/4] importing " << input << "\n";
-  auto module = frontend::importOnnxFile(input, context);
+  frontend::ImportOptions importOptions;
+  for (const std::string &spec : inputShapes) {
+    auto [name, dims] = llvm::StringRef(spec).split('=');
+    std::vector<int64_t> shape;
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.getAsInteger(10, d) || d <= 0)
+        return fail("--input-shape " + spec +
+                    ": expected name=DxDx... with positive dimensions");
+      shape.push_back(d);
+    }
+    if (name.empty() || shape.empty())
+      return fail("--input-shape " + spec + ": expected name=DxDx...");
+    importOptions.inputShapes[name.str()] = shape;
+  }
+  auto module = frontend::importOnnxFile(input, context, importOptions);
   if (!module)
     return fail(llvm::toString(module.takeError()));
 

@@ -142,6 +142,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
   uint64_t inBytesPerImage = g.h * g.w * g.cin;
   uint64_t outBytesPerImage = g.oh * g.ow * g.cout;
+  int64_t rowTilesSeen = 0;
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t r = 0; r < rowTiles; ++r) {
       int64_t oy0 = r * rows, th = std::min(rows, g.oh - oy0);
@@ -152,7 +153,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       int64_t padBottom = std::max<int64_t>(0, iyEnd - g.h);
       int64_t iy0 = std::max<int64_t>(0, iyStart);
       int64_t realRows = std::min(g.h, iyEnd) - iy0;
-      uint64_t inBase = *inSlot[r % 2];
+      // Input slots alternate per row tile across images too, so two
+      // consecutive row tiles never share a buffer.
+      uint64_t inBase = *inSlot[rowTilesSeen++ % 2];
       for (int64_t j = 0; j < nTiles; ++j) {
         size_t slot = items.size() % 2;
         int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
