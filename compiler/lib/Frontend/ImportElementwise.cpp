@@ -72,6 +72,11 @@ llvm::Error importRelu(ImportContext &ic) { return buildClip(ic, 0.0, {}); }
 
 llvm::Error importClip(ImportContext &ic) {
   std::optional<double> lo, hi;
+  // Opset < 11 spells the bounds as attributes.
+  if (const auto *a = ic.attr("min"))
+    lo = a->f();
+  if (const auto *a = ic.attr("max"))
+    hi = a->f();
   for (int i : {1, 2}) {
     if (!ic.hasInput(i))
       continue;

@@ -34,7 +34,13 @@ llvm::Expected<Type> integerOpType(ImportContext &ic, Value v, int zpIdx,
   if (!isa<IntegerType>(storage) ||
       cast<IntegerType>(storage).getWidth() != 8)
     return ic.fail("expects an 8-bit integer operand");
-  int64_t lo = cast<IntegerType>(storage).isUnsigned() ? 0 : -128;
+  // Integer tensors are signless in the IR; a uint8 zero point marks uint8
+  // data (and unsigned-typed values keep saying so).
+  bool isUnsigned = cast<IntegerType>(storage).isUnsigned();
+  if (const HostTensor *zt = ic.hasInput(zpIdx) ? ic.constantInput(zpIdx)
+                                               : nullptr)
+    isUnsigned = zt->type() == ElementType::UInt8;
+  int64_t lo = isUnsigned ? 0 : -128;
   int64_t hi = lo + 255;
   unsigned flags = lo < 0 ? quant::QuantizationFlags::Signed : 0;
   std::vector<int64_t> zps{0};

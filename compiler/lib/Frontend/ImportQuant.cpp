@@ -23,6 +23,15 @@ static llvm::Expected<int64_t> normalizeAxis(ImportContext &ic, int64_t axis,
   return axis < 0 ? axis + rank : axis;
 }
 
+/// The quantization axis: only meaningful (and only checked) when the scale
+/// input has more than one element.
+static llvm::Expected<int64_t> quantAxis(ImportContext &ic, int64_t rank) {
+  const HostTensor *scale = ic.constantInput(1);
+  if (!scale || scale->numElements() <= 1)
+    return 0;
+  return normalizeAxis(ic, ic.attrInt("axis", 1), rank);
+}
+
 /// QuantizeLinear of a constant float tensor (weights exported unquantized):
 /// evaluated now with ONNX semantics, so the weight stays a constant.
 static llvm::Expected<HostTensor>
@@ -63,7 +72,7 @@ static llvm::Error importQuantizeLinear(ImportContext &ic) {
   if (!x)
     return x.takeError();
   int64_t rank = shapeOf(*x).size();
-  auto axis = normalizeAxis(ic, ic.attrInt("axis", 1), rank);
+  auto axis = quantAxis(ic, rank);
   if (!axis)
     return axis.takeError();
   // Opset 13's default output type is uint8 when no zero point is given.
@@ -91,9 +100,11 @@ static llvm::Error importDequantizeLinear(ImportContext &ic) {
   if (!x)
     return x.takeError();
   int64_t rank = shapeOf(*x).size();
-  auto axis = normalizeAxis(ic, ic.attrInt("axis", 1), rank);
+  auto axis = quantAxis(ic, rank);
   if (!axis)
     return axis.takeError();
+  // Storage signedness comes from the zero point's type (uint8 zero point:
+  // uint8 data); a tensor without zero point keeps its quant type's.
   Type storage = elementOf(*x);
   if (auto q = dyn_cast<quant::QuantizedType>(storage))
     storage = q.isSigned() ? IntegerType::get(ic.ctx(), q.getStorageTypeIntegralWidth())

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
 #include "onnx/checker.h"
@@ -69,7 +70,9 @@ static Type elementTypeFor(MLIRContext *ctx, ElementType type) {
   case ElementType::Int8:
     return IntegerType::get(ctx, 8);
   case ElementType::UInt8:
-    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+    // Signless: the quant dialect's casts take only signless storage; the
+    // unsignedness lives in the `!quant.uniform<u8...>` types.
+    return IntegerType::get(ctx, 8);
   case ElementType::Int16:
     return IntegerType::get(ctx, 16);
   case ElementType::Int32:
@@ -217,7 +220,9 @@ llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
     if (zt->numElements() != static_cast<int64_t>(scales->size()))
       return fail("zero point has " + llvm::Twine(zt->numElements()) +
                   " elements, scale has " + llvm::Twine(scales->size()));
-    storage = elementTypeFor(ctx(), zt->type());
+    storage = zt->type() == ElementType::UInt8
+                  ? IntegerType::get(ctx(), 8, IntegerType::Unsigned)
+                  : elementTypeFor(ctx(), zt->type());
     for (int64_t k = 0; k < zt->numElements(); ++k) {
       switch (zt->type()) {
       case ElementType::Int8:
@@ -314,7 +319,8 @@ static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
   case onnx::TensorProto::INT8:
     return Type(IntegerType::get(ic.ctx(), 8));
   case onnx::TensorProto::UINT8:
-    return Type(IntegerType::get(ic.ctx(), 8, IntegerType::Unsigned));
+    // Signless like constants; the argument's graph.dtype says "uint8".
+    return Type(IntegerType::get(ic.ctx(), 8));
   case onnx::TensorProto::INT32:
     return Type(IntegerType::get(ic.ctx(), 32));
   default:
@@ -367,9 +373,12 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
   ImportContext ic(builder, modelPath, model);
 
   int64_t opset = opsetVersion(model, "");
-  if (opset < 13)
+  // Opset 10 introduced the integer ops (QLinearConv, ConvInteger, ...); the
+  // translators read both the attribute and the input spellings that later
+  // opsets moved to (Clip bounds, Squeeze/Unsqueeze axes).
+  if (opset < 10)
     return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
-                   " is not supported (13 or later is); convert the model "
+                   " is not supported (10 or later is); convert the model "
                    "with onnx.version_converter");
   try {
     onnx::checker::check_model(model);
@@ -393,6 +402,7 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
   // Graph inputs that are not initializers are the function arguments.
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<bool> argUnsigned;
   for (const auto &in : g.input()) {
     if (ic.constant(in.name()))
       continue;
@@ -401,12 +411,16 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
       return type.takeError();
     argTypes.push_back(*type);
     argNames.push_back(in.name());
+    argUnsigned.push_back(in.type().tensor_type().elem_type() ==
+                          onnx::TensorProto::UINT8);
   }
   auto func = builder.create<func::FuncOp>(
       ic.loc(), "main", builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "graph.name", builder.getStringAttr(name));
+    if (argUnsigned[i])
+      func.setArgAttr(i, "graph.dtype", builder.getStringAttr("uint8"));
     ic.define(name, entry->getArgument(i));
   }
   builder.setInsertionPointToStart(entry);
@@ -448,8 +462,17 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
   for (auto [i, out] : llvm::enumerate(g.output()))
     func.setResultAttr(i, "graph.name", builder.getStringAttr(out.name()));
 
-  if (failed(verify(*module)))
-    return ic.fail("internal error: imported IR does not verify");
+  std::string diagnostic;
+  {
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+      if (diagnostic.empty())
+        diagnostic = d.str();
+      return success();
+    });
+    if (failed(verify(*module)))
+      return ic.fail("internal error: imported IR does not verify: " +
+                     diagnostic);
+  }
   return module;
 }
 

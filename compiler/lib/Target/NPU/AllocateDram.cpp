@@ -69,7 +69,9 @@ private:
 
 bool isConstantValue(Value v) {
   Operation *def = v.getDefiningOp();
-  return def && llvm::isa<arith::ConstantOp, quant::StorageCastOp>(def);
+  if (auto c = dyn_cast_or_null<quant::StorageCastOp>(def))
+    return isConstantValue(c.getArg());
+  return def && llvm::isa<arith::ConstantOp>(def);
 }
 
 struct AllocateDramPass : systole::npu::impl::AllocateDramBase<AllocateDramPass> {
@@ -87,9 +89,14 @@ struct AllocateDramPass : systole::npu::impl::AllocateDramBase<AllocateDramPass>
       auto it = root.find(v);
       return it == root.end() ? v : it->second;
     };
-    for (Operation &op : func.getBody().front())
+    // Reshapes and storage casts of activations move no data: they alias.
+    for (Operation &op : func.getBody().front()) {
       if (auto r = dyn_cast<systole::graph::ReshapeOp>(op))
         root[r.getOutput()] = rootOf(r.getInput());
+      if (auto c = dyn_cast<quant::StorageCastOp>(op))
+        if (!isConstantValue(c.getArg()))
+          root[c.getResult()] = rootOf(c.getArg());
+    }
     for (Operation &op : func.getBody().front()) {
       for (Value v : op.getOperands())
         lastUse[rootOf(v)] = std::max(lastUse[rootOf(v)], order[&op]);

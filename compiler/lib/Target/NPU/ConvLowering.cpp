@@ -116,7 +116,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
-    ArrayRef<char> w = constantBytes(op.getFilter());
+    std::vector<char> w = constantInt8(op.getFilter());
     if (resident) {
       wAddr = b.constantBase + b.addConstant(w.data(), w.size());
     } else {
@@ -170,6 +170,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           in.padTop = padTop, in.padBottom = padBottom;
           in.padLeft = g.pl, in.padRight = g.pr;
           in.padValue = x.zeroPoint;
+          in.flipSign = x.isUnsigned;
           if (realRows > 0)
             it.loads.push_back(makeLoad(in));
           if (resident && n == 0 && r == 0)
@@ -236,6 +237,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         out.sram = *outSlot[slot];
         out.n[0] = nt, out.n[1] = m;
         out.s[1] = g.cout, out.t[1] = nt;
+        out.flipSign = y.isUnsigned;
         it.stores.push_back(makeStore(out));
         items.push_back(std::move(it));
       }

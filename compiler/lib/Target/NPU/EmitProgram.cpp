@@ -143,6 +143,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
                                                   "graph.name");
     if (auto e = addTensor(arg, name ? name.str() : "", isa::TensorKind::Input))
       return std::move(e);
+    if (func.getArgAttr(arg.getArgNumber(), "graph.dtype"))
+      prog.tensors.back().dtype = isa::DType::UInt8;
   }
   for (Operation &op : func.getBody().front()) {
     if (op.getNumResults() != 1 || !getDramOffset(op.getResult(0)))

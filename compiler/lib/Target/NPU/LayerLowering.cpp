@@ -39,7 +39,9 @@ llvm::Error loweringError(Operation *op, const llvm::Twine &msg) {
 
 QParams perTensorParams(Type tensorType) {
   auto q = cast<quant::UniformQuantizedType>(getElementTypeOrSelf(tensorType));
-  return {static_cast<float>(q.getScale()), q.getZeroPoint()};
+  bool u = !q.isSigned();
+  return {static_cast<float>(q.getScale()), q.getZeroPoint() - (u ? 128 : 0),
+          u};
 }
 
 float channelScale(Type tensorType, int64_t c) {
@@ -50,10 +52,21 @@ float channelScale(Type tensorType, int64_t c) {
 }
 
 int64_t uniformZeroPoint(Type tensorType) {
-  Type e = getElementTypeOrSelf(tensorType);
-  if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(e))
-    return pa.getZeroPoints().front();
-  return cast<quant::UniformQuantizedType>(e).getZeroPoint();
+  auto q = cast<quant::QuantizedType>(getElementTypeOrSelf(tensorType));
+  int64_t shift = q.isSigned() ? 0 : 128;
+  if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(q))
+    return pa.getZeroPoints().front() - shift;
+  return cast<quant::UniformQuantizedType>(q).getZeroPoint() - shift;
+}
+
+std::vector<char> constantInt8(Value v) {
+  ArrayRef<char> raw = constantBytes(v);
+  std::vector<char> out(raw.begin(), raw.end());
+  auto q = cast<quant::QuantizedType>(getElementTypeOrSelf(v.getType()));
+  if (!q.isSigned())
+    for (char &c : out)
+      c = static_cast<char>(c ^ 0x80);
+  return out;
 }
 
 float requantScale(float xScale, float wScale, float yScale) {
@@ -64,12 +77,15 @@ float requantScale(float xScale, float wScale, float yScale) {
 }
 
 std::pair<int64_t, int64_t> clampBounds(Operation *op) {
-  int64_t lo = -128, hi = 127;
+  auto q = cast<quant::QuantizedType>(
+      getElementTypeOrSelf(op->getResult(0).getType()));
+  int64_t shift = q.isSigned() ? 0 : 128;
+  int64_t lo = q.getStorageTypeMin(), hi = q.getStorageTypeMax();
   if (auto a = op->getAttrOfType<IntegerAttr>("act_min"))
     lo = std::max<int64_t>(lo, a.getInt());
   if (auto a = op->getAttrOfType<IntegerAttr>("act_max"))
     hi = std::min<int64_t>(hi, a.getInt());
-  return {lo, hi};
+  return {lo - shift, hi - shift};
 }
 
 ArrayRef<char> constantBytes(Value v) {

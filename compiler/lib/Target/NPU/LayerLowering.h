@@ -92,16 +92,18 @@ std::vector<TilePlan> rowCandidates(int64_t outRows);
 /// Per-tensor scale and zero point of a quantized tensor type.
 struct QParams {
   float scale = 1.0f;
-  int64_t zeroPoint = 0;
+  int64_t zeroPoint = 0;   ///< as the NPU sees it (uint8: zp - 128)
+  bool isUnsigned = false; ///< uint8 in DRAM: DMA flips the sign bit
 };
 QParams perTensorParams(mlir::Type tensorType);
 /// Scale of channel `c` (per-axis) or the scale (per-tensor).
 float channelScale(mlir::Type tensorType, int64_t c);
-/// The zero point every channel of a weight shares.
+/// The zero point every channel of a weight shares (in the int8 domain).
 int64_t uniformZeroPoint(mlir::Type tensorType);
 /// ORT's requantization multiplier: fl(fl(x_scale * w_scale) / y_scale).
 float requantScale(float xScale, float wScale, float yScale);
-/// Clamp bounds of a quantized op: its act_min/act_max or the int8 range.
+/// Clamp bounds of a quantized op in the NPU's int8 domain: act_min/act_max
+/// (shifted by -128 for a uint8 result) or the storage range.
 std::pair<int64_t, int64_t> clampBounds(mlir::Operation *op);
 /// A [K, N] int8 matrix reordered as [ceil(N/nt)][K][nt-or-less] so each
 /// column tile a DMA fetches is one contiguous DRAM block (full bursts).
@@ -111,6 +113,8 @@ std::vector<char> tileColumns(llvm::ArrayRef<char> matrix, int64_t k,
 inline int64_t columnTileOffset(int64_t k, int64_t nt, int64_t j) {
   return j * k * nt;
 }
+/// Constant operand bytes in the NPU's int8 domain (uint8 weights flipped).
+std::vector<char> constantInt8(mlir::Value v);
 /// Raw bytes of a constant operand (through quant.scast).
 llvm::ArrayRef<char> constantBytes(mlir::Value v);
 

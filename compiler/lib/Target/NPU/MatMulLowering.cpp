@@ -78,7 +78,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
     std::vector<char> tiled =
-        tileColumns(constantBytes(op.getRhs()), K, N, ntMax);
+        tileColumns(constantInt8(op.getRhs()), K, N, ntMax);
     wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
     std::vector<int32_t> bias(N, 0);
     if (op.getBias())
@@ -105,6 +105,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         DmaBox a;
         a.dram = io.inputs[0] + m0 * K, a.sram = aBase;
         a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
+        a.flipSign = x.isUnsigned;
         it.loads.push_back(makeLoad(a));
       }
       for (const DmaBox &wb : contiguousBoxes(
@@ -165,6 +166,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
       DmaBox out;
       out.dram = io.output + m0 * N + c0, out.sram = *outSlot[slot];
       out.n[0] = nt, out.n[1] = mt, out.s[1] = N, out.t[1] = nt;
+      out.flipSign = y.isUnsigned;
       it.stores.push_back(makeStore(out));
       items.push_back(std::move(it));
     }

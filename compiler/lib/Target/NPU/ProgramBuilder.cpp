@@ -43,6 +43,7 @@ static Instruction makeDma(Opcode op, const DmaBox &b) {
   inst.set(F(Field::Load_t1, Field::Store_t1), b.t[1]);
   inst.set(F(Field::Load_t2, Field::Store_t2), b.t[2]);
   inst.set(F(Field::Load_t3, Field::Store_t3), b.t[3]);
+  inst.set(F(Field::Load_u8_to_i8, Field::Store_i8_to_u8), b.flipSign);
   if (load) {
     inst.set(Field::Load_pad_top, b.padTop);
     inst.set(Field::Load_pad_bottom, b.padBottom);

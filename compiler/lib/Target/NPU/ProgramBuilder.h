@@ -34,6 +34,9 @@ struct DmaBox {
   int64_t t[4] = {0, 0, 0, 0};  ///< SRAM strides (s[0] unused)
   int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
   int64_t padValue = 0;
+  /// XOR 0x80 on the way (uint8 tensors live as int8 inside the NPU: the
+  /// shift is exact for integer arithmetic, zero points move by -128).
+  bool flipSign = false;
 };
 
 /// Boxes covering `bytes` contiguous bytes on both sides, as few and as long

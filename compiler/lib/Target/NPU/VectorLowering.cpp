@@ -138,6 +138,7 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       ld.padBottom = std::max<int64_t>(0, iyEnd - H);
       ld.padLeft = pl, ld.padRight = pr;
       ld.padValue = -128; // never wins a max: pads < kernel guarantees data
+      ld.flipSign = perTensorParams(op.getInput().getType()).isUnsigned;
       it.loads.push_back(makeLoad(ld));
       Instruction p(Opcode::Pool);
       p.set(Field::Pool_mode, isa::PoolMode_max);
@@ -165,6 +166,7 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       st.dram = io.output + n * OH * OW * C + oy0 * OW * C;
       st.sram = (*slots)[1][s];
       st.n[0] = OW * C, st.n[1] = th, st.s[1] = OW * C, st.t[1] = OW * C;
+      st.flipSign = ld.flipSign;
       it.stores.push_back(makeStore(st));
       items.push_back(std::move(it));
     }

@@ -44,9 +44,9 @@ save("softmax", [helper.make_node("Softmax", ["x"], ["y"], name="probs")],
      [helper.make_tensor_value_info("y", f32, [1, 10])])
 
 # An old opset.
-save("opset11", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+save("opset9", [helper.make_node("Relu", ["x"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
-     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=11)
+     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=9)
 
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
