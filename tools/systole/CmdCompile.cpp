@@ -68,6 +68,8 @@ static llvm::json::Value reportJson(const std::vector<npu::LayerReport> &ls,
         {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)}});
   }
   return llvm::json::Object{{"hw", hw.name},
+                            {"dram_bytes_per_cycle",
+                             static_cast<int64_t>(hw.dram.bytesPerCycle)},
                             {"predicted_cycles", static_cast<int64_t>(total)},
                             {"layers", std::move(layers)}};
 }
