@@ -76,7 +76,8 @@ struct Token {
 };
 
 // --- line tokenizer ----------------------------------------------------------
-llvm::Expected<std::vector<Token>> tokenize(llvm::StringRef line, unsigned &errCol) {
+llvm::Expected<std::vector<Token>> tokenize(llvm::StringRef line,
+                                            unsigned &errCol) {
   std::vector<Token> toks;
   size_t i = 0;
   while (i < line.size()) {
@@ -91,8 +92,8 @@ llvm::Expected<std::vector<Token>> tokenize(llvm::StringRef line, unsigned &errC
     t.col = i + 1;
     // A token is a run of non-space characters, in which "..." quotes may
     // appear (e.g. a whole quoted name, or key="value").
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' &&
-           line[i] != ';' && line[i] != '#') {
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' &&
+           line[i] != '\r' && line[i] != ';' && line[i] != '#') {
       if (line[i] != '"') {
         t.text += line[i++];
         continue;
@@ -111,9 +112,11 @@ llvm::Expected<std::vector<Token>> tokenize(llvm::StringRef line, unsigned &errC
           char e = line[i + 1];
           if (e == 'x') {
             unsigned v;
-            if (i + 4 > line.size() || line.substr(i + 2, 2).getAsInteger(16, v)) {
+            if (i + 4 > line.size() ||
+                line.substr(i + 2, 2).getAsInteger(16, v)) {
               errCol = i + 1;
-              return createStringError(inconvertibleErrorCode(), "bad \\x escape");
+              return createStringError(inconvertibleErrorCode(),
+                                       "bad \\x escape");
             }
             t.text += char(v);
             i += 4;
@@ -128,7 +131,8 @@ llvm::Expected<std::vector<Token>> tokenize(llvm::StringRef line, unsigned &errC
       }
       if (!closed) {
         errCol = start + 1;
-        return createStringError(inconvertibleErrorCode(), "unterminated string");
+        return createStringError(inconvertibleErrorCode(),
+                                 "unterminated string");
       }
     }
     toks.push_back(std::move(t));
@@ -140,9 +144,10 @@ class Parser {
 public:
   Parser(llvm::StringRef name) : name(name) {}
   llvm::Error fail(unsigned line, unsigned col, const llvm::Twine &msg) {
-    return createStringError(inconvertibleErrorCode(),
-                             llvm::formatv("{0}:{1}:{2}: error: {3}", name, line, col, msg.str())
-                                 .str());
+    return createStringError(
+        inconvertibleErrorCode(),
+        llvm::formatv("{0}:{1}:{2}: error: {3}", name, line, col, msg.str())
+            .str());
   }
   llvm::StringRef name;
 };
@@ -152,8 +157,7 @@ template <typename T> bool parseInt(llvm::StringRef s, T &out) {
 }
 
 // "[1,2,3]" or "[]"
-template <typename T>
-bool parseList(llvm::StringRef s, std::vector<T> &out) {
+template <typename T> bool parseList(llvm::StringRef s, std::vector<T> &out) {
   if (!s.consume_front("[") || !s.consume_back("]"))
     return false;
   out.clear();
@@ -214,7 +218,10 @@ llvm::Expected<Instruction> parseInstructionTokens(llvm::ArrayRef<Token> toks,
       if (value != "0" && value != "1")
         return err(valueCol, llvm::Twine(kDepNames[d]) + " must be 0 or 1");
       bool v = value == "1";
-      (d == 0 ? deps.popPrev : d == 1 ? deps.popNext : d == 2 ? deps.pushPrev : deps.pushNext) = v;
+      (d == 0   ? deps.popPrev
+       : d == 1 ? deps.popNext
+       : d == 2 ? deps.pushPrev
+                : deps.pushNext) = v;
       goto nextToken;
     }
     {
@@ -231,8 +238,10 @@ llvm::Expected<Instruction> parseInstructionTokens(llvm::ArrayRef<Token> toks,
           for (const EnumInfo &e : allEnumValues())
             if (e.type == fi.enumType)
               allowed += (allowed.empty() ? "" : ", ") + std::string(e.name);
-          return err(valueCol, llvm::formatv("invalid value '{0}' for {1} (expected one of: {2})",
-                                             value, key, allowed));
+          return err(valueCol,
+                     llvm::formatv(
+                         "invalid value '{0}' for {1} (expected one of: {2})",
+                         value, key, allowed));
         }
         I.set(*f, *v);
         break;
@@ -256,8 +265,10 @@ llvm::Expected<Instruction> parseInstructionTokens(llvm::ArrayRef<Token> toks,
         if (!parseInt(value, v))
           return err(valueCol, "expected an integer for " + key);
         if (!Instruction::fits(*f, v))
-          return err(valueCol, llvm::formatv("value {0} does not fit {1} ({2}-bit {3})", v, key,
-                                             unsigned(fi.width), fieldKindName(fi.kind)));
+          return err(valueCol,
+                     llvm::formatv("value {0} does not fit {1} ({2}-bit {3})",
+                                   v, key, unsigned(fi.width),
+                                   fieldKindName(fi.kind)));
         I.set(*f, v);
       }
       }
@@ -287,16 +298,25 @@ std::string systole::isa::printInstruction(const Instruction &I) {
       continue;
     s += std::string(" ") + fi.name + "=";
     switch (fi.kind) {
-    case FieldKind::ENUM: s += enumName(fi.enumType, raw) ? enumName(fi.enumType, raw) : "?"; break;
-    case FieldKind::F32: s += formatF32(static_cast<uint32_t>(raw)); break;
-    case FieldKind::S: s += std::to_string(I.get(f)); break;
-    default: s += std::to_string(raw); break;
+    case FieldKind::ENUM:
+      s += enumName(fi.enumType, raw) ? enumName(fi.enumType, raw) : "?";
+      break;
+    case FieldKind::F32:
+      s += formatF32(static_cast<uint32_t>(raw));
+      break;
+    case FieldKind::S:
+      s += std::to_string(I.get(f));
+      break;
+    default:
+      s += std::to_string(raw);
+      break;
     }
   }
   return s;
 }
 
-llvm::Expected<Instruction> systole::isa::parseInstruction(llvm::StringRef text) {
+llvm::Expected<Instruction>
+systole::isa::parseInstruction(llvm::StringRef text) {
   unsigned col = 1;
   auto toks = tokenize(text, col);
   if (!toks)
@@ -314,18 +334,19 @@ llvm::Expected<Instruction> systole::isa::parseInstruction(llvm::StringRef text)
 std::string systole::isa::printProgramAsm(const Program &p) {
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << "; Systole NPU assembly (format " << p.versionMajor << "." << p.versionMinor << ")\n";
+  os << "; Systole NPU assembly (format " << p.versionMajor << "."
+     << p.versionMinor << ")\n";
   if (!p.producer.empty())
     os << ".producer " << quote(p.producer) << "\n";
   os << ".hw " << quote(p.config.name) << "\n";
   os << ".dram_size " << p.memoryPlan.dramSize << "\n";
   for (const MemoryRegion &r : p.memoryPlan.regions)
-    os << ".region " << quote(r.name) << " " << regionKindName(r.kind) << " " << r.offset << " "
-       << r.size << "\n";
+    os << ".region " << quote(r.name) << " " << regionKindName(r.kind) << " "
+       << r.offset << " " << r.size << "\n";
   for (const TensorDesc &t : p.tensors) {
     os << ".tensor " << quote(t.name) << " " << tensorKindName(t.kind) << " "
-       << dtypeName(t.dtype) << " " << printList(t.shape) << " " << t.dramOffset << " "
-       << t.sizeBytes;
+       << dtypeName(t.dtype) << " " << printList(t.shape) << " " << t.dramOffset
+       << " " << t.sizeBytes;
     if (t.quant) {
       os << " scales=[";
       for (size_t i = 0; i < t.quant->scales.size(); ++i) {
@@ -333,12 +354,14 @@ std::string systole::isa::printProgramAsm(const Program &p) {
         std::memcpy(&bits, &t.quant->scales[i], 4);
         os << (i ? "," : "") << formatF32(bits);
       }
-      os << "] zero_points=" << printList(t.quant->zeroPoints) << " axis=" << t.quant->axis;
+      os << "] zero_points=" << printList(t.quant->zeroPoints)
+         << " axis=" << t.quant->axis;
     }
     os << "\n";
   }
   for (const ConstantSegment &c : p.constants)
-    os << ".const " << quote(c.name) << " " << c.dramOffset << " " << hexBytes(c.data) << "\n";
+    os << ".const " << quote(c.name) << " " << c.dramOffset << " "
+       << hexBytes(c.data) << "\n";
   for (const Segment &s : p.segments) {
     if (s.isNpu()) {
       os << ".segment " << quote(s.name) << "\n";
@@ -346,22 +369,23 @@ std::string systole::isa::printProgramAsm(const Program &p) {
         os << "  " << printInstruction(I) << "\n";
     } else {
       const HostSegment &h = s.host();
-      os << ".host " << quote(s.name) << " " << hostCodeKindName(h.kind) << " " << quote(h.entry)
-         << " " << printList(h.args) << " " << hexBytes(h.code);
+      os << ".host " << quote(s.name) << " " << hostCodeKindName(h.kind) << " "
+         << quote(h.entry) << " " << printList(h.args) << " "
+         << hexBytes(h.code);
       if (!h.params.empty())
         os << " " << printList(h.params);
       os << "\n";
     }
   }
   for (const LayerDebugInfo &l : p.layers)
-    os << ".layer " << quote(l.name) << " " << l.segment << " " << l.firstInstruction << " "
-       << l.instructionCount << "\n";
+    os << ".layer " << quote(l.name) << " " << l.segment << " "
+       << l.firstInstruction << " " << l.instructionCount << "\n";
   return out;
 }
 
-llvm::Expected<Program> systole::isa::parseProgramAsm(llvm::StringRef text,
-                                                      const HwConfig &config,
-                                                      llvm::StringRef bufferName) {
+llvm::Expected<Program>
+systole::isa::parseProgramAsm(llvm::StringRef text, const HwConfig &config,
+                              llvm::StringRef bufferName) {
   Parser P(bufferName);
   Program prog;
   prog.config = config;
@@ -386,53 +410,71 @@ llvm::Expected<Program> systole::isa::parseProgramAsm(llvm::StringRef text,
     };
     auto num = [&](size_t i, uint64_t &v) -> llvm::Error {
       if (!parseInt(llvm::StringRef(toks[i].text), v))
-        return P.fail(ln, toks[i].col, "expected an unsigned integer, got '" + toks[i].text + "'");
+        return P.fail(ln, toks[i].col,
+                      "expected an unsigned integer, got '" + toks[i].text +
+                          "'");
       return llvm::Error::success();
     };
     if (head.starts_with(".") && !toks[0].quoted) {
       if (head == ".producer") {
-        if (auto e = need(1, "\"text\"")) return std::move(e);
+        if (auto e = need(1, "\"text\""))
+          return std::move(e);
         prog.producer = toks[1].text;
       } else if (head == ".hw") {
-        if (auto e = need(1, "\"config-name\"")) return std::move(e);
+        if (auto e = need(1, "\"config-name\""))
+          return std::move(e);
         if (toks[1].text != config.name)
-          return P.fail(ln, toks[1].col,
-                        llvm::formatv("program was written for hardware config '{0}', but the "
-                                      "given config is '{1}'", toks[1].text, config.name));
+          return P.fail(
+              ln, toks[1].col,
+              llvm::formatv(
+                  "program was written for hardware config '{0}', but the "
+                  "given config is '{1}'",
+                  toks[1].text, config.name));
       } else if (head == ".dram_size") {
-        if (auto e = need(1, "BYTES")) return std::move(e);
-        if (auto e = num(1, prog.memoryPlan.dramSize)) return std::move(e);
+        if (auto e = need(1, "BYTES"))
+          return std::move(e);
+        if (auto e = num(1, prog.memoryPlan.dramSize))
+          return std::move(e);
       } else if (head == ".region") {
-        if (auto e = need(4, "\"name\" KIND OFFSET SIZE")) return std::move(e);
+        if (auto e = need(4, "\"name\" KIND OFFSET SIZE"))
+          return std::move(e);
         MemoryRegion r;
         r.name = toks[1].text;
         auto k = regionKindByName(toks[2].text);
         if (!k)
-          return P.fail(ln, toks[2].col, "unknown region kind '" + toks[2].text +
-                                             "' (constants, io, activations, scratch)");
+          return P.fail(ln, toks[2].col,
+                        "unknown region kind '" + toks[2].text +
+                            "' (constants, io, activations, scratch)");
         r.kind = *k;
-        if (auto e = num(3, r.offset)) return std::move(e);
-        if (auto e = num(4, r.size)) return std::move(e);
+        if (auto e = num(3, r.offset))
+          return std::move(e);
+        if (auto e = num(4, r.size))
+          return std::move(e);
         prog.memoryPlan.regions.push_back(r);
       } else if (head == ".tensor") {
-        if (auto e = need(6, "\"name\" KIND DTYPE [SHAPE] OFFSET SIZE [scales=[..] "
-                             "zero_points=[..] axis=N]"))
+        if (auto e =
+                need(6, "\"name\" KIND DTYPE [SHAPE] OFFSET SIZE [scales=[..] "
+                        "zero_points=[..] axis=N]"))
           return std::move(e);
         TensorDesc t;
         t.name = toks[1].text;
         auto k = tensorKindByName(toks[2].text);
         if (!k)
-          return P.fail(ln, toks[2].col, "unknown tensor kind '" + toks[2].text + "'");
+          return P.fail(ln, toks[2].col,
+                        "unknown tensor kind '" + toks[2].text + "'");
         t.kind = *k;
         auto d = dtypeByName(toks[3].text);
         if (!d)
-          return P.fail(ln, toks[3].col, "unknown dtype '" + toks[3].text +
-                                             "' (int8, uint8, int32, float32)");
+          return P.fail(ln, toks[3].col,
+                        "unknown dtype '" + toks[3].text +
+                            "' (int8, uint8, int32, float32)");
         t.dtype = *d;
         if (!parseList(llvm::StringRef(toks[4].text), t.shape))
           return P.fail(ln, toks[4].col, "expected a shape like [1,3,224,224]");
-        if (auto e = num(5, t.dramOffset)) return std::move(e);
-        if (auto e = num(6, t.sizeBytes)) return std::move(e);
+        if (auto e = num(5, t.dramOffset))
+          return std::move(e);
+        if (auto e = num(6, t.sizeBytes))
+          return std::move(e);
         for (size_t i = 7; i < toks.size(); ++i) {
           if (!t.quant)
             t.quant = QuantParams();
@@ -459,48 +501,60 @@ llvm::Expected<Program> systole::isa::parseProgramAsm(llvm::StringRef text,
             if (!parseInt(value, t.quant->axis))
               return P.fail(ln, vcol, "expected axis=N");
           } else {
-            return P.fail(ln, toks[i].col, "unknown tensor attribute '" + key + "'");
+            return P.fail(ln, toks[i].col,
+                          "unknown tensor attribute '" + key + "'");
           }
         }
         prog.tensors.push_back(std::move(t));
       } else if (head == ".const") {
-        if (auto e = need(3, "\"name\" OFFSET HEXBYTES")) return std::move(e);
+        if (auto e = need(3, "\"name\" OFFSET HEXBYTES"))
+          return std::move(e);
         ConstantSegment c;
         c.name = toks[1].text;
-        if (auto e = num(2, c.dramOffset)) return std::move(e);
+        if (auto e = num(2, c.dramOffset))
+          return std::move(e);
         if (!parseHex(toks[3].text, c.data))
           return P.fail(ln, toks[3].col, "expected hex bytes");
         prog.constants.push_back(std::move(c));
       } else if (head == ".segment") {
-        if (auto e = need(1, "\"name\"")) return std::move(e);
+        if (auto e = need(1, "\"name\""))
+          return std::move(e);
         prog.segments.push_back({toks[1].text, NpuSegment()});
         current = &prog.segments.back();
       } else if (head == ".host") {
-        if (auto e = need(5, "\"name\" KIND \"entry\" [ARGS] HEXCODE")) return std::move(e);
+        if (auto e = need(5, "\"name\" KIND \"entry\" [ARGS] HEXCODE"))
+          return std::move(e);
         HostSegment h;
         auto k = hostCodeKindByName(toks[2].text);
         if (!k)
-          return P.fail(ln, toks[2].col, "unknown host code kind '" + toks[2].text +
-                                             "' (cpu_object, ptx, builtin)");
+          return P.fail(ln, toks[2].col,
+                        "unknown host code kind '" + toks[2].text +
+                            "' (cpu_object, ptx, builtin)");
         h.kind = *k;
         h.entry = toks[3].text;
         if (!parseList(llvm::StringRef(toks[4].text), h.args))
           return P.fail(ln, toks[4].col, "expected tensor indices like [0,1]");
         if (!parseHex(toks[5].text, h.code))
           return P.fail(ln, toks[5].col, "expected hex bytes");
-        if (toks.size() > 6 && !parseList(llvm::StringRef(toks[6].text), h.params))
+        if (toks.size() > 6 &&
+            !parseList(llvm::StringRef(toks[6].text), h.params))
           return P.fail(ln, toks[6].col, "expected parameters like [0,2,3,1]");
         prog.segments.push_back({toks[1].text, std::move(h)});
         current = nullptr;
       } else if (head == ".layer") {
-        if (auto e = need(4, "\"name\" SEGMENT FIRST COUNT")) return std::move(e);
+        if (auto e = need(4, "\"name\" SEGMENT FIRST COUNT"))
+          return std::move(e);
         uint64_t s, f, c;
-        if (auto e = num(2, s)) return std::move(e);
-        if (auto e = num(3, f)) return std::move(e);
-        if (auto e = num(4, c)) return std::move(e);
+        if (auto e = num(2, s))
+          return std::move(e);
+        if (auto e = num(3, f))
+          return std::move(e);
+        if (auto e = num(4, c))
+          return std::move(e);
         if (s > UINT32_MAX || f > UINT32_MAX || c > UINT32_MAX)
           return P.fail(ln, toks[2].col, "value out of range");
-        prog.layers.push_back({toks[1].text, uint32_t(s), uint32_t(f), uint32_t(c)});
+        prog.layers.push_back(
+            {toks[1].text, uint32_t(s), uint32_t(f), uint32_t(c)});
       } else {
         return P.fail(ln, toks[0].col, "unknown directive '" + head + "'");
       }
@@ -525,9 +579,11 @@ std::string systole::isa::emitInstructionTableMarkdown() {
   os << "| opcode | mnemonic | queue | field | word | bits | kind | meaning |\n"
         "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const OpcodeInfo &o : allOpcodes()) {
-    os << llvm::formatv("| 0x{0:x-2} | `{1}` | {2} | (header) | 0 | [11:0] | | {3} |\n",
-                        unsigned(o.opcode), o.mnemonic,
-                        o.queue == Queue::Selected ? "`queue` field" : queueName(o.queue), o.summary);
+    os << llvm::formatv(
+        "| 0x{0:x-2} | `{1}` | {2} | (header) | 0 | [11:0] | | {3} |\n",
+        unsigned(o.opcode), o.mnemonic,
+        o.queue == Queue::Selected ? "`queue` field" : queueName(o.queue),
+        o.summary);
     for (Field f : fieldsOf(o.opcode)) {
       const FieldInfo &fi = fieldInfo(f);
       std::string kind = fieldKindName(fi.kind).str();
@@ -537,9 +593,9 @@ std::string systole::isa::emitInstructionTableMarkdown() {
           if (e.type == fi.enumType)
             kind += llvm::formatv(" {0}={1}", e.name, unsigned(e.value)).str();
       }
-      os << llvm::formatv("| | | | `{0}` | {1} | [{2}:{3}] | {4} | {5} |\n", fi.name,
-                          unsigned(fi.word), fi.lsb + fi.width - 1, unsigned(fi.lsb), kind,
-                          fi.summary);
+      os << llvm::formatv("| | | | `{0}` | {1} | [{2}:{3}] | {4} | {5} |\n",
+                          fi.name, unsigned(fi.word), fi.lsb + fi.width - 1,
+                          unsigned(fi.lsb), kind, fi.summary);
     }
   }
   return out;
@@ -548,22 +604,26 @@ std::string systole::isa::emitInstructionTableMarkdown() {
 std::string systole::isa::emitSystemVerilogPackage() {
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << "// Generated from isa/include/systole/ISA/Instructions.def. Do not edit.\n"
+  os << "// Generated from isa/include/systole/ISA/Instructions.def. Do not "
+        "edit.\n"
         "package systole_isa_pkg;\n"
         "  localparam int INSTR_BITS = 512;\n";
   for (const OpcodeInfo &o : allOpcodes())
     os << llvm::formatv("  localparam logic [7:0] OP_{0} = 8'h{1:x-2};\n",
-                        llvm::StringRef(o.mnemonic).upper(), unsigned(o.opcode));
+                        llvm::StringRef(o.mnemonic).upper(),
+                        unsigned(o.opcode));
   for (const EnumInfo &e : allEnumValues())
     os << llvm::formatv("  localparam int {0}_{1} = {2};\n",
                         llvm::StringRef(enumTypeName(e.type)).upper(),
                         llvm::StringRef(e.name).upper(), unsigned(e.value));
   for (const FieldInfo &fi : allFields()) {
-    std::string base = (llvm::StringRef(opcodeInfo(fi.opcode).mnemonic).upper() + "_" +
-                        llvm::StringRef(fi.name).upper());
+    std::string base =
+        (llvm::StringRef(opcodeInfo(fi.opcode).mnemonic).upper() + "_" +
+         llvm::StringRef(fi.name).upper());
     unsigned lsb = fi.word * 64 + fi.lsb;
-    os << llvm::formatv("  localparam int {0}_LSB = {1};\n  localparam int {0}_W = {2};\n",
-                        base, lsb, unsigned(fi.width));
+    os << llvm::formatv(
+        "  localparam int {0}_LSB = {1};\n  localparam int {0}_W = {2};\n",
+        base, lsb, unsigned(fi.width));
   }
   os << "endpackage\n";
   return out;

@@ -21,41 +21,57 @@ template <typename... Ts> llvm::Error err(const char *fmt, Ts... args) {
 flatbuffers::Offset<fb::HwConfig> writeConfig(flatbuffers::FlatBufferBuilder &b,
                                               const HwConfig &c) {
   std::vector<uint8_t> flows;
-  if (c.array.ws) flows.push_back(fb::Dataflow_WS);
-  if (c.array.os) flows.push_back(fb::Dataflow_OS);
+  if (c.array.ws)
+    flows.push_back(fb::Dataflow_WS);
+  if (c.array.os)
+    flows.push_back(fb::Dataflow_OS);
   auto name = b.CreateString(c.name);
   auto flowVec = b.CreateVector(flows);
   auto array = fb::CreateArrayConfig(b, c.array.rows, c.array.cols, flowVec);
-  auto sram = fb::CreateSramConfig(b, c.sram.scratchpadBytes, c.sram.scratchpadBanks,
-                                   c.sram.accumulatorBytes, c.sram.accumulatorBanks);
-  auto dram = fb::CreateDramConfig(b, c.dram.bytesPerCycle, c.dram.latencyCycles,
-                                   c.dram.burstBytes, c.dram.capacityBytes);
+  auto sram =
+      fb::CreateSramConfig(b, c.sram.scratchpadBytes, c.sram.scratchpadBanks,
+                           c.sram.accumulatorBytes, c.sram.accumulatorBanks);
+  auto dram =
+      fb::CreateDramConfig(b, c.dram.bytesPerCycle, c.dram.latencyCycles,
+                           c.dram.burstBytes, c.dram.capacityBytes);
   auto vec = fb::CreateVectorConfig(b, c.vector.lanes, c.vector.pipelineDepth);
   auto q = fb::CreateQueueConfig(b, c.queues.cmdDepth, c.queues.tokenDepth);
   const auto &e = c.energy;
-  auto energy = fb::CreateEnergyConfig(b, e.macPj, e.spReadPjPerByte, e.spWritePjPerByte,
-                                       e.accReadPjPerWord, e.accWritePjPerWord,
-                                       e.dramPjPerByte, e.vectorOpPj, e.leakagePjPerCycle);
-  return fb::CreateHwConfig(b, name, array, sram, dram, vec, q, c.clockMhz, energy);
+  auto energy = fb::CreateEnergyConfig(
+      b, e.macPj, e.spReadPjPerByte, e.spWritePjPerByte, e.accReadPjPerWord,
+      e.accWritePjPerWord, e.dramPjPerByte, e.vectorOpPj, e.leakagePjPerCycle);
+  return fb::CreateHwConfig(b, name, array, sram, dram, vec, q, c.clockMhz,
+                            energy);
 }
 
 llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
-  if (!c) return err("config: missing");
-  if (!c->name()) return err("config.name: missing");
-  if (!c->array()) return err("config.array: missing");
-  if (!c->sram()) return err("config.sram: missing");
-  if (!c->dram()) return err("config.dram: missing");
-  if (!c->vector()) return err("config.vector: missing");
-  if (!c->queues()) return err("config.queues: missing");
+  if (!c)
+    return err("config: missing");
+  if (!c->name())
+    return err("config.name: missing");
+  if (!c->array())
+    return err("config.array: missing");
+  if (!c->sram())
+    return err("config.sram: missing");
+  if (!c->dram())
+    return err("config.dram: missing");
+  if (!c->vector())
+    return err("config.vector: missing");
+  if (!c->queues())
+    return err("config.queues: missing");
   HwConfig h;
   h.name = c->name()->str();
   h.array.rows = c->array()->rows();
   h.array.cols = c->array()->cols();
   if (const auto *flows = c->array()->dataflows()) {
     for (auto f : *flows) {
-      if (f == fb::Dataflow_WS && !h.array.ws) h.array.ws = true;
-      else if (f == fb::Dataflow_OS && !h.array.os) h.array.os = true;
-      else return err("config.array.dataflows: invalid or duplicate value %u", unsigned(f));
+      if (f == fb::Dataflow_WS && !h.array.ws)
+        h.array.ws = true;
+      else if (f == fb::Dataflow_OS && !h.array.os)
+        h.array.os = true;
+      else
+        return err("config.array.dataflows: invalid or duplicate value %u",
+                   unsigned(f));
     }
   }
   h.sram = {c->sram()->scratchpad_bytes(), c->sram()->scratchpad_banks(),
@@ -66,16 +82,23 @@ llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
   h.queues = {c->queues()->cmd_depth(), c->queues()->token_depth()};
   h.clockMhz = c->clock_mhz();
   if (const auto *e = c->energy())
-    h.energy = {e->mac_pj(), e->sp_read_pj_per_byte(), e->sp_write_pj_per_byte(),
-                e->acc_read_pj_per_word(), e->acc_write_pj_per_word(),
-                e->dram_pj_per_byte(), e->vector_op_pj(), e->leakage_pj_per_cycle()};
+    h.energy = {e->mac_pj(),
+                e->sp_read_pj_per_byte(),
+                e->sp_write_pj_per_byte(),
+                e->acc_read_pj_per_word(),
+                e->acc_write_pj_per_word(),
+                e->dram_pj_per_byte(),
+                e->vector_op_pj(),
+                e->leakage_pj_per_cycle()};
   if (auto e = validateHwConfig(h))
     return createStringError(inconvertibleErrorCode(),
                              "config." + llvm::toString(std::move(e)));
   return h;
 }
 
-std::string str(const flatbuffers::String *s) { return s ? s->str() : std::string(); }
+std::string str(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
 } // namespace
 
 std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
@@ -90,53 +113,63 @@ std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
     flatbuffers::Offset<fb::Quantization> quant;
     if (t.quant)
       quant = fb::CreateQuantization(b, b.CreateVector(t.quant->scales),
-                                     b.CreateVector(t.quant->zeroPoints), t.quant->axis);
-    tensors.push_back(fb::CreateTensor(b, name, static_cast<fb::TensorKind>(t.kind),
-                                       static_cast<fb::DType>(t.dtype), shape, quant,
-                                       t.dramOffset, t.sizeBytes));
+                                     b.CreateVector(t.quant->zeroPoints),
+                                     t.quant->axis);
+    tensors.push_back(fb::CreateTensor(b, name,
+                                       static_cast<fb::TensorKind>(t.kind),
+                                       static_cast<fb::DType>(t.dtype), shape,
+                                       quant, t.dramOffset, t.sizeBytes));
   }
   std::vector<flatbuffers::Offset<fb::ConstantSegment>> constants;
   for (const ConstantSegment &c : p.constants)
-    constants.push_back(fb::CreateConstantSegment(b, b.CreateString(c.name), c.dramOffset,
-                                                  b.CreateVector(c.data)));
+    constants.push_back(fb::CreateConstantSegment(
+        b, b.CreateString(c.name), c.dramOffset, b.CreateVector(c.data)));
   std::vector<flatbuffers::Offset<fb::MemoryRegion>> regions;
   for (const MemoryRegion &r : p.memoryPlan.regions)
-    regions.push_back(fb::CreateMemoryRegion(b, b.CreateString(r.name),
-                                             static_cast<fb::RegionKind>(r.kind), r.offset,
-                                             r.size));
-  auto plan = fb::CreateMemoryPlan(b, p.memoryPlan.dramSize, b.CreateVector(regions));
+    regions.push_back(fb::CreateMemoryRegion(
+        b, b.CreateString(r.name), static_cast<fb::RegionKind>(r.kind),
+        r.offset, r.size));
+  auto plan =
+      fb::CreateMemoryPlan(b, p.memoryPlan.dramSize, b.CreateVector(regions));
 
   std::vector<flatbuffers::Offset<fb::Segment>> segments;
   for (const Segment &s : p.segments) {
     auto name = b.CreateString(s.name);
     if (s.isNpu()) {
-      std::vector<uint8_t> bytes(s.npu().instructions.size() * kInstructionBytes);
+      std::vector<uint8_t> bytes(s.npu().instructions.size() *
+                                 kInstructionBytes);
       for (size_t i = 0; i < s.npu().instructions.size(); ++i)
         s.npu().instructions[i].encode(bytes.data() + i * kInstructionBytes);
       auto body = fb::CreateNpuSegment(b, b.CreateVector(bytes));
-      segments.push_back(fb::CreateSegment(b, name, fb::SegmentBody_NpuSegment, body.Union()));
+      segments.push_back(
+          fb::CreateSegment(b, name, fb::SegmentBody_NpuSegment, body.Union()));
     } else {
       const HostSegment &h = s.host();
-      auto body = fb::CreateHostSegment(b, static_cast<fb::HostCodeKind>(h.kind),
-                                        b.CreateString(h.entry), b.CreateVector(h.code),
-                                        b.CreateVector(h.args),
-                                        b.CreateVector(h.params));
-      segments.push_back(fb::CreateSegment(b, name, fb::SegmentBody_HostSegment, body.Union()));
+      auto body = fb::CreateHostSegment(
+          b, static_cast<fb::HostCodeKind>(h.kind), b.CreateString(h.entry),
+          b.CreateVector(h.code), b.CreateVector(h.args),
+          b.CreateVector(h.params));
+      segments.push_back(fb::CreateSegment(b, name, fb::SegmentBody_HostSegment,
+                                           body.Union()));
     }
   }
   std::vector<flatbuffers::Offset<fb::LayerDebugInfo>> layers;
   for (const LayerDebugInfo &l : p.layers)
-    layers.push_back(fb::CreateLayerDebugInfo(b, b.CreateString(l.name), l.segment,
-                                              l.firstInstruction, l.instructionCount));
+    layers.push_back(fb::CreateLayerDebugInfo(b, b.CreateString(l.name),
+                                              l.segment, l.firstInstruction,
+                                              l.instructionCount));
   fb::FormatVersion version(p.versionMajor, p.versionMinor);
-  auto root = fb::CreateProgram(b, &version, producer, config, b.CreateVector(tensors),
-                                b.CreateVector(constants), plan, b.CreateVector(segments),
-                                b.CreateVector(layers));
+  auto root =
+      fb::CreateProgram(b, &version, producer, config, b.CreateVector(tensors),
+                        b.CreateVector(constants), plan,
+                        b.CreateVector(segments), b.CreateVector(layers));
   fb::FinishProgramBuffer(b, root);
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  return std::vector<uint8_t>(b.GetBufferPointer(),
+                              b.GetBufferPointer() + b.GetSize());
 }
 
-llvm::Error systole::isa::writeProgramFile(const Program &p, llvm::StringRef path) {
+llvm::Error systole::isa::writeProgramFile(const Program &p,
+                                           llvm::StringRef path) {
   std::vector<uint8_t> bytes = writeProgram(p);
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
@@ -146,15 +179,18 @@ llvm::Error systole::isa::writeProgramFile(const Program &p, llvm::StringRef pat
   os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   os.close();
   if (os.has_error())
-    return createStringError(os.error(), "cannot write '%s'", path.str().c_str());
+    return createStringError(os.error(), "cannot write '%s'",
+                             path.str().c_str());
   return llvm::Error::success();
 }
 
-llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
+llvm::Expected<Program>
+systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
   if (bytes.size() < 8)
     return err("not a .npu file: %zu bytes is too short", bytes.size());
   if (!fb::ProgramBufferHasIdentifier(bytes.data()))
-    return err("not a .npu file: file identifier is not \"%s\"", kFileIdentifier);
+    return err("not a .npu file: file identifier is not \"%s\"",
+               kFileIdentifier);
   // The FlatBuffers runtime requires the root offset to be readable; its
   // Verifier bounds-checks everything else.
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
@@ -168,8 +204,10 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
   p.versionMajor = root->version()->major();
   p.versionMinor = root->version()->minor();
   if (p.versionMajor != kFormatMajor)
-    return err("version: format %u.%u is not supported (this reader reads %u.x)",
-               unsigned(p.versionMajor), unsigned(p.versionMinor), unsigned(kFormatMajor));
+    return err(
+        "version: format %u.%u is not supported (this reader reads %u.x)",
+        unsigned(p.versionMajor), unsigned(p.versionMinor),
+        unsigned(kFormatMajor));
   p.producer = str(root->producer());
   auto cfg = readConfig(root->config());
   if (!cfg)
@@ -184,9 +222,11 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
         return err("tensors[%u].name: missing", i);
       d.name = t->name()->str();
       if (t->kind() > fb::TensorKind_MAX)
-        return err("tensors[%u] '%s'.kind: invalid value %u", i, d.name.c_str(), unsigned(t->kind()));
+        return err("tensors[%u] '%s'.kind: invalid value %u", i, d.name.c_str(),
+                   unsigned(t->kind()));
       if (t->dtype() > fb::DType_MAX)
-        return err("tensors[%u] '%s'.dtype: invalid value %u", i, d.name.c_str(), unsigned(t->dtype()));
+        return err("tensors[%u] '%s'.dtype: invalid value %u", i,
+                   d.name.c_str(), unsigned(t->dtype()));
       d.kind = static_cast<TensorKind>(t->kind());
       d.dtype = static_cast<DType>(t->dtype());
       if (t->shape())
@@ -196,7 +236,8 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
         if (q->scales())
           qp.scales.assign(q->scales()->begin(), q->scales()->end());
         if (q->zero_points())
-          qp.zeroPoints.assign(q->zero_points()->begin(), q->zero_points()->end());
+          qp.zeroPoints.assign(q->zero_points()->begin(),
+                               q->zero_points()->end());
         qp.axis = q->axis();
         d.quant = std::move(qp);
       }
@@ -223,8 +264,10 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
     for (unsigned i = 0; i < rs->size(); ++i) {
       const fb::MemoryRegion *r = rs->Get(i);
       if (r->kind() > fb::RegionKind_MAX)
-        return err("memory_plan.regions[%u].kind: invalid value %u", i, unsigned(r->kind()));
-      p.memoryPlan.regions.push_back({str(r->name()), static_cast<RegionKind>(r->kind()),
+        return err("memory_plan.regions[%u].kind: invalid value %u", i,
+                   unsigned(r->kind()));
+      p.memoryPlan.regions.push_back({str(r->name()),
+                                      static_cast<RegionKind>(r->kind()),
                                       r->offset(), r->size()});
     }
   }
@@ -238,13 +281,15 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
         const auto *ins = n->instructions();
         size_t size = ins ? ins->size() : 0;
         if (size % kInstructionBytes)
-          return err("segments[%u] '%s': instruction bytes (%zu) are not a multiple of %zu",
+          return err("segments[%u] '%s': instruction bytes (%zu) are not a "
+                     "multiple of %zu",
                      i, seg.name.c_str(), size, kInstructionBytes);
         for (size_t k = 0; k * kInstructionBytes < size; ++k) {
           auto inst = decodeInstruction(llvm::ArrayRef<uint8_t>(
               ins->data() + k * kInstructionBytes, kInstructionBytes));
           if (!inst)
-            return err("segments[%u] '%s' instruction #%zu: %s", i, seg.name.c_str(), k,
+            return err("segments[%u] '%s' instruction #%zu: %s", i,
+                       seg.name.c_str(), k,
                        llvm::toString(inst.takeError()).c_str());
           npu.instructions.push_back(*inst);
         }
@@ -264,7 +309,8 @@ llvm::Expected<Program> systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes)
           host.params.assign(h->params()->begin(), h->params()->end());
         seg.body = std::move(host);
       } else {
-        return err("segments[%u] '%s': missing or unknown segment body", i, seg.name.c_str());
+        return err("segments[%u] '%s': missing or unknown segment body", i,
+                   seg.name.c_str());
       }
       p.segments.push_back(std::move(seg));
     }
@@ -285,13 +331,15 @@ llvm::Expected<Program> systole::isa::readProgramFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf)
-    return createStringError(buf.getError(), "cannot read '%s': %s", path.str().c_str(),
+    return createStringError(buf.getError(), "cannot read '%s': %s",
+                             path.str().c_str(),
                              buf.getError().message().c_str());
   llvm::StringRef data = (*buf)->getBuffer();
   auto p = readProgram(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   if (!p)
-    return createStringError(inconvertibleErrorCode(), "%s: %s", path.str().c_str(),
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             path.str().c_str(),
                              llvm::toString(p.takeError()).c_str());
   return p;
 }

@@ -25,66 +25,112 @@ constexpr double k2_32 = 4294967296.0;
 // config fits the instruction fields (32-bit SRAM addresses, 16-bit N).
 const Spec kSpecs[] = {
     {"name", Spec::String, true, 0, 0, "", "preset / product name"},
-    {"array.rows", Spec::UInt, true, 1, 1024, "PEs", "rows R of the systolic array"},
-    {"array.cols", Spec::UInt, true, 1, 1024, "PEs", "columns C of the systolic array"},
-    {"array.dataflows", Spec::DataflowList, true, 0, 0, "", "supported dataflows, subset of [\"ws\", \"os\"]"},
-    {"sram.scratchpad_bytes", Spec::UInt, true, 1024, k2_32, "bytes", "int8 scratchpad capacity S"},
-    {"sram.scratchpad_banks", Spec::UInt, true, 1, 1024, "banks", "power of two dividing scratchpad_bytes; bank b = [b*S/banks, (b+1)*S/banks)"},
-    {"sram.accumulator_bytes", Spec::UInt, true, 64, 4 * k2_32, "bytes", "int32 accumulator capacity (multiple of 4*accumulator_banks)"},
-    {"sram.accumulator_banks", Spec::UInt, true, 1, 1024, "banks", "power of two"},
-    {"dram.bytes_per_cycle", Spec::UInt, true, 1, 4096, "bytes/cycle", "DRAM channel bandwidth"},
-    {"dram.latency_cycles", Spec::UInt, true, 0, 1000000, "cycles", "from the last beat of a DMA to its completion"},
-    {"dram.burst_bytes", Spec::UInt, true, 1, 65536, "bytes", "burst size, a power of two and a multiple of bytes_per_cycle"},
-    {"dram.capacity_bytes", Spec::UInt, true, 1, 281474976710656.0, "bytes", "DRAM capacity (upper bound of a program's dram_size)"},
-    {"vector.lanes", Spec::UInt, true, 1, 4096, "elements/cycle", "vector unit / post-processing width"},
-    {"vector.pipeline_depth", Spec::UInt, true, 0, 1024, "cycles", "post-processing pipeline depth P"},
-    {"queues.cmd_depth", Spec::UInt, true, 1, 65536, "instructions", "depth of each command queue"},
-    {"queues.token_depth", Spec::UInt, true, 1, 65536, "tokens", "depth of each dependency-token FIFO"},
+    {"array.rows", Spec::UInt, true, 1, 1024, "PEs",
+     "rows R of the systolic array"},
+    {"array.cols", Spec::UInt, true, 1, 1024, "PEs",
+     "columns C of the systolic array"},
+    {"array.dataflows", Spec::DataflowList, true, 0, 0, "",
+     "supported dataflows, subset of [\"ws\", \"os\"]"},
+    {"sram.scratchpad_bytes", Spec::UInt, true, 1024, k2_32, "bytes",
+     "int8 scratchpad capacity S"},
+    {"sram.scratchpad_banks", Spec::UInt, true, 1, 1024, "banks",
+     "power of two dividing scratchpad_bytes; bank b = [b*S/banks, "
+     "(b+1)*S/banks)"},
+    {"sram.accumulator_bytes", Spec::UInt, true, 64, 4 * k2_32, "bytes",
+     "int32 accumulator capacity (multiple of 4*accumulator_banks)"},
+    {"sram.accumulator_banks", Spec::UInt, true, 1, 1024, "banks",
+     "power of two"},
+    {"dram.bytes_per_cycle", Spec::UInt, true, 1, 4096, "bytes/cycle",
+     "DRAM channel bandwidth"},
+    {"dram.latency_cycles", Spec::UInt, true, 0, 1000000, "cycles",
+     "from the last beat of a DMA to its completion"},
+    {"dram.burst_bytes", Spec::UInt, true, 1, 65536, "bytes",
+     "burst size, a power of two and a multiple of bytes_per_cycle"},
+    {"dram.capacity_bytes", Spec::UInt, true, 1, 281474976710656.0, "bytes",
+     "DRAM capacity (upper bound of a program's dram_size)"},
+    {"vector.lanes", Spec::UInt, true, 1, 4096, "elements/cycle",
+     "vector unit / post-processing width"},
+    {"vector.pipeline_depth", Spec::UInt, true, 0, 1024, "cycles",
+     "post-processing pipeline depth P"},
+    {"queues.cmd_depth", Spec::UInt, true, 1, 65536, "instructions",
+     "depth of each command queue"},
+    {"queues.token_depth", Spec::UInt, true, 1, 65536, "tokens",
+     "depth of each dependency-token FIFO"},
     {"clock_mhz", Spec::Float, true, 1e-3, 1e5, "MHz", "clock frequency"},
-    {"energy.mac_pj", Spec::Float, false, 0, 1e9, "pJ", "one int8 MAC with int32 accumulate"},
-    {"energy.sp_read_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte", "scratchpad read"},
-    {"energy.sp_write_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte", "scratchpad write"},
-    {"energy.acc_read_pj_per_word", Spec::Float, false, 0, 1e9, "pJ/word", "accumulator read"},
-    {"energy.acc_write_pj_per_word", Spec::Float, false, 0, 1e9, "pJ/word", "accumulator write"},
-    {"energy.dram_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte", "DRAM transfer"},
-    {"energy.vector_op_pj", Spec::Float, false, 0, 1e9, "pJ", "one vector-unit element operation (fp32 mul+add)"},
-    {"energy.leakage_pj_per_cycle", Spec::Float, false, 0, 1e9, "pJ/cycle", "static energy per cycle"},
+    {"energy.mac_pj", Spec::Float, false, 0, 1e9, "pJ",
+     "one int8 MAC with int32 accumulate"},
+    {"energy.sp_read_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte",
+     "scratchpad read"},
+    {"energy.sp_write_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte",
+     "scratchpad write"},
+    {"energy.acc_read_pj_per_word", Spec::Float, false, 0, 1e9, "pJ/word",
+     "accumulator read"},
+    {"energy.acc_write_pj_per_word", Spec::Float, false, 0, 1e9, "pJ/word",
+     "accumulator write"},
+    {"energy.dram_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte",
+     "DRAM transfer"},
+    {"energy.vector_op_pj", Spec::Float, false, 0, 1e9, "pJ",
+     "one vector-unit element operation (fp32 mul+add)"},
+    {"energy.leakage_pj_per_cycle", Spec::Float, false, 0, 1e9, "pJ/cycle",
+     "static energy per cycle"},
 };
 
 uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
-  if (p == "array.rows") return &c.array.rows;
-  if (p == "array.cols") return &c.array.cols;
-  if (p == "sram.scratchpad_bytes") return &c.sram.scratchpadBytes;
-  if (p == "sram.scratchpad_banks") return &c.sram.scratchpadBanks;
-  if (p == "sram.accumulator_bytes") return &c.sram.accumulatorBytes;
-  if (p == "sram.accumulator_banks") return &c.sram.accumulatorBanks;
-  if (p == "dram.bytes_per_cycle") return &c.dram.bytesPerCycle;
-  if (p == "dram.latency_cycles") return &c.dram.latencyCycles;
-  if (p == "dram.burst_bytes") return &c.dram.burstBytes;
-  if (p == "dram.capacity_bytes") return &c.dram.capacityBytes;
-  if (p == "vector.lanes") return &c.vector.lanes;
-  if (p == "vector.pipeline_depth") return &c.vector.pipelineDepth;
-  if (p == "queues.cmd_depth") return &c.queues.cmdDepth;
-  if (p == "queues.token_depth") return &c.queues.tokenDepth;
+  if (p == "array.rows")
+    return &c.array.rows;
+  if (p == "array.cols")
+    return &c.array.cols;
+  if (p == "sram.scratchpad_bytes")
+    return &c.sram.scratchpadBytes;
+  if (p == "sram.scratchpad_banks")
+    return &c.sram.scratchpadBanks;
+  if (p == "sram.accumulator_bytes")
+    return &c.sram.accumulatorBytes;
+  if (p == "sram.accumulator_banks")
+    return &c.sram.accumulatorBanks;
+  if (p == "dram.bytes_per_cycle")
+    return &c.dram.bytesPerCycle;
+  if (p == "dram.latency_cycles")
+    return &c.dram.latencyCycles;
+  if (p == "dram.burst_bytes")
+    return &c.dram.burstBytes;
+  if (p == "dram.capacity_bytes")
+    return &c.dram.capacityBytes;
+  if (p == "vector.lanes")
+    return &c.vector.lanes;
+  if (p == "vector.pipeline_depth")
+    return &c.vector.pipelineDepth;
+  if (p == "queues.cmd_depth")
+    return &c.queues.cmdDepth;
+  if (p == "queues.token_depth")
+    return &c.queues.tokenDepth;
   return nullptr;
 }
 
 double *floatSlot(HwConfig &c, llvm::StringRef p) {
-  if (p == "clock_mhz") return &c.clockMhz;
-  if (p == "energy.mac_pj") return &c.energy.macPj;
-  if (p == "energy.sp_read_pj_per_byte") return &c.energy.spReadPjPerByte;
-  if (p == "energy.sp_write_pj_per_byte") return &c.energy.spWritePjPerByte;
-  if (p == "energy.acc_read_pj_per_word") return &c.energy.accReadPjPerWord;
-  if (p == "energy.acc_write_pj_per_word") return &c.energy.accWritePjPerWord;
-  if (p == "energy.dram_pj_per_byte") return &c.energy.dramPjPerByte;
-  if (p == "energy.vector_op_pj") return &c.energy.vectorOpPj;
-  if (p == "energy.leakage_pj_per_cycle") return &c.energy.leakagePjPerCycle;
+  if (p == "clock_mhz")
+    return &c.clockMhz;
+  if (p == "energy.mac_pj")
+    return &c.energy.macPj;
+  if (p == "energy.sp_read_pj_per_byte")
+    return &c.energy.spReadPjPerByte;
+  if (p == "energy.sp_write_pj_per_byte")
+    return &c.energy.spWritePjPerByte;
+  if (p == "energy.acc_read_pj_per_word")
+    return &c.energy.accReadPjPerWord;
+  if (p == "energy.acc_write_pj_per_word")
+    return &c.energy.accWritePjPerWord;
+  if (p == "energy.dram_pj_per_byte")
+    return &c.energy.dramPjPerByte;
+  if (p == "energy.vector_op_pj")
+    return &c.energy.vectorOpPj;
+  if (p == "energy.leakage_pj_per_cycle")
+    return &c.energy.leakagePjPerCycle;
   return nullptr;
 }
 
 llvm::Error fieldError(llvm::StringRef path, const llvm::Twine &msg) {
-  return createStringError(inconvertibleErrorCode(),
-                           (path + ": " + msg).str());
+  return createStringError(inconvertibleErrorCode(), (path + ": " + msg).str());
 }
 
 bool isPow2(uint64_t v) { return v && !(v & (v - 1)); }
@@ -124,16 +170,16 @@ uint64_t HwConfig::scratchpadBank(uint64_t addr) const {
 
 bool HwConfig::operator==(const HwConfig &o) const {
   auto tie = [](const HwConfig &c) {
-    return std::make_tuple(c.name, c.array.rows, c.array.cols, c.array.ws, c.array.os,
-                           c.sram.scratchpadBytes, c.sram.scratchpadBanks,
-                           c.sram.accumulatorBytes, c.sram.accumulatorBanks,
-                           c.dram.bytesPerCycle, c.dram.latencyCycles, c.dram.burstBytes,
-                           c.dram.capacityBytes, c.vector.lanes, c.vector.pipelineDepth,
-                           c.queues.cmdDepth, c.queues.tokenDepth, c.clockMhz,
-                           c.energy.macPj, c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
-                           c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
-                           c.energy.dramPjPerByte, c.energy.vectorOpPj,
-                           c.energy.leakagePjPerCycle);
+    return std::make_tuple(
+        c.name, c.array.rows, c.array.cols, c.array.ws, c.array.os,
+        c.sram.scratchpadBytes, c.sram.scratchpadBanks, c.sram.accumulatorBytes,
+        c.sram.accumulatorBanks, c.dram.bytesPerCycle, c.dram.latencyCycles,
+        c.dram.burstBytes, c.dram.capacityBytes, c.vector.lanes,
+        c.vector.pipelineDepth, c.queues.cmdDepth, c.queues.tokenDepth,
+        c.clockMhz, c.energy.macPj, c.energy.spReadPjPerByte,
+        c.energy.spWritePjPerByte, c.energy.accReadPjPerWord,
+        c.energy.accWritePjPerWord, c.energy.dramPjPerByte, c.energy.vectorOpPj,
+        c.energy.leakagePjPerCycle);
   };
   return tie(*this) == tie(o);
 }
@@ -279,8 +325,9 @@ llvm::Error systole::isa::validateHwConfig(const HwConfig &c) {
     return fieldError("sram.accumulator_bytes",
                       "must be a multiple of 4 * accumulator_banks");
   if (!isPow2(c.dram.burstBytes) || c.dram.burstBytes % c.dram.bytesPerCycle)
-    return fieldError("dram.burst_bytes",
-                      "must be a power of two and a multiple of bytes_per_cycle");
+    return fieldError(
+        "dram.burst_bytes",
+        "must be a power of two and a multiple of bytes_per_cycle");
   return llvm::Error::success();
 }
 
@@ -343,8 +390,8 @@ llvm::Expected<HwConfig> systole::isa::loadHwConfigFile(llvm::StringRef path) {
                              buf.getError().message().c_str());
   auto cfg = parseHwConfig((*buf)->getBuffer());
   if (!cfg)
-    return createStringError(inconvertibleErrorCode(),
-                             "%s: %s", path.str().c_str(),
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             path.str().c_str(),
                              llvm::toString(cfg.takeError()).c_str());
   return cfg;
 }

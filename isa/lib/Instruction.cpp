@@ -24,8 +24,8 @@ constexpr OpcodeInfo kOpcodes[] = {
 
 constexpr FieldInfo kFields[] = {
 #define SYSTOLE_FIELD(Op, Name, Word, Lsb, Width, Kind, Enum, Summary)         \
-  {Field::Op##_##Name, Opcode::Op, #Name,  Word,  Lsb,                        \
-   Width,              FieldKind::Kind,    EnumType::Enum, Summary},
+  {Field::Op##_##Name, Opcode::Op,     #Name,  Word, Lsb, Width,               \
+   FieldKind::Kind,    EnumType::Enum, Summary},
 #include "systole/ISA/Instructions.def"
 };
 
@@ -140,44 +140,64 @@ std::optional<uint8_t> systole::isa::enumValue(EnumType type,
 
 llvm::StringRef systole::isa::enumTypeName(EnumType type) {
   switch (type) {
-  case EnumType::None: return "";
-  case EnumType::Memory: return "Memory";
-  case EnumType::Dataflow: return "Dataflow";
-  case EnumType::PoolMode: return "PoolMode";
-  case EnumType::AddMode: return "AddMode";
-  case EnumType::QueueSel: return "QueueSel";
+  case EnumType::None:
+    return "";
+  case EnumType::Memory:
+    return "Memory";
+  case EnumType::Dataflow:
+    return "Dataflow";
+  case EnumType::PoolMode:
+    return "PoolMode";
+  case EnumType::AddMode:
+    return "AddMode";
+  case EnumType::QueueSel:
+    return "QueueSel";
   }
   return "";
 }
 
 llvm::StringRef systole::isa::fieldKindName(FieldKind kind) {
   switch (kind) {
-  case FieldKind::U: return "unsigned";
-  case FieldKind::S: return "signed";
-  case FieldKind::F32: return "fp32";
-  case FieldKind::FLAG: return "flag";
-  case FieldKind::ENUM: return "enum";
+  case FieldKind::U:
+    return "unsigned";
+  case FieldKind::S:
+    return "signed";
+  case FieldKind::F32:
+    return "fp32";
+  case FieldKind::FLAG:
+    return "flag";
+  case FieldKind::ENUM:
+    return "enum";
   }
   return "";
 }
 
 llvm::StringRef systole::isa::tokenFifoName(TokenFifo f) {
   switch (f) {
-  case TokenFifo::LoadToCompute: return "load->compute";
-  case TokenFifo::ComputeToLoad: return "compute->load";
-  case TokenFifo::ComputeToStore: return "compute->store";
-  case TokenFifo::StoreToCompute: return "store->compute";
+  case TokenFifo::LoadToCompute:
+    return "load->compute";
+  case TokenFifo::ComputeToLoad:
+    return "compute->load";
+  case TokenFifo::ComputeToStore:
+    return "compute->store";
+  case TokenFifo::StoreToCompute:
+    return "store->compute";
   }
   return "";
 }
 
 llvm::StringRef systole::isa::queueName(Queue q) {
   switch (q) {
-  case Queue::Load: return "load";
-  case Queue::Compute: return "compute";
-  case Queue::Store: return "store";
-  case Queue::Selected: return "selected";
-  case Queue::None: return "none";
+  case Queue::Load:
+    return "load";
+  case Queue::Compute:
+    return "compute";
+  case Queue::Store:
+    return "store";
+  case Queue::Selected:
+    return "selected";
+  case Queue::None:
+    return "none";
   }
   return "";
 }
@@ -189,23 +209,31 @@ std::array<uint64_t, kInstructionWords> systole::isa::usedBits(Opcode op) {
 // --- token FIFO wiring -----------------------------------------------------
 
 std::optional<TokenFifo> systole::isa::popPrevFifo(Queue q) {
-  if (q == Queue::Compute) return TokenFifo::LoadToCompute;
-  if (q == Queue::Store) return TokenFifo::ComputeToStore;
+  if (q == Queue::Compute)
+    return TokenFifo::LoadToCompute;
+  if (q == Queue::Store)
+    return TokenFifo::ComputeToStore;
   return std::nullopt;
 }
 std::optional<TokenFifo> systole::isa::popNextFifo(Queue q) {
-  if (q == Queue::Load) return TokenFifo::ComputeToLoad;
-  if (q == Queue::Compute) return TokenFifo::StoreToCompute;
+  if (q == Queue::Load)
+    return TokenFifo::ComputeToLoad;
+  if (q == Queue::Compute)
+    return TokenFifo::StoreToCompute;
   return std::nullopt;
 }
 std::optional<TokenFifo> systole::isa::pushPrevFifo(Queue q) {
-  if (q == Queue::Compute) return TokenFifo::ComputeToLoad;
-  if (q == Queue::Store) return TokenFifo::StoreToCompute;
+  if (q == Queue::Compute)
+    return TokenFifo::ComputeToLoad;
+  if (q == Queue::Store)
+    return TokenFifo::StoreToCompute;
   return std::nullopt;
 }
 std::optional<TokenFifo> systole::isa::pushNextFifo(Queue q) {
-  if (q == Queue::Load) return TokenFifo::LoadToCompute;
-  if (q == Queue::Compute) return TokenFifo::ComputeToStore;
+  if (q == Queue::Load)
+    return TokenFifo::LoadToCompute;
+  if (q == Queue::Compute)
+    return TokenFifo::ComputeToStore;
   return std::nullopt;
 }
 
@@ -328,15 +356,15 @@ systole::isa::decodeInstruction(llvm::ArrayRef<uint8_t> bytes) {
   uint8_t opByte = inst.words_[0] & 0xff;
   const OpcodeInfo *info = lookupOpcode(opByte);
   if (!info)
-    return createStringError(inconvertibleErrorCode(),
-                             "unknown opcode 0x%02x", opByte);
+    return createStringError(inconvertibleErrorCode(), "unknown opcode 0x%02x",
+                             opByte);
   auto used = usedBits(info->opcode);
   for (size_t w = 0; w < kInstructionWords; ++w)
     if (uint64_t extra = inst.words_[w] & ~used[w])
       return createStringError(
           inconvertibleErrorCode(),
-          "%s: reserved bits set in word %zu (mask 0x%016llx)",
-          info->mnemonic, w, static_cast<unsigned long long>(extra));
+          "%s: reserved bits set in word %zu (mask 0x%016llx)", info->mnemonic,
+          w, static_cast<unsigned long long>(extra));
   for (Field f : fieldsOf(info->opcode)) {
     const FieldInfo &fi = fieldInfo(f);
     if (fi.kind == FieldKind::ENUM && !enumName(fi.enumType, inst.raw(f)))
@@ -354,9 +382,13 @@ systole::isa::decodeInstruction(llvm::ArrayRef<uint8_t> bytes) {
         "queue",
         info->mnemonic, flag, queueName(q).str().c_str());
   };
-  if (d.popPrev && !popPrevFifo(q)) return bad("pop_prev");
-  if (d.popNext && !popNextFifo(q)) return bad("pop_next");
-  if (d.pushPrev && !pushPrevFifo(q)) return bad("push_prev");
-  if (d.pushNext && !pushNextFifo(q)) return bad("push_next");
+  if (d.popPrev && !popPrevFifo(q))
+    return bad("pop_prev");
+  if (d.popNext && !popNextFifo(q))
+    return bad("pop_next");
+  if (d.pushPrev && !pushPrevFifo(q))
+    return bad("push_prev");
+  if (d.pushNext && !pushNextFifo(q))
+    return bad("push_next");
   return inst;
 }

@@ -7,10 +7,14 @@ using namespace systole::isa;
 
 llvm::StringRef systole::isa::dtypeName(DType t) {
   switch (t) {
-  case DType::Int8: return "int8";
-  case DType::UInt8: return "uint8";
-  case DType::Int32: return "int32";
-  case DType::Float32: return "float32";
+  case DType::Int8:
+    return "int8";
+  case DType::UInt8:
+    return "uint8";
+  case DType::Int32:
+    return "int32";
+  case DType::Float32:
+    return "float32";
   }
   return "?";
 }
@@ -25,10 +29,14 @@ std::optional<DType> systole::isa::dtypeByName(llvm::StringRef s) {
 }
 llvm::StringRef systole::isa::tensorKindName(TensorKind k) {
   switch (k) {
-  case TensorKind::Input: return "input";
-  case TensorKind::Output: return "output";
-  case TensorKind::Intermediate: return "intermediate";
-  case TensorKind::Constant: return "constant";
+  case TensorKind::Input:
+    return "input";
+  case TensorKind::Output:
+    return "output";
+  case TensorKind::Intermediate:
+    return "intermediate";
+  case TensorKind::Constant:
+    return "constant";
   }
   return "?";
 }
@@ -41,10 +49,14 @@ std::optional<TensorKind> systole::isa::tensorKindByName(llvm::StringRef s) {
 }
 llvm::StringRef systole::isa::regionKindName(RegionKind k) {
   switch (k) {
-  case RegionKind::Constants: return "constants";
-  case RegionKind::IO: return "io";
-  case RegionKind::Activations: return "activations";
-  case RegionKind::Scratch: return "scratch";
+  case RegionKind::Constants:
+    return "constants";
+  case RegionKind::IO:
+    return "io";
+  case RegionKind::Activations:
+    return "activations";
+  case RegionKind::Scratch:
+    return "scratch";
   }
   return "?";
 }
@@ -66,10 +78,14 @@ llvm::StringRef systole::isa::hostCodeKindName(HostCodeKind k) {
   }
   return "?";
 }
-std::optional<HostCodeKind> systole::isa::hostCodeKindByName(llvm::StringRef s) {
-  if (s == "cpu_object") return HostCodeKind::CpuObject;
-  if (s == "ptx") return HostCodeKind::Ptx;
-  if (s == "builtin") return HostCodeKind::Builtin;
+std::optional<HostCodeKind>
+systole::isa::hostCodeKindByName(llvm::StringRef s) {
+  if (s == "cpu_object")
+    return HostCodeKind::CpuObject;
+  if (s == "ptx")
+    return HostCodeKind::Ptx;
+  if (s == "builtin")
+    return HostCodeKind::Builtin;
   return std::nullopt;
 }
 
@@ -109,8 +125,7 @@ bool LayerDebugInfo::operator==(const LayerDebugInfo &o) const {
 }
 bool Program::operator==(const Program &o) const {
   return versionMajor == o.versionMajor && versionMinor == o.versionMinor &&
-         producer == o.producer && config == o.config &&
-         tensors == o.tensors && constants == o.constants &&
-         memoryPlan == o.memoryPlan && segments == o.segments &&
-         layers == o.layers;
+         producer == o.producer && config == o.config && tensors == o.tensors &&
+         constants == o.constants && memoryPlan == o.memoryPlan &&
+         segments == o.segments && layers == o.layers;
 }

@@ -15,7 +15,9 @@ using u128 = unsigned __int128;
 uint64_t sat(u128 v) { return v > kMax ? kMax : static_cast<uint64_t>(v); }
 uint64_t satAdd(uint64_t a, uint64_t b) { return sat(u128(a) + b); }
 uint64_t satMul(uint64_t a, uint64_t b) { return sat(u128(a) * b); }
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return b ? a / b + (a % b != 0) : 0; }
+uint64_t ceilDiv(uint64_t a, uint64_t b) {
+  return b ? a / b + (a % b != 0) : 0;
+}
 
 using F = Field;
 
@@ -55,7 +57,9 @@ std::pair<u128, u128> groupedExtremes(uint64_t off, uint64_t count,
 // Two-level index m -> (m / inner) * outer + (m % inner) * innerStride.
 std::pair<u128, u128> rowExtremes(uint64_t count, uint64_t inner,
                                   uint64_t innerStride, uint64_t outer) {
-  auto f = [&](u128 m) { return (m / inner) * outer + (m % inner) * innerStride; };
+  auto f = [&](u128 m) {
+    return (m / inner) * outer + (m % inner) * innerStride;
+  };
   u128 last = count - 1;
   u128 hi = f(last);
   u128 lastGroupStart = (last / inner) * inner;
@@ -67,7 +71,8 @@ std::pair<u128, u128> rowExtremes(uint64_t count, uint64_t inner,
 class BankSet {
 public:
   BankSet(const HwConfig &cfg)
-      : cfg(cfg), bits(cfg.sram.scratchpadBanks ? cfg.sram.scratchpadBanks : 1) {}
+      : cfg(cfg),
+        bits(cfg.sram.scratchpadBanks ? cfg.sram.scratchpadBanks : 1) {}
   bool full() const { return count == bits.size(); }
   void markRange(uint64_t a, uint64_t len) {
     if (!len)
@@ -81,7 +86,8 @@ public:
       }
   }
   // {base + i*stride + j : i < n, j < run}
-  void markProgression(uint64_t base, uint64_t run, uint64_t n, uint64_t stride) {
+  void markProgression(uint64_t base, uint64_t run, uint64_t n,
+                       uint64_t stride) {
     if (!n || !run || full())
       return;
     uint64_t bank = cfg.scratchpadBankBytes();
@@ -117,7 +123,8 @@ private:
 // periodic, so each level folds its loop to at most one period (memoized).
 class BurstCounter {
 public:
-  BurstCounter(uint64_t B, uint64_t len, const uint64_t n[3], const uint64_t s[3])
+  BurstCounter(uint64_t B, uint64_t len, const uint64_t n[3],
+               const uint64_t s[3])
       : B(B), len(len) {
     for (int i = 0; i < 3; ++i) {
       this->n[i] = n[i];
@@ -160,9 +167,12 @@ private:
 
 llvm::StringRef systole::isa::memSpaceName(MemSpace s) {
   switch (s) {
-  case MemSpace::Dram: return "DRAM";
-  case MemSpace::Scratchpad: return "SP";
-  case MemSpace::Accumulator: return "ACC";
+  case MemSpace::Dram:
+    return "DRAM";
+  case MemSpace::Scratchpad:
+    return "SP";
+  case MemSpace::Accumulator:
+    return "ACC";
   }
   return "";
 }
@@ -186,16 +196,18 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     MemSpace sm = acc ? MemSpace::Accumulator : MemSpace::Scratchpad;
     // ACC is word addressed: one 4-byte element per word.
     uint64_t span = acc ? n0 : n0 * elem;
-    Access sram = box(sm, load, f(F::Load_sram_addr, F::Store_sram_addr),
-                      {{n3, f(F::Load_t3, F::Store_t3)},
-                       {(n2 ? padT + n2 + padB : 0), f(F::Load_t2, F::Store_t2)},
-                       {(n1 ? padL + n1 + padR : 0), f(F::Load_t1, F::Store_t1)}},
-                      span, load ? "dst" : "src");
-    Access dram = box(MemSpace::Dram, !load, f(F::Load_dram_addr, F::Store_dram_addr),
-                      {{n3, f(F::Load_s3, F::Store_s3)},
-                       {n2, f(F::Load_s2, F::Store_s2)},
-                       {n1, f(F::Load_s1, F::Store_s1)}},
-                      n0 * elem, load ? "src" : "dst");
+    Access sram =
+        box(sm, load, f(F::Load_sram_addr, F::Store_sram_addr),
+            {{n3, f(F::Load_t3, F::Store_t3)},
+             {(n2 ? padT + n2 + padB : 0), f(F::Load_t2, F::Store_t2)},
+             {(n1 ? padL + n1 + padR : 0), f(F::Load_t1, F::Store_t1)}},
+            span, load ? "dst" : "src");
+    Access dram =
+        box(MemSpace::Dram, !load, f(F::Load_dram_addr, F::Store_dram_addr),
+            {{n3, f(F::Load_s3, F::Store_s3)},
+             {n2, f(F::Load_s2, F::Store_s2)},
+             {n1, f(F::Load_s1, F::Store_s1)}},
+            n0 * elem, load ? "src" : "dst");
     if (load)
       out = {dram, sram};
     else
@@ -226,9 +238,9 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     uint64_t M = U(F::Requant_m), N = U(F::Requant_n);
     out.push_back(box(MemSpace::Accumulator, false, U(F::Requant_c_addr),
                       {{M, U(F::Requant_c_stride)}}, N, "C"));
-    out.push_back(box(MemSpace::Accumulator, false, U(F::Requant_scale_addr), {},
-                      (I.getFlag(F::Requant_per_tensor) || !N) ? (N ? 1 : 0) : N,
-                      "scale"));
+    out.push_back(box(
+        MemSpace::Accumulator, false, U(F::Requant_scale_addr), {},
+        (I.getFlag(F::Requant_per_tensor) || !N) ? (N ? 1 : 0) : N, "scale"));
     out.push_back(box(MemSpace::Scratchpad, true, U(F::Requant_o_addr),
                       {{M, U(F::Requant_o_stride)}}, N, "O"));
     if (I.getFlag(F::Requant_lut))
@@ -243,11 +255,14 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     uint64_t n0 = f(F::Vadd_n0, F::Vmul_n0), n1 = f(F::Vadd_n1, F::Vmul_n1);
     bool ab = f(F::Vadd_a_bcast, F::Vmul_a_bcast);
     bool bb = f(F::Vadd_b_bcast, F::Vmul_b_bcast);
-    out.push_back(box(MemSpace::Scratchpad, false, f(F::Vadd_a_addr, F::Vmul_a_addr),
-                      {{n1, f(F::Vadd_a_s1, F::Vmul_a_s1)}}, n0 ? (ab ? 1 : n0) : 0, "A"));
-    out.push_back(box(MemSpace::Scratchpad, false, f(F::Vadd_b_addr, F::Vmul_b_addr),
-                      {{n1, f(F::Vadd_b_s1, F::Vmul_b_s1)}}, n0 ? (bb ? 1 : n0) : 0, "B"));
-    out.push_back(box(MemSpace::Scratchpad, true, f(F::Vadd_o_addr, F::Vmul_o_addr),
+    out.push_back(box(
+        MemSpace::Scratchpad, false, f(F::Vadd_a_addr, F::Vmul_a_addr),
+        {{n1, f(F::Vadd_a_s1, F::Vmul_a_s1)}}, n0 ? (ab ? 1 : n0) : 0, "A"));
+    out.push_back(box(
+        MemSpace::Scratchpad, false, f(F::Vadd_b_addr, F::Vmul_b_addr),
+        {{n1, f(F::Vadd_b_s1, F::Vmul_b_s1)}}, n0 ? (bb ? 1 : n0) : 0, "B"));
+    out.push_back(box(MemSpace::Scratchpad, true,
+                      f(F::Vadd_o_addr, F::Vmul_o_addr),
                       {{n1, f(F::Vadd_o_s1, F::Vmul_o_s1)}}, n0, "O"));
     break;
   }
@@ -255,31 +270,35 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
     uint64_t rows = oh ? (oh - 1) * U(F::Pool_sh) + U(F::Pool_kh) : 0;
     uint64_t cols = ow ? (ow - 1) * U(F::Pool_sw) + U(F::Pool_kw) : 0;
-    out.push_back(box(MemSpace::Scratchpad, false, U(F::Pool_in_addr),
-                      {{rows, U(F::Pool_in_row_stride)},
-                       {cols, U(F::Pool_in_pix_stride)}},
-                      ch, "in"));
-    out.push_back(box(MemSpace::Scratchpad, true, U(F::Pool_out_addr),
-                      {{oh, U(F::Pool_out_row_stride)},
-                       {ow, U(F::Pool_out_pix_stride)}},
-                      ch, "out"));
+    out.push_back(box(
+        MemSpace::Scratchpad, false, U(F::Pool_in_addr),
+        {{rows, U(F::Pool_in_row_stride)}, {cols, U(F::Pool_in_pix_stride)}},
+        ch, "in"));
+    out.push_back(
+        box(MemSpace::Scratchpad, true, U(F::Pool_out_addr),
+            {{oh, U(F::Pool_out_row_stride)}, {ow, U(F::Pool_out_pix_stride)}},
+            ch, "out"));
     break;
   }
   case Opcode::Dwconv: {
     uint64_t oh = U(F::Dwconv_oh), ow = U(F::Dwconv_ow), ch = U(F::Dwconv_ch);
     uint64_t kh = U(F::Dwconv_kh), kw = U(F::Dwconv_kw);
-    uint64_t rows = (oh && kh) ? (oh - 1) * U(F::Dwconv_sh) + (kh - 1) * U(F::Dwconv_dh) + 1 : 0;
-    uint64_t cols = (ow && kw) ? (ow - 1) * U(F::Dwconv_sw) + (kw - 1) * U(F::Dwconv_dw) + 1 : 0;
+    uint64_t rows =
+        (oh && kh) ? (oh - 1) * U(F::Dwconv_sh) + (kh - 1) * U(F::Dwconv_dh) + 1
+                   : 0;
+    uint64_t cols =
+        (ow && kw) ? (ow - 1) * U(F::Dwconv_sw) + (kw - 1) * U(F::Dwconv_dw) + 1
+                   : 0;
     out.push_back(box(MemSpace::Scratchpad, false, U(F::Dwconv_in_addr),
                       {{rows, U(F::Dwconv_in_row_stride)},
                        {cols, U(F::Dwconv_in_pix_stride)}},
                       ch, "in"));
     out.push_back(box(MemSpace::Scratchpad, false, U(F::Dwconv_w_addr), {},
                       kh * kw * ch, "w"));
-    out.push_back(box(MemSpace::Accumulator, true, U(F::Dwconv_c_addr),
-                      {{oh, U(F::Dwconv_c_row_stride)},
-                       {ow, U(F::Dwconv_c_pix_stride)}},
-                      ch, "C"));
+    out.push_back(
+        box(MemSpace::Accumulator, true, U(F::Dwconv_c_addr),
+            {{oh, U(F::Dwconv_c_row_stride)}, {ow, U(F::Dwconv_c_pix_stride)}},
+            ch, "C"));
     break;
   }
   case Opcode::Fence:
@@ -299,7 +318,8 @@ DmaTiming systole::isa::dmaTiming(const Instruction &I, const HwConfig &cfg) {
                    f(F::Load_n3, F::Store_n3)};
   uint64_t s[3] = {f(F::Load_s1, F::Store_s1), f(F::Load_s2, F::Store_s2),
                    f(F::Load_s3, F::Store_s3)};
-  uint64_t len = f(F::Load_n0, F::Store_n0) * f(F::Load_elem_bytes, F::Store_elem_bytes);
+  uint64_t len =
+      f(F::Load_n0, F::Store_n0) * f(F::Load_elem_bytes, F::Store_elem_bytes);
   t.runs = satMul(satMul(n[0], n[1]), n[2]);
   t.bytes = satMul(t.runs, len);
   t.latencyCycles = cfg.dram.latencyCycles;
@@ -307,14 +327,17 @@ DmaTiming systole::isa::dmaTiming(const Instruction &I, const HwConfig &cfg) {
     return t;
   BurstCounter counter(cfg.dram.burstBytes, len, n, s);
   t.bursts = counter.total(f(F::Load_dram_addr, F::Store_dram_addr));
-  t.channelCycles = satMul(t.bursts, cfg.dram.burstBytes / cfg.dram.bytesPerCycle);
+  t.channelCycles =
+      satMul(t.bursts, cfg.dram.burstBytes / cfg.dram.bytesPerCycle);
   return t;
 }
 
-bool systole::isa::matmulBankConflict(const Instruction &I, const HwConfig &cfg) {
+bool systole::isa::matmulBankConflict(const Instruction &I,
+                                      const HwConfig &cfg) {
   if (I.opcode() != Opcode::Matmul)
     return false;
-  uint64_t M = I.raw(F::Matmul_m), K = I.raw(F::Matmul_k), N = I.raw(F::Matmul_n);
+  uint64_t M = I.raw(F::Matmul_m), K = I.raw(F::Matmul_k),
+           N = I.raw(F::Matmul_n);
   uint64_t mi = I.raw(F::Matmul_a_m_inner), ki = I.raw(F::Matmul_a_k_inner);
   if (!M || !K || !N || !mi || !ki)
     return false;
@@ -338,7 +361,8 @@ bool systole::isa::matmulBankConflict(const Instruction &I, const HwConfig &cfg)
   return a.intersects(b);
 }
 
-bool systole::isa::vectorBankConflict(const Instruction &I, const HwConfig &cfg) {
+bool systole::isa::vectorBankConflict(const Instruction &I,
+                                      const HwConfig &cfg) {
   bool add = I.opcode() == Opcode::Vadd;
   if (!add && I.opcode() != Opcode::Vmul)
     return false;
@@ -354,7 +378,8 @@ bool systole::isa::vectorBankConflict(const Instruction &I, const HwConfig &cfg)
   return a.intersects(b);
 }
 
-uint64_t systole::isa::computeCycles(const Instruction &I, const HwConfig &cfg) {
+uint64_t systole::isa::computeCycles(const Instruction &I,
+                                     const HwConfig &cfg) {
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   const uint64_t lanes = cfg.vector.lanes, P = cfg.vector.pipelineDepth;
   auto U = [&](Field f) { return I.raw(f); };
@@ -374,7 +399,8 @@ uint64_t systole::isa::computeCycles(const Instruction &I, const HwConfig &cfg) 
   case Opcode::Vadd:
   case Opcode::Vmul: {
     bool add = I.opcode() == Opcode::Vadd;
-    uint64_t L = satMul(U(add ? F::Vadd_n0 : F::Vmul_n0), U(add ? F::Vadd_n1 : F::Vmul_n1));
+    uint64_t L = satMul(U(add ? F::Vadd_n0 : F::Vmul_n0),
+                        U(add ? F::Vadd_n1 : F::Vmul_n1));
     uint64_t beats = ceilDiv(L, lanes);
     return satAdd(vectorBankConflict(I, cfg) ? satMul(beats, 2) : beats, P);
   }
@@ -398,7 +424,8 @@ uint64_t systole::isa::computeCycles(const Instruction &I, const HwConfig &cfg) 
   return 0;
 }
 
-uint64_t systole::isa::predictedCycles(const Instruction &I, const HwConfig &cfg) {
+uint64_t systole::isa::predictedCycles(const Instruction &I,
+                                       const HwConfig &cfg) {
   if (I.opcode() == Opcode::Load || I.opcode() == Opcode::Store) {
     DmaTiming t = dmaTiming(I, cfg);
     return satAdd(t.channelCycles, t.latencyCycles);

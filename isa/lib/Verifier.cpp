@@ -24,7 +24,8 @@ llvm::Error fieldError(const Instruction &I, Field f, const llvm::Twine &msg) {
 }
 
 // Every listed field must be >= 1.
-llvm::Error requirePositive(const Instruction &I, std::initializer_list<Field> fs) {
+llvm::Error requirePositive(const Instruction &I,
+                            std::initializer_list<Field> fs) {
   for (Field f : fs)
     if (I.raw(f) == 0)
       return fieldError(I, f, "must be >= 1");
@@ -32,19 +33,22 @@ llvm::Error requirePositive(const Instruction &I, std::initializer_list<Field> f
 }
 
 // In the uint8 domain (u8=1) the 8-bit bounds are read unsigned.
-llvm::Error requireOrdered(const Instruction &I, Field lo, Field hi, bool unsignedBounds = false) {
+llvm::Error requireOrdered(const Instruction &I, Field lo, Field hi,
+                           bool unsignedBounds = false) {
   int64_t l = unsignedBounds ? int64_t(I.raw(lo)) : I.get(lo);
   int64_t h = unsignedBounds ? int64_t(I.raw(hi)) : I.get(hi);
   if (l > h)
-    return error(llvm::formatv("{0}: {1} ({2}) must not exceed {3} ({4})", mn(I),
-                               fieldInfo(lo).name, l, fieldInfo(hi).name, h));
+    return error(llvm::formatv("{0}: {1} ({2}) must not exceed {3} ({4})",
+                               mn(I), fieldInfo(lo).name, l, fieldInfo(hi).name,
+                               h));
   return llvm::Error::success();
 }
 
 std::string hex(uint64_t v) { return llvm::formatv("{0:x-}", v).str(); }
 } // namespace
 
-llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConfig &cfg) {
+llvm::Error systole::isa::validateInstruction(const Instruction &I,
+                                              const HwConfig &cfg) {
   switch (I.opcode()) {
   case Opcode::Load:
   case Opcode::Store: {
@@ -60,29 +64,40 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConf
     if (I.getFlag(flip) && e != 1)
       return fieldError(I, flip, "requires elem_bytes=1");
     if (load)
-      if (auto err = requirePositive(I, {F::Load_n0, F::Load_n1, F::Load_n2, F::Load_n3}))
+      if (auto err = requirePositive(
+              I, {F::Load_n0, F::Load_n1, F::Load_n2, F::Load_n3}))
         return err;
     if (!load)
-      if (auto err = requirePositive(I, {F::Store_n0, F::Store_n1, F::Store_n2, F::Store_n3}))
+      if (auto err = requirePositive(
+              I, {F::Store_n0, F::Store_n1, F::Store_n2, F::Store_n3}))
         return err;
     break;
   }
   case Opcode::Matmul: {
-    if (auto err = requirePositive(I, {F::Matmul_m, F::Matmul_k, F::Matmul_n,
-                                       F::Matmul_a_m_inner, F::Matmul_a_k_inner}))
+    if (auto err =
+            requirePositive(I, {F::Matmul_m, F::Matmul_k, F::Matmul_n,
+                                F::Matmul_a_m_inner, F::Matmul_a_k_inner}))
       return err;
     bool ws = I.raw(F::Matmul_dataflow) == Dataflow_ws;
     if (ws && !cfg.array.ws)
-      return fieldError(I, F::Matmul_dataflow, "ws is not supported by config '" + cfg.name + "'");
+      return fieldError(I, F::Matmul_dataflow,
+                        "ws is not supported by config '" + cfg.name + "'");
     if (!ws && !cfg.array.os)
-      return fieldError(I, F::Matmul_dataflow, "os is not supported by config '" + cfg.name + "'");
+      return fieldError(I, F::Matmul_dataflow,
+                        "os is not supported by config '" + cfg.name + "'");
     uint64_t R = cfg.array.rows, C = cfg.array.cols;
     if (I.raw(F::Matmul_n) > C)
-      return fieldError(I, F::Matmul_n, llvm::formatv("{0} exceeds array.cols {1}", I.raw(F::Matmul_n), C));
+      return fieldError(
+          I, F::Matmul_n,
+          llvm::formatv("{0} exceeds array.cols {1}", I.raw(F::Matmul_n), C));
     if (ws && I.raw(F::Matmul_k) > R)
-      return fieldError(I, F::Matmul_k, llvm::formatv("{0} exceeds array.rows {1} (ws)", I.raw(F::Matmul_k), R));
+      return fieldError(I, F::Matmul_k,
+                        llvm::formatv("{0} exceeds array.rows {1} (ws)",
+                                      I.raw(F::Matmul_k), R));
     if (!ws && I.raw(F::Matmul_m) > R)
-      return fieldError(I, F::Matmul_m, llvm::formatv("{0} exceeds array.rows {1} (os)", I.raw(F::Matmul_m), R));
+      return fieldError(I, F::Matmul_m,
+                        llvm::formatv("{0} exceeds array.rows {1} (os)",
+                                      I.raw(F::Matmul_m), R));
     if (!ws && I.getFlag(F::Matmul_preload))
       return fieldError(I, F::Matmul_preload, "must be 0 for the os dataflow");
     break;
@@ -96,20 +111,24 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConf
   case Opcode::Vadd:
     if (auto err = requirePositive(I, {F::Vadd_n0, F::Vadd_n1}))
       return err;
-    if (auto err = requireOrdered(I, F::Vadd_lo, F::Vadd_hi, I.getFlag(F::Vadd_u8)))
+    if (auto err =
+            requireOrdered(I, F::Vadd_lo, F::Vadd_hi, I.getFlag(F::Vadd_u8)))
       return err;
     break;
   case Opcode::Vmul:
     if (auto err = requirePositive(I, {F::Vmul_n0, F::Vmul_n1}))
       return err;
-    if (auto err = requireOrdered(I, F::Vmul_lo, F::Vmul_hi, I.getFlag(F::Vmul_u8)))
+    if (auto err =
+            requireOrdered(I, F::Vmul_lo, F::Vmul_hi, I.getFlag(F::Vmul_u8)))
       return err;
     break;
   case Opcode::Pool:
-    if (auto err = requirePositive(I, {F::Pool_oh, F::Pool_ow, F::Pool_ch, F::Pool_kh,
-                                       F::Pool_kw, F::Pool_sh, F::Pool_sw}))
+    if (auto err =
+            requirePositive(I, {F::Pool_oh, F::Pool_ow, F::Pool_ch, F::Pool_kh,
+                                F::Pool_kw, F::Pool_sh, F::Pool_sw}))
       return err;
-    if (auto err = requireOrdered(I, F::Pool_lo, F::Pool_hi, I.getFlag(F::Pool_u8)))
+    if (auto err =
+            requireOrdered(I, F::Pool_lo, F::Pool_hi, I.getFlag(F::Pool_u8)))
       return err;
     if (auto err = requireOrdered(I, F::Pool_valid_y0, F::Pool_valid_y1))
       return err;
@@ -117,9 +136,10 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConf
       return err;
     break;
   case Opcode::Dwconv:
-    if (auto err = requirePositive(I, {F::Dwconv_oh, F::Dwconv_ow, F::Dwconv_ch, F::Dwconv_kh,
-                                       F::Dwconv_kw, F::Dwconv_sh, F::Dwconv_sw, F::Dwconv_dh,
-                                       F::Dwconv_dw}))
+    if (auto err =
+            requirePositive(I, {F::Dwconv_oh, F::Dwconv_ow, F::Dwconv_ch,
+                                F::Dwconv_kh, F::Dwconv_kw, F::Dwconv_sh,
+                                F::Dwconv_sw, F::Dwconv_dh, F::Dwconv_dw}))
       return err;
     break;
   case Opcode::Fence:
@@ -127,38 +147,45 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I, const HwConf
     break;
   }
   for (const Access &a : accessRanges(I)) {
-    uint64_t cap = a.space == MemSpace::Scratchpad ? cfg.sram.scratchpadBytes
+    uint64_t cap = a.space == MemSpace::Scratchpad    ? cfg.sram.scratchpadBytes
                    : a.space == MemSpace::Accumulator ? cfg.accumulatorWords()
-                                                       : ~uint64_t(0);
+                                                      : ~uint64_t(0);
     if (a.space == MemSpace::Dram)
       continue; // checked against the memory plan by verifyProgram
     if (a.end > cap)
       return error(llvm::formatv(
-          "{0}: operand {1} touches {2} [0x{3}, 0x{4}) beyond its capacity 0x{5} {6}", mn(I),
-          a.operand, memSpaceName(a.space), hex(a.begin), hex(a.end), hex(cap),
-          a.space == MemSpace::Accumulator ? "words" : "bytes"));
+          "{0}: operand {1} touches {2} [0x{3}, 0x{4}) beyond its capacity "
+          "0x{5} {6}",
+          mn(I), a.operand, memSpaceName(a.space), hex(a.begin), hex(a.end),
+          hex(cap), a.space == MemSpace::Accumulator ? "words" : "bytes"));
   }
   return llvm::Error::success();
 }
 
-llvm::Error systole::isa::verifyTokenDiscipline(llvm::ArrayRef<Instruction> stream,
-                                                const HwConfig &cfg) {
+llvm::Error
+systole::isa::verifyTokenDiscipline(llvm::ArrayRef<Instruction> stream,
+                                    const HwConfig &cfg) {
   // Totals first: every token pushed must be popped.
   int64_t balance[kNumTokenFifos] = {};
   for (const Instruction &I : stream) {
     Queue q = I.queue();
     Deps d = I.deps();
-    if (d.popPrev) --balance[unsigned(*popPrevFifo(q))];
-    if (d.popNext) --balance[unsigned(*popNextFifo(q))];
-    if (d.pushPrev) ++balance[unsigned(*pushPrevFifo(q))];
-    if (d.pushNext) ++balance[unsigned(*pushNextFifo(q))];
+    if (d.popPrev)
+      --balance[unsigned(*popPrevFifo(q))];
+    if (d.popNext)
+      --balance[unsigned(*popNextFifo(q))];
+    if (d.pushPrev)
+      ++balance[unsigned(*pushPrevFifo(q))];
+    if (d.pushNext)
+      ++balance[unsigned(*pushNextFifo(q))];
   }
   for (unsigned f = 0; f < kNumTokenFifos; ++f)
     if (balance[f])
-      return error(llvm::formatv("token FIFO {0}: {1} more {2} than {3} over the stream",
-                                 tokenFifoName(TokenFifo(f)), std::abs(balance[f]),
-                                 balance[f] > 0 ? "pushes" : "pops",
-                                 balance[f] > 0 ? "pops" : "pushes"));
+      return error(
+          llvm::formatv("token FIFO {0}: {1} more {2} than {3} over the stream",
+                        tokenFifoName(TokenFifo(f)), std::abs(balance[f]),
+                        balance[f] > 0 ? "pushes" : "pops",
+                        balance[f] > 0 ? "pops" : "pushes"));
 
   // Abstract in-order execution: fetch dispatches into cmd_depth-deep queues
   // (stalling when the target is full), each queue runs its head as soon as
@@ -192,12 +219,17 @@ llvm::Error systole::isa::verifyTokenDiscipline(llvm::ArrayRef<Instruction> stre
         auto need = [&](bool flag, std::optional<TokenFifo> f) {
           return !flag || tokens[unsigned(*f)] > 0;
         };
-        if (!need(d.popPrev, popPrevFifo(Queue(q))) || !need(d.popNext, popNextFifo(Queue(q))))
+        if (!need(d.popPrev, popPrevFifo(Queue(q))) ||
+            !need(d.popNext, popNextFifo(Queue(q))))
           break;
-        if (d.popPrev) --tokens[unsigned(*popPrevFifo(Queue(q)))];
-        if (d.popNext) --tokens[unsigned(*popNextFifo(Queue(q)))];
-        if (d.pushPrev) ++tokens[unsigned(*pushPrevFifo(Queue(q)))];
-        if (d.pushNext) ++tokens[unsigned(*pushNextFifo(Queue(q)))];
+        if (d.popPrev)
+          --tokens[unsigned(*popPrevFifo(Queue(q)))];
+        if (d.popNext)
+          --tokens[unsigned(*popNextFifo(Queue(q)))];
+        if (d.pushPrev)
+          ++tokens[unsigned(*pushPrevFifo(Queue(q)))];
+        if (d.pushNext)
+          ++tokens[unsigned(*pushNextFifo(Queue(q)))];
         queues[q].pop_front();
         progress = true;
       }
@@ -217,15 +249,20 @@ llvm::Error systole::isa::verifyTokenDiscipline(llvm::ArrayRef<Instruction> stre
         if (d.popPrev && !tokens[unsigned(*popPrevFifo(Queue(q)))])
           waits = tokenFifoName(*popPrevFifo(Queue(q))).str();
         if (d.popNext && !tokens[unsigned(*popNextFifo(Queue(q)))])
-          waits += (waits.empty() ? "" : " and ") + tokenFifoName(*popNextFifo(Queue(q))).str();
-        msg += llvm::formatv("{0}{1} queue waits at instruction #{2} ({3}) for a {4} token",
-                             first ? "" : "; ", queueName(Queue(q)), queues[q].front(),
-                             mn(I), waits)
-                   .str();
+          waits += (waits.empty() ? "" : " and ") +
+                   tokenFifoName(*popNextFifo(Queue(q))).str();
+        msg +=
+            llvm::formatv(
+                "{0}{1} queue waits at instruction #{2} ({3}) for a {4} token",
+                first ? "" : "; ", queueName(Queue(q)), queues[q].front(),
+                mn(I), waits)
+                .str();
         first = false;
       }
       if (next < stream.size() && !ended)
-        msg += llvm::formatv("; fetch is stalled at instruction #{0} (its queue is full)", next)
+        msg += llvm::formatv(
+                   "; fetch is stalled at instruction #{0} (its queue is full)",
+                   next)
                    .str();
       return error(msg);
     }
@@ -234,23 +271,26 @@ llvm::Error systole::isa::verifyTokenDiscipline(llvm::ArrayRef<Instruction> stre
 
 llvm::Error systole::isa::verifyProgram(const Program &p) {
   if (p.versionMajor != kFormatMajor)
-    return error(llvm::formatv("version: format {0}.{1} is not supported", p.versionMajor,
-                               p.versionMinor));
+    return error(llvm::formatv("version: format {0}.{1} is not supported",
+                               p.versionMajor, p.versionMinor));
   if (auto e = validateHwConfig(p.config))
     return error("config." + llvm::toString(std::move(e)));
   const HwConfig &cfg = p.config;
   const uint64_t dram = p.memoryPlan.dramSize;
   if (dram > cfg.dram.capacityBytes)
-    return error(llvm::formatv("memory_plan.dram_size: {0} exceeds dram.capacity_bytes {1}",
-                               dram, cfg.dram.capacityBytes));
+    return error(llvm::formatv(
+        "memory_plan.dram_size: {0} exceeds dram.capacity_bytes {1}", dram,
+        cfg.dram.capacityBytes));
   auto inDram = [&](uint64_t off, uint64_t size) {
     return off <= dram && size <= dram - off;
   };
   for (size_t i = 0; i < p.memoryPlan.regions.size(); ++i) {
     const MemoryRegion &r = p.memoryPlan.regions[i];
     if (!inDram(r.offset, r.size))
-      return error(llvm::formatv("memory_plan.regions[{0}] '{1}': [{2}, +{3}) is outside "
-                                 "dram_size {4}", i, r.name, r.offset, r.size, dram));
+      return error(llvm::formatv(
+          "memory_plan.regions[{0}] '{1}': [{2}, +{3}) is outside "
+          "dram_size {4}",
+          i, r.name, r.offset, r.size, dram));
   }
 
   llvm::StringSet<> names;
@@ -264,52 +304,66 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
     unsigned __int128 elems = 1;
     for (size_t d = 0; d < t.shape.size(); ++d) {
       if (t.shape[d] < 0)
-        return error(llvm::formatv("{0}.shape[{1}]: negative dimension {2}", where, d,
-                                   t.shape[d]));
+        return error(llvm::formatv("{0}.shape[{1}]: negative dimension {2}",
+                                   where, d, t.shape[d]));
       elems *= static_cast<uint64_t>(t.shape[d]);
       if (elems > (unsigned __int128)1 << 64)
         return error(where + ".shape: element count overflows");
     }
     unsigned __int128 bytes = elems * dtypeBytes(t.dtype);
     if (bytes != t.sizeBytes)
-      return error(llvm::formatv("{0}.size_bytes: {1} does not match shape and dtype {2} "
-                                 "({3} bytes)", where, t.sizeBytes, dtypeName(t.dtype),
-                                 static_cast<uint64_t>(bytes)));
+      return error(llvm::formatv(
+          "{0}.size_bytes: {1} does not match shape and dtype {2} "
+          "({3} bytes)",
+          where, t.sizeBytes, dtypeName(t.dtype),
+          static_cast<uint64_t>(bytes)));
     if (!inDram(t.dramOffset, t.sizeBytes))
-      return error(llvm::formatv("{0}: DRAM range [{1}, +{2}) is outside dram_size {3}", where,
-                                 t.dramOffset, t.sizeBytes, dram));
+      return error(
+          llvm::formatv("{0}: DRAM range [{1}, +{2}) is outside dram_size {3}",
+                        where, t.dramOffset, t.sizeBytes, dram));
     if (t.quant) {
       const QuantParams &q = *t.quant;
       if (q.scales.empty())
         return error(where + ".quant.scales: must not be empty");
       if (!q.zeroPoints.empty() && q.zeroPoints.size() != q.scales.size())
-        return error(llvm::formatv("{0}.quant.zero_points: {1} entries for {2} scales", where,
-                                   q.zeroPoints.size(), q.scales.size()));
+        return error(
+            llvm::formatv("{0}.quant.zero_points: {1} entries for {2} scales",
+                          where, q.zeroPoints.size(), q.scales.size()));
       if (q.scales.size() > 1) {
         if (q.axis < 0 || size_t(q.axis) >= t.shape.size())
-          return error(llvm::formatv("{0}.quant.axis: {1} is not a dimension of a rank-{2} "
-                                     "tensor", where, q.axis, t.shape.size()));
+          return error(llvm::formatv(
+              "{0}.quant.axis: {1} is not a dimension of a rank-{2} "
+              "tensor",
+              where, q.axis, t.shape.size()));
         if (uint64_t(t.shape[q.axis]) != q.scales.size())
-          return error(llvm::formatv("{0}.quant.scales: {1} entries but shape[{2}] = {3}", where,
-                                     q.scales.size(), q.axis, t.shape[q.axis]));
+          return error(llvm::formatv(
+              "{0}.quant.scales: {1} entries but shape[{2}] = {3}", where,
+              q.scales.size(), q.axis, t.shape[q.axis]));
       }
       for (size_t k = 0; k < q.scales.size(); ++k)
-        if (!(q.scales[k] > 0) || q.scales[k] == std::numeric_limits<float>::infinity())
-          return error(llvm::formatv("{0}.quant.scales[{1}]: must be positive and finite", where,
-                                     k));
-      int lo = t.dtype == DType::UInt8 ? 0 : t.dtype == DType::Int8 ? -128 : INT32_MIN;
-      int hi = t.dtype == DType::UInt8 ? 255 : t.dtype == DType::Int8 ? 127 : INT32_MAX;
+        if (!(q.scales[k] > 0) ||
+            q.scales[k] == std::numeric_limits<float>::infinity())
+          return error(llvm::formatv(
+              "{0}.quant.scales[{1}]: must be positive and finite", where, k));
+      int lo = t.dtype == DType::UInt8  ? 0
+               : t.dtype == DType::Int8 ? -128
+                                        : INT32_MIN;
+      int hi = t.dtype == DType::UInt8  ? 255
+               : t.dtype == DType::Int8 ? 127
+                                        : INT32_MAX;
       for (size_t k = 0; k < q.zeroPoints.size(); ++k)
         if (q.zeroPoints[k] < lo || q.zeroPoints[k] > hi)
-          return error(llvm::formatv("{0}.quant.zero_points[{1}]: {2} outside the {3} range",
-                                     where, k, q.zeroPoints[k], dtypeName(t.dtype)));
+          return error(llvm::formatv(
+              "{0}.quant.zero_points[{1}]: {2} outside the {3} range", where, k,
+              q.zeroPoints[k], dtypeName(t.dtype)));
     }
   }
   for (size_t i = 0; i < p.constants.size(); ++i) {
     const ConstantSegment &c = p.constants[i];
     if (!inDram(c.dramOffset, c.data.size()))
-      return error(llvm::formatv("constants[{0}] '{1}': [{2}, +{3}) is outside dram_size {4}",
-                                 i, c.name, c.dramOffset, c.data.size(), dram));
+      return error(llvm::formatv(
+          "constants[{0}] '{1}': [{2}, +{3}) is outside dram_size {4}", i,
+          c.name, c.dramOffset, c.data.size(), dram));
   }
 
   if (p.segments.empty())
@@ -332,8 +386,7 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
             if (h.args.size() != arity)
               return error(llvm::formatv("{0}: builtin '{1}' takes {2} "
                                          "tensors, got {3}",
-                                         where, h.entry, arity,
-                                         h.args.size()));
+                                         where, h.entry, arity, h.args.size()));
           }
         if (!known)
           return error(where + ".entry: unknown builtin host kernel '" +
@@ -345,14 +398,17 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
       }
       for (size_t a = 0; a < h.args.size(); ++a)
         if (h.args[a] >= p.tensors.size())
-          return error(llvm::formatv("{0}.args[{1}]: tensor index {2} out of range ({3} "
-                                     "tensors)", where, a, h.args[a], p.tensors.size()));
+          return error(
+              llvm::formatv("{0}.args[{1}]: tensor index {2} out of range ({3} "
+                            "tensors)",
+                            where, a, h.args[a], p.tensors.size()));
       continue;
     }
     const auto &ins = seg.npu().instructions;
     if (ins.empty() || ins.back().opcode() != Opcode::End)
       return error(where + ": an NPU segment must end with END");
-    std::optional<std::pair<uint64_t, uint64_t>> wsWeights; // (K, N) in the array
+    std::optional<std::pair<uint64_t, uint64_t>>
+        wsWeights; // (K, N) in the array
     for (size_t i = 0; i < ins.size(); ++i) {
       const Instruction &I = ins[i];
       auto at = llvm::formatv("{0} instruction #{1}", where, i).str();
@@ -362,9 +418,10 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
         return error(at + ": " + llvm::toString(std::move(e)));
       for (const Access &a : accessRanges(I))
         if (a.space == MemSpace::Dram && a.end > dram)
-          return error(llvm::formatv("{0}: {1}: operand {2} touches DRAM [0x{3}, 0x{4}) beyond "
-                                     "memory_plan.dram_size 0x{5}", at, mn(I), a.operand,
-                                     hex(a.begin), hex(a.end), hex(dram)));
+          return error(llvm::formatv(
+              "{0}: {1}: operand {2} touches DRAM [0x{3}, 0x{4}) beyond "
+              "memory_plan.dram_size 0x{5}",
+              at, mn(I), a.operand, hex(a.begin), hex(a.end), hex(dram)));
       if (I.opcode() == Opcode::Matmul) {
         uint64_t K = I.raw(F::Matmul_k), N = I.raw(F::Matmul_n);
         if (I.raw(F::Matmul_dataflow) == Dataflow_os) {
@@ -372,11 +429,13 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
         } else if (I.getFlag(F::Matmul_preload)) {
           wsWeights = {K, N};
         } else if (!wsWeights) {
-          return error(at + ": matmul.preload: 0 reuses weights, but no WS matmul loaded any");
+          return error(at + ": matmul.preload: 0 reuses weights, but no WS "
+                            "matmul loaded any");
         } else if (wsWeights->first != K || wsWeights->second != N) {
-          return error(llvm::formatv("{0}: matmul.preload: 0 reuses weights of shape K={1} "
-                                     "N={2}, but this matmul has K={3} N={4}", at,
-                                     wsWeights->first, wsWeights->second, K, N));
+          return error(llvm::formatv(
+              "{0}: matmul.preload: 0 reuses weights of shape K={1} "
+              "N={2}, but this matmul has K={3} N={4}",
+              at, wsWeights->first, wsWeights->second, K, N));
         }
       }
     }
@@ -387,11 +446,13 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
     const LayerDebugInfo &L = p.layers[l];
     auto where = llvm::formatv("layers[{0}] '{1}'", l, L.name).str();
     if (L.segment >= p.segments.size() || !p.segments[L.segment].isNpu())
-      return error(llvm::formatv("{0}.segment: {1} is not an NPU segment", where, L.segment));
+      return error(llvm::formatv("{0}.segment: {1} is not an NPU segment",
+                                 where, L.segment));
     uint64_t n = p.segments[L.segment].npu().instructions.size();
     if (uint64_t(L.firstInstruction) + L.instructionCount > n)
-      return error(llvm::formatv("{0}: instructions [{1}, +{2}) exceed the segment's {3}", where,
-                                 L.firstInstruction, L.instructionCount, n));
+      return error(llvm::formatv(
+          "{0}: instructions [{1}, +{2}) exceed the segment's {3}", where,
+          L.firstInstruction, L.instructionCount, n));
   }
   return llvm::Error::success();
 }

@@ -31,7 +31,8 @@ extern "C" {
 
 const char *systole_last_error(void) { return lastError.c_str(); }
 
-int systole_model_load(const char *path, const systole_limits *limits, systole_model **out) {
+int systole_model_load(const char *path, const systole_limits *limits,
+                       systole_model **out) {
   if (!path || !out)
     return fail("systole_model_load: null argument");
   rt::Limits l;
@@ -50,12 +51,15 @@ int systole_model_load(const char *path, const systole_limits *limits, systole_m
 
 void systole_model_free(systole_model *model) { delete model; }
 
-size_t systole_model_num_inputs(const systole_model *m) { return m ? m->model->inputs().size() : 0; }
+size_t systole_model_num_inputs(const systole_model *m) {
+  return m ? m->model->inputs().size() : 0;
+}
 size_t systole_model_num_outputs(const systole_model *m) {
   return m ? m->model->outputs().size() : 0;
 }
 
-static int info(const std::vector<rt::TensorInfo> &v, size_t i, systole_tensor_info *out) {
+static int info(const std::vector<rt::TensorInfo> &v, size_t i,
+                systole_tensor_info *out) {
   if (!out || i >= v.size())
     return fail("tensor index " + std::to_string(i) + " out of range");
   out->name = v[i].name.c_str();
@@ -66,10 +70,12 @@ static int info(const std::vector<rt::TensorInfo> &v, size_t i, systole_tensor_i
   return 0;
 }
 
-int systole_model_input(const systole_model *m, size_t i, systole_tensor_info *out) {
+int systole_model_input(const systole_model *m, size_t i,
+                        systole_tensor_info *out) {
   return m ? info(m->model->inputs(), i, out) : fail("null model");
 }
-int systole_model_output(const systole_model *m, size_t i, systole_tensor_info *out) {
+int systole_model_output(const systole_model *m, size_t i,
+                         systole_tensor_info *out) {
   return m ? info(m->model->outputs(), i, out) : fail("null model");
 }
 
@@ -80,8 +86,9 @@ int systole_session_create(const systole_model *m, systole_backend backend,
   if (backend != SYSTOLE_BACKEND_FUNCTIONAL && backend != SYSTOLE_BACKEND_CYCLE)
     return fail("unknown backend " + std::to_string(int(backend)));
   auto *s = new systole_session{m, nullptr, {}, {}};
-  s->options.backend =
-      backend == SYSTOLE_BACKEND_CYCLE ? sim::BackendKind::Cycle : sim::BackendKind::Functional;
+  s->options.backend = backend == SYSTOLE_BACKEND_CYCLE
+                           ? sim::BackendKind::Cycle
+                           : sim::BackendKind::Functional;
   s->session = std::make_unique<rt::Session>(*m->model, s->options);
   *out = s;
   return 0;
@@ -89,9 +96,9 @@ int systole_session_create(const systole_model *m, systole_backend backend,
 
 void systole_session_free(systole_session *s) { delete s; }
 
-int systole_session_set_input(systole_session *s, const char *name, systole_dtype dtype,
-                              const int64_t *shape, size_t rank, const void *data,
-                              size_t bytes) {
+int systole_session_set_input(systole_session *s, const char *name,
+                              systole_dtype dtype, const int64_t *shape,
+                              size_t rank, const void *data, size_t bytes) {
   if (!s || !name || (!shape && rank) || (!data && bytes))
     return fail("systole_session_set_input: null argument");
   if (unsigned(dtype) > 3)
@@ -137,8 +144,9 @@ int systole_session_get_output(systole_session *s, const char *name, void *data,
   if (!t)
     return fail(t.takeError());
   if (capacity < t->byteSize())
-    return fail(std::string("output '") + name + "' needs " + std::to_string(t->byteSize()) +
-                " bytes, buffer has " + std::to_string(capacity));
+    return fail(std::string("output '") + name + "' needs " +
+                std::to_string(t->byteSize()) + " bytes, buffer has " +
+                std::to_string(capacity));
   std::memcpy(data, t->data(), t->byteSize());
   return 0;
 }

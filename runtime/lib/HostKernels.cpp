@@ -14,7 +14,8 @@ using namespace systole::rt;
 // multiply by a reciprocal), _mm_max_ps(x, qmin - zp), _mm_min_ps(x, qmax - zp)
 // (a NaN input takes the second operand, so it becomes qmin - zp),
 // _mm_cvtps_epi32 (RNE), + zp.
-int32_t rt::quantizeLinear(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
+int32_t rt::quantizeLinear(float x, float scale, int32_t zp, int32_t qmin,
+                           int32_t qmax) {
   float v = x / scale;
   float lo = static_cast<float>(qmin - zp), hi = static_cast<float>(qmax - zp);
   v = v > lo ? v : lo;
@@ -57,7 +58,8 @@ int32_t zeroPoint(const isa::QuantParams &q, size_t c) {
 }
 } // namespace
 
-llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in, TensorView out) {
+llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in,
+                           TensorView out) {
   const uint64_t n = elements(*in.desc);
   if (h.entry == "quantize") {
     const isa::QuantParams &q = *out.desc->quant;
@@ -79,9 +81,15 @@ llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in, TensorView 
     for (uint64_t i = 0; i < n; ++i) {
       int32_t v;
       switch (in.desc->dtype) {
-      case isa::DType::Int8: v = int8_t(in.data[i]); break;
-      case isa::DType::UInt8: v = in.data[i]; break;
-      default: std::memcpy(&v, in.data + 4 * i, 4); break;
+      case isa::DType::Int8:
+        v = int8_t(in.data[i]);
+        break;
+      case isa::DType::UInt8:
+        v = in.data[i];
+        break;
+      default:
+        std::memcpy(&v, in.data + 4 * i, 4);
+        break;
       }
       size_t c = ch.of(i);
       float f = dequantizeLinear(v, q.scales[c], zeroPoint(q, c));

@@ -26,15 +26,15 @@ static llvm::Error npyError(StringRef what, const llvm::Twine &msg) {
 static bool descrToType(StringRef descr, ElementType &type) {
   // '|' = not applicable (1-byte), '<' = little-endian; '=' native is
   // little-endian on every host we support.
-  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '|' &&
-                           descr[0] != '='))
+  if (descr.size() < 3 ||
+      (descr[0] != '<' && descr[0] != '|' && descr[0] != '='))
     return false;
   StringRef t = descr.drop_front();
   static const std::pair<const char *, ElementType> table[] = {
-      {"i1", ElementType::Int8},     {"u1", ElementType::UInt8},
-      {"i2", ElementType::Int16},    {"i4", ElementType::Int32},
-      {"i8", ElementType::Int64},    {"f4", ElementType::Float32},
-      {"f8", ElementType::Float64},  {"b1", ElementType::Bool}};
+      {"i1", ElementType::Int8},    {"u1", ElementType::UInt8},
+      {"i2", ElementType::Int16},   {"i4", ElementType::Int32},
+      {"i8", ElementType::Int64},   {"f4", ElementType::Float32},
+      {"f8", ElementType::Float64}, {"b1", ElementType::Bool}};
   for (auto &[name, ty] : table)
     if (t == name) {
       type = ty;

@@ -32,7 +32,9 @@ Value faultJson(const RunReport &r) {
                 {"segment", r.faultSegment},
                 {"instruction", int64_t(f.instruction)},
                 {"opcode", isa::opcodeInfo(f.opcode).mnemonic},
-                {"queue", f.queue == isa::Queue::None ? "fetch" : isa::queueName(f.queue).str()},
+                {"queue", f.queue == isa::Queue::None
+                              ? "fetch"
+                              : isa::queueName(f.queue).str()},
                 {"cycle", int64_t(f.cycle)},
                 {"message", f.message()}};
 }
@@ -54,13 +56,14 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
     waits[isa::queueName(isa::Queue(q))] = int64_t(t.tokenWaitByQueue[q]);
   Array segments;
   for (const SegmentReport &s : r.segments)
-    segments.push_back(Object{{"name", s.name},
-                              {"kind", s.npu ? "npu" : "host"},
-                              {"host_kernel", s.hostKernel},
-                              {"start_cycle", int64_t(s.startCycle)},
-                              {"cycles", int64_t(s.stats.totalCycles)},
-                              {"instructions", int64_t(s.stats.instructionsRetired)},
-                              {"wall_seconds", s.wallSeconds}});
+    segments.push_back(
+        Object{{"name", s.name},
+               {"kind", s.npu ? "npu" : "host"},
+               {"host_kernel", s.hostKernel},
+               {"start_cycle", int64_t(s.startCycle)},
+               {"cycles", int64_t(s.stats.totalCycles)},
+               {"instructions", int64_t(s.stats.instructionsRetired)},
+               {"wall_seconds", s.wallSeconds}});
   Array layers;
   for (const sim::LayerStats &l : t.layers) {
     uint64_t peak = l.cycles() * cfg.array.rows * cfg.array.cols;
@@ -88,7 +91,8 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
       {"backend", sim::backendName(r.backend)},
       {"config", cfg.name},
       {"clock_mhz", cfg.clockMhz},
-      {"array", Object{{"rows", int64_t(cfg.array.rows)}, {"cols", int64_t(cfg.array.cols)}}},
+      {"array", Object{{"rows", int64_t(cfg.array.rows)},
+                       {"cols", int64_t(cfg.array.cols)}}},
       {"total_cycles", int64_t(t.totalCycles)},
       {"time_us", micros(t.totalCycles, cfg)},
       {"wall_seconds", r.wallSeconds},
@@ -112,18 +116,21 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
       {"fault", faultJson(r)}};
 }
 
-void rt::printSummary(const RunReport &r, const Model &model, llvm::raw_ostream &os) {
+void rt::printSummary(const RunReport &r, const Model &model,
+                      llvm::raw_ostream &os) {
   const isa::HwConfig &cfg = model.config();
   const sim::RunStats &t = r.total;
   bool cyc = r.backend == sim::BackendKind::Cycle;
-  os << llvm::formatv("backend: {0} on {1} ({2}x{3} array, {4} MHz), wall {5:f3} s\n",
-                      sim::backendName(r.backend), cfg.name, cfg.array.rows, cfg.array.cols,
-                      cfg.clockMhz, r.wallSeconds);
+  os << llvm::formatv(
+      "backend: {0} on {1} ({2}x{3} array, {4} MHz), wall {5:f3} s\n",
+      sim::backendName(r.backend), cfg.name, cfg.array.rows, cfg.array.cols,
+      cfg.clockMhz, r.wallSeconds);
   if (cyc) {
     os << llvm::formatv("cycles: {0} ({1:f3} us at {2} MHz)\n", t.totalCycles,
                         micros(t.totalCycles, cfg), cfg.clockMhz);
     os << llvm::formatv("MAC utilization: {0:f1}% ({1} MACs of {2} peak)\n",
-                        100.0 * t.macUtilization(cfg), t.actions.macs, t.peakMacs(cfg));
+                        100.0 * t.macUtilization(cfg), t.actions.macs,
+                        t.peakMacs(cfg));
   } else {
     os << "cycles: n/a (functional backend; use --backend cycle)\n";
     os << llvm::formatv("MACs: {0}\n", t.actions.macs);
@@ -131,15 +138,17 @@ void rt::printSummary(const RunReport &r, const Model &model, llvm::raw_ostream 
   os << llvm::formatv("instructions: {0}\n", t.instructionsRetired);
   os << llvm::formatv("DRAM traffic: {0} bytes read, {1} bytes written\n",
                       t.actions.dramReadBytes, t.actions.dramWriteBytes);
-  os << llvm::formatv("SRAM traffic: SP {0} bytes read, {1} written; ACC {2} words read, "
-                      "{3} written\n",
-                      t.actions.spReadBytes, t.actions.spWriteBytes, t.actions.accReadWords,
-                      t.actions.accWriteWords);
+  os << llvm::formatv(
+      "SRAM traffic: SP {0} bytes read, {1} written; ACC {2} words read, "
+      "{3} written\n",
+      t.actions.spReadBytes, t.actions.spWriteBytes, t.actions.accReadWords,
+      t.actions.accWriteWords);
   os << llvm::formatv("energy: {0:f3} uJ\n", t.energyPj(cfg) * 1e-6);
   if (cyc) {
     os << "stalls (cycles):";
     for (unsigned c = 0; c < sim::kNumStallCauses; ++c)
-      os << " " << sim::stallCauseName(sim::StallCause(c)) << "=" << t.stalls[c];
+      os << " " << sim::stallCauseName(sim::StallCause(c)) << "="
+         << t.stalls[c];
     os << "\nbusy (cycles):";
     for (unsigned u = 0; u < sim::kNumUnits; ++u)
       os << " " << sim::unitName(sim::Unit(u)) << "=" << t.unitBusy[u];
@@ -147,23 +156,28 @@ void rt::printSummary(const RunReport &r, const Model &model, llvm::raw_ostream 
   }
   if (!t.layers.empty()) {
     os << "per layer:\n";
-    os << llvm::formatv("  {0,-32} {1,12} {2,14} {3,7} {4,12} {5,12}\n", "layer", "cycles",
-                        "MACs", "util", "DRAM rd", "DRAM wr");
+    os << llvm::formatv("  {0,-32} {1,12} {2,14} {3,7} {4,12} {5,12}\n",
+                        "layer", "cycles", "MACs", "util", "DRAM rd",
+                        "DRAM wr");
     for (const sim::LayerStats &l : t.layers) {
       uint64_t peak = l.cycles() * cfg.array.rows * cfg.array.cols;
       std::string util =
-          cyc && peak ? llvm::formatv("{0:f1}%", 100.0 * double(l.actions.macs) / double(peak)).str()
-                      : "-";
-      os << llvm::formatv("  {0,-32} {1,12} {2,14} {3,7} {4,12} {5,12}\n",
-                          l.name.size() > 32 ? l.name.substr(0, 29) + "..." : l.name,
-                          cyc ? std::to_string(l.cycles()) : "-", l.actions.macs, util,
-                          l.actions.dramReadBytes, l.actions.dramWriteBytes);
+          cyc && peak
+              ? llvm::formatv("{0:f1}%",
+                              100.0 * double(l.actions.macs) / double(peak))
+                    .str()
+              : "-";
+      os << llvm::formatv(
+          "  {0,-32} {1,12} {2,14} {3,7} {4,12} {5,12}\n",
+          l.name.size() > 32 ? l.name.substr(0, 29) + "..." : l.name,
+          cyc ? std::to_string(l.cycles()) : "-", l.actions.macs, util,
+          l.actions.dramReadBytes, l.actions.dramWriteBytes);
     }
   }
 }
 
-llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringRef path,
-                           uint64_t maxInstructions) {
+llvm::Error rt::writeTrace(const RunReport &r, const Model &model,
+                           llvm::StringRef path, uint64_t maxInstructions) {
   const isa::HwConfig &cfg = model.config();
   const isa::Program &p = model.program();
   std::error_code ec;
@@ -171,10 +185,26 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringR
   if (ec)
     return llvm::createStringError(ec, "--trace %s: %s", path.str().c_str(),
                                    ec.message().c_str());
-  enum Track { kLoadQ = 1, kComputeQ, kStoreQ, kDram, kArray, kPost, kVector, kHost, kLayers };
-  static const char *trackNames[] = {"",           "load queue",     "compute queue",
-                                     "store queue", "DRAM channel",   "systolic array",
-                                     "post-processor", "vector unit", "host kernels",
+  enum Track {
+    kLoadQ = 1,
+    kComputeQ,
+    kStoreQ,
+    kDram,
+    kArray,
+    kPost,
+    kVector,
+    kHost,
+    kLayers
+  };
+  static const char *trackNames[] = {"",
+                                     "load queue",
+                                     "compute queue",
+                                     "store queue",
+                                     "DRAM channel",
+                                     "systolic array",
+                                     "post-processor",
+                                     "vector unit",
+                                     "host kernels",
                                      "layers"};
   llvm::json::OStream j(os);
   uint64_t written = 0, skipped = 0;
@@ -185,7 +215,8 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringR
         j.attribute("ph", "M");
         j.attribute("pid", 1);
         j.attribute("name", "process_name");
-        j.attributeObject("args", [&] { j.attribute("name", "NPU " + cfg.name); });
+        j.attributeObject("args",
+                          [&] { j.attribute("name", "NPU " + cfg.name); });
       });
       for (int tid = 1; tid <= kLayers; ++tid)
         j.object([&] {
@@ -193,10 +224,11 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringR
           j.attribute("pid", 1);
           j.attribute("tid", tid);
           j.attribute("name", "thread_name");
-          j.attributeObject("args", [&] { j.attribute("name", trackNames[tid]); });
+          j.attributeObject("args",
+                            [&] { j.attribute("name", trackNames[tid]); });
         });
-      auto span = [&](int tid, llvm::StringRef name, uint64_t start, uint64_t end,
-                      llvm::function_ref<void()> args) {
+      auto span = [&](int tid, llvm::StringRef name, uint64_t start,
+                      uint64_t end, llvm::function_ref<void()> args) {
         j.object([&] {
           j.attribute("ph", "X");
           j.attribute("pid", 1);
@@ -234,7 +266,8 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringR
           }
           ++written;
           uint64_t base = sr.startCycle;
-          std::string name = llvm::formatv("{0} #{1}", isa::opcodeInfo(I.opcode()).mnemonic, i);
+          std::string name = llvm::formatv(
+              "{0} #{1}", isa::opcodeInfo(I.opcode()).mnemonic, i);
           int q = int(I.queue());
           auto args = [&] {
             j.attribute("segment", sr.name);
@@ -247,11 +280,13 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model, llvm::StringR
               j.attribute("dram_contention", int64_t(rec.dramContention));
           };
           span(kLoadQ + q, name, base + rec.start, base + rec.end, args);
-          if (I.opcode() == isa::Opcode::Load || I.opcode() == isa::Opcode::Store) {
-            span(kDram, name, base + rec.channelStart, base + rec.channelEnd, nullptr);
+          if (I.opcode() == isa::Opcode::Load ||
+              I.opcode() == isa::Opcode::Store) {
+            span(kDram, name, base + rec.channelStart, base + rec.channelEnd,
+                 nullptr);
           } else if (I.opcode() != isa::Opcode::Fence) {
             sim::Unit u = sim::executingUnit(I);
-            int tid = u == sim::Unit::SystolicArray ? kArray
+            int tid = u == sim::Unit::SystolicArray   ? kArray
                       : u == sim::Unit::PostProcessor ? kPost
                                                       : kVector;
             span(tid, name, base + rec.start, base + rec.end, nullptr);

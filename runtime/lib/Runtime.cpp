@@ -28,38 +28,43 @@ std::string shapeText(const std::vector<int64_t> &shape) {
 }
 
 bool isQuantized(isa::DType t) {
-  return t == isa::DType::Int8 || t == isa::DType::UInt8 || t == isa::DType::Int32;
+  return t == isa::DType::Int8 || t == isa::DType::UInt8 ||
+         t == isa::DType::Int32;
 }
 
 // Builtin host segments: the verifier checked names, arity and indices; the
 // dtypes and shapes the kernels need are checked here, at load time.
 llvm::Error checkBuiltin(const isa::Program &p, size_t s) {
   const isa::HostSegment &h = p.segments[s].host();
-  auto where = formatv("segments[{0}] '{1}' (builtin {2})", s, p.segments[s].name, h.entry).str();
+  auto where = formatv("segments[{0}] '{1}' (builtin {2})", s,
+                       p.segments[s].name, h.entry)
+                   .str();
   const isa::TensorDesc &in = p.tensors[h.args[0]], &out = p.tensors[h.args[1]];
   if (h.entry == "quantize" || h.entry == "dequantize") {
     bool q = h.entry == "quantize";
     const isa::TensorDesc &f = q ? in : out, &i = q ? out : in;
     if (f.dtype != isa::DType::Float32)
-      return error(formatv("{0}: tensor '{1}' must be float32, is {2}", where, f.name,
-                           isa::dtypeName(f.dtype)));
+      return error(formatv("{0}: tensor '{1}' must be float32, is {2}", where,
+                           f.name, isa::dtypeName(f.dtype)));
     if (!isQuantized(i.dtype) || (q && i.dtype == isa::DType::Int32))
-      return error(formatv("{0}: tensor '{1}' must be {2}, is {3}", where, i.name,
-                           q ? "int8 or uint8" : "int8, uint8 or int32", isa::dtypeName(i.dtype)));
+      return error(formatv("{0}: tensor '{1}' must be {2}, is {3}", where,
+                           i.name, q ? "int8 or uint8" : "int8, uint8 or int32",
+                           isa::dtypeName(i.dtype)));
     if (!i.quant)
-      return error(formatv("{0}: tensor '{1}' has no quantization parameters", where, i.name));
+      return error(formatv("{0}: tensor '{1}' has no quantization parameters",
+                           where, i.name));
     if (in.shape != out.shape)
-      return error(formatv("{0}: shapes differ ({1} vs {2})", where, shapeText(in.shape),
-                           shapeText(out.shape)));
+      return error(formatv("{0}: shapes differ ({1} vs {2})", where,
+                           shapeText(in.shape), shapeText(out.shape)));
     return llvm::Error::success();
   }
   // transpose
   if (in.dtype != out.dtype)
-    return error(formatv("{0}: dtypes differ ({1} vs {2})", where, isa::dtypeName(in.dtype),
-                         isa::dtypeName(out.dtype)));
+    return error(formatv("{0}: dtypes differ ({1} vs {2})", where,
+                         isa::dtypeName(in.dtype), isa::dtypeName(out.dtype)));
   if (h.params.size() != in.shape.size() || out.shape.size() != in.shape.size())
-    return error(formatv("{0}: permutation of {1} axes for rank-{2} tensors", where,
-                         h.params.size(), in.shape.size()));
+    return error(formatv("{0}: permutation of {1} axes for rank-{2} tensors",
+                         where, h.params.size(), in.shape.size()));
   std::vector<bool> seen(in.shape.size());
   for (size_t d = 0; d < h.params.size(); ++d) {
     int64_t a = h.params[d];
@@ -67,8 +72,9 @@ llvm::Error checkBuiltin(const isa::Program &p, size_t s) {
       return error(formatv("{0}: params is not a permutation", where));
     seen[a] = true;
     if (out.shape[d] != in.shape[a])
-      return error(formatv("{0}: output shape[{1}] = {2} but input shape[{3}] = {4}", where, d,
-                           out.shape[d], a, in.shape[a]));
+      return error(
+          formatv("{0}: output shape[{1}] = {2} but input shape[{3}] = {4}",
+                  where, d, out.shape[d], a, in.shape[a]));
   }
   return llvm::Error::success();
 }
@@ -80,21 +86,30 @@ std::string TensorInfo::describe() const {
 
 ElementType rt::elementTypeOf(isa::DType t) {
   switch (t) {
-  case isa::DType::Int8: return ElementType::Int8;
-  case isa::DType::UInt8: return ElementType::UInt8;
-  case isa::DType::Int32: return ElementType::Int32;
-  case isa::DType::Float32: return ElementType::Float32;
+  case isa::DType::Int8:
+    return ElementType::Int8;
+  case isa::DType::UInt8:
+    return ElementType::UInt8;
+  case isa::DType::Int32:
+    return ElementType::Int32;
+  case isa::DType::Float32:
+    return ElementType::Float32;
   }
   return ElementType::Int8;
 }
 
 std::optional<isa::DType> rt::dtypeOf(ElementType t) {
   switch (t) {
-  case ElementType::Int8: return isa::DType::Int8;
-  case ElementType::UInt8: return isa::DType::UInt8;
-  case ElementType::Int32: return isa::DType::Int32;
-  case ElementType::Float32: return isa::DType::Float32;
-  default: return std::nullopt;
+  case ElementType::Int8:
+    return isa::DType::Int8;
+  case ElementType::UInt8:
+    return isa::DType::UInt8;
+  case ElementType::Int32:
+    return isa::DType::Int32;
+  case ElementType::Float32:
+    return isa::DType::Float32;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -113,37 +128,42 @@ llvm::Expected<std::unique_ptr<Model>> Model::loadFile(llvm::StringRef path,
   if (std::error_code ec = llvm::sys::fs::file_size(path, size))
     return error(formatv("{0}: {1}", path, ec.message()));
   if (size > limits.maxFileBytes)
-    return error(formatv("{0}: {1} bytes exceeds the runtime's file limit of {2} bytes", path,
-                         size, limits.maxFileBytes));
+    return error(
+        formatv("{0}: {1} bytes exceeds the runtime's file limit of {2} bytes",
+                path, size, limits.maxFileBytes));
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf)
     return error(formatv("{0}: {1}", path, buf.getError().message()));
   auto bytes = llvm::ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()), (*buf)->getBufferSize());
+      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+      (*buf)->getBufferSize());
   auto model = loadBytes(bytes, limits);
   if (!model)
     return error(formatv("{0}: {1}", path, llvm::toString(model.takeError())));
   return model;
 }
 
-llvm::Expected<std::unique_ptr<Model>> Model::loadBytes(llvm::ArrayRef<uint8_t> bytes,
-                                                        const Limits &limits) {
+llvm::Expected<std::unique_ptr<Model>>
+Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
   if (bytes.size() > limits.maxFileBytes)
-    return error(formatv("{0} bytes exceeds the runtime's file limit of {1} bytes",
-                         bytes.size(), limits.maxFileBytes));
+    return error(
+        formatv("{0} bytes exceeds the runtime's file limit of {1} bytes",
+                bytes.size(), limits.maxFileBytes));
   // readProgram runs the FlatBuffers verifier and isa::verifyProgram.
   auto prog = isa::readProgram(bytes);
   if (!prog)
     return error("invalid .npu: " + llvm::toString(prog.takeError()));
   const isa::Program &p = *prog;
   if (p.memoryPlan.dramSize > limits.maxDramBytes)
-    return error(formatv("memory_plan.dram_size {0} exceeds the runtime limit of {1} bytes",
-                         p.memoryPlan.dramSize, limits.maxDramBytes));
+    return error(formatv(
+        "memory_plan.dram_size {0} exceeds the runtime limit of {1} bytes",
+        p.memoryPlan.dramSize, limits.maxDramBytes));
   for (const isa::TensorDesc &t : p.tensors)
     if (t.sizeBytes > limits.maxTensorBytes)
-      return error(formatv("tensor '{0}': {1} bytes exceeds the runtime limit of {2} bytes",
-                           t.name, t.sizeBytes, limits.maxTensorBytes));
+      return error(formatv(
+          "tensor '{0}': {1} bytes exceeds the runtime limit of {2} bytes",
+          t.name, t.sizeBytes, limits.maxTensorBytes));
   uint64_t instructions = 0;
   for (size_t s = 0; s < p.segments.size(); ++s) {
     if (p.segments[s].isNpu()) {
@@ -152,15 +172,16 @@ llvm::Expected<std::unique_ptr<Model>> Model::loadBytes(llvm::ArrayRef<uint8_t> 
     }
     const isa::HostSegment &h = p.segments[s].host();
     if (h.kind != isa::HostCodeKind::Builtin)
-      return error(formatv("segments[{0}] '{1}': host code of kind {2} is not supported by "
-                           "this runtime yet (only builtin host kernels)",
-                           s, p.segments[s].name, isa::hostCodeKindName(h.kind)));
+      return error(formatv(
+          "segments[{0}] '{1}': host code of kind {2} is not supported by "
+          "this runtime yet (only builtin host kernels)",
+          s, p.segments[s].name, isa::hostCodeKindName(h.kind)));
     if (auto e = checkBuiltin(p, s))
       return std::move(e);
   }
   if (instructions > limits.maxInstructions)
-    return error(formatv("{0} NPU instructions exceed the runtime limit of {1}", instructions,
-                         limits.maxInstructions));
+    return error(formatv("{0} NPU instructions exceed the runtime limit of {1}",
+                         instructions, limits.maxInstructions));
   return std::unique_ptr<Model>(new Model(std::move(*prog)));
 }
 
@@ -180,8 +201,8 @@ llvm::Error Session::setInput(llvm::StringRef name, const HostTensor &value) {
                          names.empty() ? "none" : names));
   auto dt = dtypeOf(value.type());
   if (!dt || *dt != info->dtype || value.shape() != info->shape)
-    return error(formatv("input '{0}': expected {1}, got {2}", name, info->describe(),
-                         value.describe()));
+    return error(formatv("input '{0}': expected {1}, got {2}", name,
+                         info->describe(), value.describe()));
   bound[name.str()] = value;
   return llvm::Error::success();
 }
@@ -192,18 +213,21 @@ llvm::Error Session::run() {
   const isa::HwConfig &cfg = p.config;
   for (const TensorInfo &t : m.inputs())
     if (!bound.count(t.name))
-      return error(formatv("input '{0}' ({1}) is not bound", t.name, t.describe()));
+      return error(
+          formatv("input '{0}' ({1}) is not bound", t.name, t.describe()));
   rep = RunReport();
   rep.backend = opts.backend;
   rep.total.cycleAccurate = opts.backend == sim::BackendKind::Cycle;
   auto t0 = Clock::now();
 
-  sim::MachineState state = sim::MachineState::create(cfg, p.memoryPlan.dramSize);
+  sim::MachineState state =
+      sim::MachineState::create(cfg, p.memoryPlan.dramSize);
   for (const isa::ConstantSegment &c : p.constants)
     std::memcpy(state.dram.data() + c.dramOffset, c.data.data(), c.data.size());
   for (const isa::TensorDesc &t : p.tensors)
     if (t.kind == isa::TensorKind::Input)
-      std::memcpy(state.dram.data() + t.dramOffset, bound[t.name].data(), t.sizeBytes);
+      std::memcpy(state.dram.data() + t.dramOffset, bound[t.name].data(),
+                  t.sizeBytes);
 
   llvm::Error result = llvm::Error::success();
   uint64_t cycles = 0;
@@ -216,7 +240,8 @@ llvm::Error Session::run() {
     auto ts = Clock::now();
     if (seg.isNpu()) {
       const auto &stream = seg.npu().instructions;
-      sim::RunResult r = sim::runSegment(opts.backend, stream, cfg, state, opts.sim);
+      sim::RunResult r =
+          sim::runSegment(opts.backend, stream, cfg, state, opts.sim);
       sim::aggregateLayers(r.stats, p.layers, uint32_t(s), stream, cfg);
       for (sim::LayerStats &l : r.stats.layers) {
         l.startCycle += cycles;
@@ -228,15 +253,18 @@ llvm::Error Session::run() {
       if (r.fault) {
         rep.fault = r.fault;
         rep.faultSegment = seg.name;
-        result = error(formatv("segment '{0}': {1}", seg.name, r.fault->message()));
+        result =
+            error(formatv("segment '{0}': {1}", seg.name, r.fault->message()));
       }
     } else {
       const isa::HostSegment &h = seg.host();
       sr.hostKernel = h.entry;
-      const isa::TensorDesc &in = p.tensors[h.args[0]], &out = p.tensors[h.args[1]];
+      const isa::TensorDesc &in = p.tensors[h.args[0]],
+                            &out = p.tensors[h.args[1]];
       if (auto e = runBuiltin(h, {&in, state.dram.data() + in.dramOffset},
                               {&out, state.dram.data() + out.dramOffset}))
-        result = error(formatv("segment '{0}': {1}", seg.name, llvm::toString(std::move(e))));
+        result = error(formatv("segment '{0}': {1}", seg.name,
+                               llvm::toString(std::move(e))));
     }
     sr.wallSeconds = std::chrono::duration<double>(Clock::now() - ts).count();
     rep.segments.push_back(std::move(sr));

@@ -32,7 +32,8 @@ std::optional<BackendKind> sim::backendByName(llvm::StringRef name) {
   return std::nullopt;
 }
 
-RunResult sim::runSegment(BackendKind backend, llvm::ArrayRef<Instruction> stream,
+RunResult sim::runSegment(BackendKind backend,
+                          llvm::ArrayRef<Instruction> stream,
                           const isa::HwConfig &cfg, MachineState &state,
                           const RunOptions &options) {
   return backend == BackendKind::Functional
@@ -40,8 +41,9 @@ RunResult sim::runSegment(BackendKind backend, llvm::ArrayRef<Instruction> strea
              : runCycleAccurate(stream, cfg, state, options);
 }
 
-RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream, const isa::HwConfig &cfg,
-                             MachineState &state, const RunOptions &options) {
+RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream,
+                             const isa::HwConfig &cfg, MachineState &state,
+                             const RunOptions &options) {
   using Clock = std::chrono::steady_clock;
   RunResult result;
   RunStats &st = result.stats;
@@ -92,7 +94,8 @@ RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream, const isa::HwCo
       if (empty && (ended || next >= stream.size()))
         break;
       BlockedHead blocked = oldestBlockedHead(stream, queues);
-      fault(FaultKind::TokenDeadlock, blocked.index, blocked.detail(stream, state));
+      fault(FaultKind::TokenDeadlock, blocked.index,
+            blocked.detail(stream, state));
       break;
     }
     size_t index = queues[best].front();

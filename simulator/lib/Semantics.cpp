@@ -82,7 +82,8 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     uint64_t rows = U(F::Load_pad_top) + U(F::Load_n2) + U(F::Load_pad_bottom);
     uint64_t cols = U(F::Load_pad_left) + U(F::Load_n1) + U(F::Load_pad_right);
     uint64_t elems = U(F::Load_n3) * rows * cols * U(F::Load_n0);
-    c.dramReadBytes = U(F::Load_n3) * U(F::Load_n2) * U(F::Load_n1) * U(F::Load_n0) * elem;
+    c.dramReadBytes =
+        U(F::Load_n3) * U(F::Load_n2) * U(F::Load_n1) * U(F::Load_n0) * elem;
     if (U(F::Load_sram) == isa::Memory_acc)
       c.accWriteWords = elems;
     else
@@ -91,7 +92,8 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
   }
   case Opcode::Store: {
     uint64_t elem = U(F::Store_elem_bytes);
-    uint64_t elems = U(F::Store_n3) * U(F::Store_n2) * U(F::Store_n1) * U(F::Store_n0);
+    uint64_t elems =
+        U(F::Store_n3) * U(F::Store_n2) * U(F::Store_n1) * U(F::Store_n0);
     c.dramWriteBytes = elems * elem;
     if (U(F::Store_sram) == isa::Memory_acc)
       c.accReadWords = elems;
@@ -119,7 +121,8 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
   case Opcode::Vadd:
   case Opcode::Vmul: {
     bool add = I.opcode() == Opcode::Vadd;
-    uint64_t n0 = U(add ? F::Vadd_n0 : F::Vmul_n0), n1 = U(add ? F::Vadd_n1 : F::Vmul_n1);
+    uint64_t n0 = U(add ? F::Vadd_n0 : F::Vmul_n0),
+             n1 = U(add ? F::Vadd_n1 : F::Vmul_n1);
     bool ab = I.getFlag(add ? F::Vadd_a_bcast : F::Vmul_a_bcast);
     bool bb = I.getFlag(add ? F::Vadd_b_bcast : F::Vmul_b_bcast);
     c.vectorOps = n0 * n1;
@@ -158,9 +161,10 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
 std::optional<Fault> sim::checkInstruction(const Instruction &I,
                                            const MachineState &S) {
   for (const isa::Access &a : isa::accessRanges(I)) {
-    uint64_t cap = a.space == isa::MemSpace::Dram          ? S.dram.size()
-                   : a.space == isa::MemSpace::Scratchpad ? S.scratchpad.size()
-                                                          : S.accumulator.size();
+    uint64_t cap = a.space == isa::MemSpace::Dram ? S.dram.size()
+                   : a.space == isa::MemSpace::Scratchpad
+                       ? S.scratchpad.size()
+                       : S.accumulator.size();
     if (a.end <= cap)
       continue;
     Fault f;
@@ -177,18 +181,21 @@ std::optional<Fault> sim::checkInstruction(const Instruction &I,
     f.detail = buf;
     return f;
   }
-  if (I.opcode() == Opcode::Matmul && I.raw(F::Matmul_dataflow) == isa::Dataflow_ws &&
+  if (I.opcode() == Opcode::Matmul &&
+      I.raw(F::Matmul_dataflow) == isa::Dataflow_ws &&
       !I.getFlag(F::Matmul_preload) &&
       (!S.weightsLoaded || S.weightRows != I.raw(F::Matmul_k) ||
        S.weightCols != I.raw(F::Matmul_n))) {
     Fault f;
     f.kind = FaultKind::WeightReuseMismatch;
-    f.detail = S.weightsLoaded
-                   ? "ws matmul with preload=0 has K=" + std::to_string(I.raw(F::Matmul_k)) +
-                         " N=" + std::to_string(I.raw(F::Matmul_n)) +
-                         " but the array holds K=" + std::to_string(S.weightRows) +
-                         " N=" + std::to_string(S.weightCols)
-                   : "ws matmul with preload=0 but no weights are in the array";
+    f.detail =
+        S.weightsLoaded
+            ? "ws matmul with preload=0 has K=" +
+                  std::to_string(I.raw(F::Matmul_k)) +
+                  " N=" + std::to_string(I.raw(F::Matmul_n)) +
+                  " but the array holds K=" + std::to_string(S.weightRows) +
+                  " N=" + std::to_string(S.weightCols)
+            : "ws matmul with preload=0 but no weights are in the array";
     return f;
   }
   return std::nullopt;
@@ -216,12 +223,13 @@ static void executeLoad(const Instruction &I, MachineState &S) {
   for (uint64_t i3 = 0; i3 < n3; ++i3)
     for (uint64_t y = 0; y < rows; ++y)
       for (uint64_t x = 0; x < cols; ++x) {
-        uint64_t dst = U(F::Load_sram_addr) + i3 * U(F::Load_t3) + y * U(F::Load_t2) +
-                       x * U(F::Load_t1);
+        uint64_t dst = U(F::Load_sram_addr) + i3 * U(F::Load_t3) +
+                       y * U(F::Load_t2) + x * U(F::Load_t1);
         bool real = y >= padT && y < padT + n2 && x >= padL && x < padL + n1;
         if (real) {
           uint64_t src = U(F::Load_dram_addr) + i3 * U(F::Load_s3) +
-                         (y - padT) * U(F::Load_s2) + (x - padL) * U(F::Load_s1);
+                         (y - padT) * U(F::Load_s2) +
+                         (x - padL) * U(F::Load_s1);
           const uint8_t *from = S.dram.data() + src;
           if (acc) {
             std::memcpy(S.accumulator.data() + dst, from, runBytes);
@@ -287,7 +295,8 @@ static void executeMatmul(const Instruction &I, MachineState &S) {
     bRaw = S.weights;
   } else {
     for (uint64_t k = 0; k < K; ++k)
-      std::memcpy(&bRaw[k * N], sp + U(F::Matmul_b_addr) + k * U(F::Matmul_b_stride), N);
+      std::memcpy(&bRaw[k * N],
+                  sp + U(F::Matmul_b_addr) + k * U(F::Matmul_b_stride), N);
     if (ws) {
       S.weights = bRaw;
       S.weightRows = static_cast<uint32_t>(K);
@@ -302,28 +311,34 @@ static void executeMatmul(const Instruction &I, MachineState &S) {
     b[i] = int32_t(bRaw[i]) - bZp;
 
   // Column offsets of A within a row, once per instruction.
-  const uint64_t ki = U(F::Matmul_a_k_inner), kos = U(F::Matmul_a_k_outer_stride),
+  const uint64_t ki = U(F::Matmul_a_k_inner),
+                 kos = U(F::Matmul_a_k_outer_stride),
                  koff = U(F::Matmul_a_k_offset);
   std::vector<uint64_t> colOff(K);
   for (uint64_t k = 0; k < K; ++k)
     colOff[k] = ((koff + k) / ki) * kos + (koff + k) % ki;
-  const uint64_t mi = U(F::Matmul_a_m_inner), mis = U(F::Matmul_a_m_inner_stride),
+  const uint64_t mi = U(F::Matmul_a_m_inner),
+                 mis = U(F::Matmul_a_m_inner_stride),
                  mos = U(F::Matmul_a_m_outer_stride);
   const bool accumulate = I.getFlag(F::Matmul_accumulate);
 
   std::vector<uint32_t> row(N);
   for (uint64_t m = 0; m < M; ++m) {
-    const uint8_t *aRow = sp + U(F::Matmul_a_addr) + (m / mi) * mos + (m % mi) * mis;
+    const uint8_t *aRow =
+        sp + U(F::Matmul_a_addr) + (m / mi) * mos + (m % mi) * mis;
     std::fill(row.begin(), row.end(), 0u);
     for (uint64_t k = 0; k < K; ++k) {
-      uint32_t a = static_cast<uint32_t>(int32_t(int8_t(aRow[colOff[k]])) - aZp);
+      uint32_t a =
+          static_cast<uint32_t>(int32_t(int8_t(aRow[colOff[k]])) - aZp);
       const int32_t *bk = &b[k * N];
       for (uint64_t n = 0; n < N; ++n)
         row[n] += a * static_cast<uint32_t>(bk[n]);
     }
-    int32_t *c = S.accumulator.data() + U(F::Matmul_c_addr) + m * U(F::Matmul_c_stride);
+    int32_t *c =
+        S.accumulator.data() + U(F::Matmul_c_addr) + m * U(F::Matmul_c_stride);
     for (uint64_t n = 0; n < N; ++n)
-      c[n] = static_cast<int32_t>(row[n] + (accumulate ? static_cast<uint32_t>(c[n]) : 0u));
+      c[n] = static_cast<int32_t>(
+          row[n] + (accumulate ? static_cast<uint32_t>(c[n]) : 0u));
   }
 }
 
@@ -345,8 +360,10 @@ static void executeRequant(const Instruction &I, MachineState &S) {
   if (lut)
     std::memcpy(table, S.scratchpad.data() + U(F::Requant_lut_addr), 256);
   for (uint64_t m = 0; m < M; ++m) {
-    const int32_t *c = S.accumulator.data() + U(F::Requant_c_addr) + m * U(F::Requant_c_stride);
-    uint8_t *o = S.scratchpad.data() + U(F::Requant_o_addr) + m * U(F::Requant_o_stride);
+    const int32_t *c = S.accumulator.data() + U(F::Requant_c_addr) +
+                       m * U(F::Requant_c_stride);
+    uint8_t *o =
+        S.scratchpad.data() + U(F::Requant_o_addr) + m * U(F::Requant_o_stride);
     for (uint64_t n = 0; n < N; ++n) {
       float scale = f32(scales[perTensor ? 0 : n]);
       int32_t y = requantizeValue(c[n], scale, zp, lo, hi);
@@ -364,17 +381,22 @@ static void executeRequant(const Instruction &I, MachineState &S) {
 namespace {
 struct Domain {
   bool u8;
-  int32_t value(uint8_t byte) const { return u8 ? int32_t(byte ^ 0x80) : int32_t(int8_t(byte)); }
+  int32_t value(uint8_t byte) const {
+    return u8 ? int32_t(byte ^ 0x80) : int32_t(int8_t(byte));
+  }
   int32_t param(const Instruction &I, Field f) const {
     return u8 ? int32_t(I.raw(f)) : int32_t(I.get(f));
   }
-  uint8_t store(int32_t y) const { return u8 ? uint8_t(y ^ 0x80) : uint8_t(int8_t(y)); }
+  uint8_t store(int32_t y) const {
+    return u8 ? uint8_t(y ^ 0x80) : uint8_t(int8_t(y));
+  }
 };
 } // namespace
 
 // VADD: the fp32 evaluation order of ORT's AVX2 (fma*) or SSE2 (mul_add*)
 // QLinearAdd kernel.
-static float addValue(uint64_t mode, float a, float b, float ra, float rb, float fixed) {
+static float addValue(uint64_t mode, float a, float b, float ra, float rb,
+                      float fixed) {
   switch (mode) {
   case isa::AddMode_fma:
     return std::fma(a, ra, std::fma(b, rb, fixed));
@@ -394,7 +416,8 @@ static void executeVector(const Instruction &I, MachineState &S) {
   const bool add = I.opcode() == Opcode::Vadd;
   auto U = [&](Field a, Field m) { return I.raw(add ? a : m); };
   const uint64_t n0 = U(F::Vadd_n0, F::Vmul_n0), n1 = U(F::Vadd_n1, F::Vmul_n1);
-  const bool ab = U(F::Vadd_a_bcast, F::Vmul_a_bcast), bb = U(F::Vadd_b_bcast, F::Vmul_b_bcast);
+  const bool ab = U(F::Vadd_a_bcast, F::Vmul_a_bcast),
+             bb = U(F::Vadd_b_bcast, F::Vmul_b_bcast);
   const Domain d{U(F::Vadd_u8, F::Vmul_u8) != 0};
   const int32_t lo = d.param(I, add ? F::Vadd_lo : F::Vmul_lo);
   const int32_t hi = d.param(I, add ? F::Vadd_hi : F::Vmul_hi);
@@ -402,16 +425,20 @@ static void executeVector(const Instruction &I, MachineState &S) {
   // All inputs are read before any output is written (outputs may alias).
   std::vector<uint8_t> out(n0 * n1);
   for (uint64_t j = 0; j < n1; ++j) {
-    const uint8_t *a = sp + U(F::Vadd_a_addr, F::Vmul_a_addr) + j * U(F::Vadd_a_s1, F::Vmul_a_s1);
-    const uint8_t *b = sp + U(F::Vadd_b_addr, F::Vmul_b_addr) + j * U(F::Vadd_b_s1, F::Vmul_b_s1);
+    const uint8_t *a = sp + U(F::Vadd_a_addr, F::Vmul_a_addr) +
+                       j * U(F::Vadd_a_s1, F::Vmul_a_s1);
+    const uint8_t *b = sp + U(F::Vadd_b_addr, F::Vmul_b_addr) +
+                       j * U(F::Vadd_b_s1, F::Vmul_b_s1);
     for (uint64_t i = 0; i < n0; ++i) {
       int32_t av = d.value(a[ab ? 0 : i]), bv = d.value(b[bb ? 0 : i]);
       float t;
       if (add) {
-        t = addValue(I.raw(F::Vadd_mode), float(av), float(bv), I.getF32(F::Vadd_ratio_a),
-                     I.getF32(F::Vadd_ratio_b), I.getF32(F::Vadd_fixed));
+        t = addValue(I.raw(F::Vadd_mode), float(av), float(bv),
+                     I.getF32(F::Vadd_ratio_a), I.getF32(F::Vadd_ratio_b),
+                     I.getF32(F::Vadd_fixed));
       } else {
-        int32_t p = (av - d.param(I, F::Vmul_a_zp)) * (bv - d.param(I, F::Vmul_b_zp));
+        int32_t p =
+            (av - d.param(I, F::Vmul_a_zp)) * (bv - d.param(I, F::Vmul_b_zp));
         t = float(p) * I.getF32(F::Vmul_ratio);
         t = t + float(d.param(I, F::Vmul_o_zp));
       }
@@ -419,21 +446,25 @@ static void executeVector(const Instruction &I, MachineState &S) {
     }
   }
   for (uint64_t j = 0; j < n1; ++j)
-    std::memcpy(sp + U(F::Vadd_o_addr, F::Vmul_o_addr) + j * U(F::Vadd_o_s1, F::Vmul_o_s1),
+    std::memcpy(sp + U(F::Vadd_o_addr, F::Vmul_o_addr) +
+                    j * U(F::Vadd_o_s1, F::Vmul_o_s1),
                 &out[j * n0], n0);
 }
 
 static void executePool(const Instruction &I, MachineState &S) {
   auto U = [&](Field f) { return I.raw(f); };
   const uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
-  const uint64_t kh = U(F::Pool_kh), kw = U(F::Pool_kw), sh = U(F::Pool_sh), sw = U(F::Pool_sw);
+  const uint64_t kh = U(F::Pool_kh), kw = U(F::Pool_kw), sh = U(F::Pool_sh),
+                 sw = U(F::Pool_sw);
   const uint64_t y0 = U(F::Pool_valid_y0), y1 = U(F::Pool_valid_y1);
   const uint64_t x0 = U(F::Pool_valid_x0), x1 = U(F::Pool_valid_x1);
   const uint64_t mode = U(F::Pool_mode);
   const Domain d{I.getFlag(F::Pool_u8)};
   const int32_t lo = d.param(I, F::Pool_lo), hi = d.param(I, F::Pool_hi);
-  const int32_t outZp = d.param(I, F::Pool_out_zp), inZp = d.param(I, F::Pool_in_zp);
-  const float scale = I.getF32(F::Pool_scale), outScale = I.getF32(F::Pool_out_scale);
+  const int32_t outZp = d.param(I, F::Pool_out_zp),
+                inZp = d.param(I, F::Pool_in_zp);
+  const float scale = I.getF32(F::Pool_scale),
+              outScale = I.getF32(F::Pool_out_scale);
   const int32_t bias = int32_t(I.get(F::Pool_bias));
   const uint8_t *in = S.scratchpad.data() + U(F::Pool_in_addr);
   std::vector<uint8_t> out(oh * ow * ch);
@@ -452,7 +483,8 @@ static void executePool(const Instruction &I, MachineState &S) {
             uint64_t x = ox * sw + kx;
             if (x < x0 || x >= x1)
               continue;
-            int32_t v = d.value(in[y * U(F::Pool_in_row_stride) + x * U(F::Pool_in_pix_stride) + c]);
+            int32_t v = d.value(in[y * U(F::Pool_in_row_stride) +
+                                   x * U(F::Pool_in_pix_stride) + c]);
             mx = std::max(mx, v);
             sum += static_cast<uint32_t>(v);
             facc = facc + scale * float(v - inZp);
@@ -466,7 +498,8 @@ static void executePool(const Instruction &I, MachineState &S) {
         } else if (mode == isa::PoolMode_avg_int) {
           y = requantizeValue(int32_t(sum), scale, outZp, lo, hi);
         } else {
-          float div = I.getFlag(F::Pool_count_include_pad) ? float(kh * kw) : float(count);
+          float div = I.getFlag(F::Pool_count_include_pad) ? float(kh * kw)
+                                                           : float(count);
           facc = facc / div;
           float t = facc / outScale + float(outZp);
           y = clampI32(roundHalfEven(t), lo, hi);
@@ -476,15 +509,18 @@ static void executePool(const Instruction &I, MachineState &S) {
   uint8_t *o = S.scratchpad.data() + U(F::Pool_out_addr);
   for (uint64_t oy = 0; oy < oh; ++oy)
     for (uint64_t ox = 0; ox < ow; ++ox)
-      std::memcpy(o + oy * U(F::Pool_out_row_stride) + ox * U(F::Pool_out_pix_stride),
+      std::memcpy(o + oy * U(F::Pool_out_row_stride) +
+                      ox * U(F::Pool_out_pix_stride),
                   &out[(oy * ow + ox) * ch], ch);
 }
 
 static void executeDwconv(const Instruction &I, MachineState &S) {
   auto U = [&](Field f) { return I.raw(f); };
-  const uint64_t oh = U(F::Dwconv_oh), ow = U(F::Dwconv_ow), ch = U(F::Dwconv_ch);
+  const uint64_t oh = U(F::Dwconv_oh), ow = U(F::Dwconv_ow),
+                 ch = U(F::Dwconv_ch);
   const uint64_t kh = U(F::Dwconv_kh), kw = U(F::Dwconv_kw);
-  const int32_t inZp = int32_t(I.get(F::Dwconv_in_zp)), wZp = int32_t(I.get(F::Dwconv_w_zp));
+  const int32_t inZp = int32_t(I.get(F::Dwconv_in_zp)),
+                wZp = int32_t(I.get(F::Dwconv_w_zp));
   const uint8_t *in = S.scratchpad.data() + U(F::Dwconv_in_addr);
   const uint8_t *w = S.scratchpad.data() + U(F::Dwconv_w_addr);
   const bool accumulate = I.getFlag(F::Dwconv_accumulate);
@@ -499,13 +535,16 @@ static void executeDwconv(const Instruction &I, MachineState &S) {
         for (uint64_t kx = 0; kx < kw; ++kx) {
           uint64_t y = oy * U(F::Dwconv_sh) + ky * U(F::Dwconv_dh);
           uint64_t x = ox * U(F::Dwconv_sw) + kx * U(F::Dwconv_dw);
-          const uint8_t *px = in + y * U(F::Dwconv_in_row_stride) + x * U(F::Dwconv_in_pix_stride);
+          const uint8_t *px = in + y * U(F::Dwconv_in_row_stride) +
+                              x * U(F::Dwconv_in_pix_stride);
           const int32_t *wk = &wv[(ky * kw + kx) * ch];
           for (uint64_t c = 0; c < ch; ++c)
-            accv[c] += uint32_t(int32_t(int8_t(px[c])) - inZp) * uint32_t(wk[c]);
+            accv[c] +=
+                uint32_t(int32_t(int8_t(px[c])) - inZp) * uint32_t(wk[c]);
         }
       int32_t *out = S.accumulator.data() + U(F::Dwconv_c_addr) +
-                     oy * U(F::Dwconv_c_row_stride) + ox * U(F::Dwconv_c_pix_stride);
+                     oy * U(F::Dwconv_c_row_stride) +
+                     ox * U(F::Dwconv_c_pix_stride);
       for (uint64_t c = 0; c < ch; ++c)
         out[c] = int32_t(accv[c] + (accumulate ? uint32_t(out[c]) : 0u));
     }

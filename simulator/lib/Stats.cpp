@@ -8,47 +8,70 @@ using namespace systole::sim;
 
 const char *sim::unitName(Unit u) {
   switch (u) {
-  case Unit::Fetch: return "fetch";
-  case Unit::LoadQueue: return "load_queue";
-  case Unit::ComputeQueue: return "compute_queue";
-  case Unit::StoreQueue: return "store_queue";
-  case Unit::DmaLoad: return "dma_load";
-  case Unit::DmaStore: return "dma_store";
-  case Unit::DramChannel: return "dram_channel";
-  case Unit::SystolicArray: return "systolic_array";
-  case Unit::PostProcessor: return "post_processor";
-  case Unit::VectorUnit: return "vector_unit";
+  case Unit::Fetch:
+    return "fetch";
+  case Unit::LoadQueue:
+    return "load_queue";
+  case Unit::ComputeQueue:
+    return "compute_queue";
+  case Unit::StoreQueue:
+    return "store_queue";
+  case Unit::DmaLoad:
+    return "dma_load";
+  case Unit::DmaStore:
+    return "dma_store";
+  case Unit::DramChannel:
+    return "dram_channel";
+  case Unit::SystolicArray:
+    return "systolic_array";
+  case Unit::PostProcessor:
+    return "post_processor";
+  case Unit::VectorUnit:
+    return "vector_unit";
   }
   return "?";
 }
 
 Unit sim::executingUnit(const isa::Instruction &I) {
   switch (I.opcode()) {
-  case isa::Opcode::Load: return Unit::DmaLoad;
-  case isa::Opcode::Store: return Unit::DmaStore;
-  case isa::Opcode::Matmul: return Unit::SystolicArray;
-  case isa::Opcode::Requant: return Unit::PostProcessor;
+  case isa::Opcode::Load:
+    return Unit::DmaLoad;
+  case isa::Opcode::Store:
+    return Unit::DmaStore;
+  case isa::Opcode::Matmul:
+    return Unit::SystolicArray;
+  case isa::Opcode::Requant:
+    return Unit::PostProcessor;
   case isa::Opcode::Vadd:
   case isa::Opcode::Vmul:
   case isa::Opcode::Pool:
-  case isa::Opcode::Dwconv: return Unit::VectorUnit;
+  case isa::Opcode::Dwconv:
+    return Unit::VectorUnit;
   case isa::Opcode::Fence:
     switch (I.queue()) {
-    case isa::Queue::Load: return Unit::LoadQueue;
-    case isa::Queue::Store: return Unit::StoreQueue;
-    default: return Unit::ComputeQueue;
+    case isa::Queue::Load:
+      return Unit::LoadQueue;
+    case isa::Queue::Store:
+      return Unit::StoreQueue;
+    default:
+      return Unit::ComputeQueue;
     }
-  case isa::Opcode::End: return Unit::Fetch;
+  case isa::Opcode::End:
+    return Unit::Fetch;
   }
   return Unit::Fetch;
 }
 
 const char *sim::stallCauseName(StallCause c) {
   switch (c) {
-  case StallCause::TokenWait: return "token_wait";
-  case StallCause::DramContention: return "dram_contention";
-  case StallCause::BankConflict: return "bank_conflict";
-  case StallCause::QueueFull: return "queue_full";
+  case StallCause::TokenWait:
+    return "token_wait";
+  case StallCause::DramContention:
+    return "dram_contention";
+  case StallCause::BankConflict:
+    return "bank_conflict";
+  case StallCause::QueueFull:
+    return "queue_full";
   }
   return "?";
 }
@@ -69,7 +92,8 @@ double RunStats::energyPj(const isa::HwConfig &cfg) const {
          e.spWritePjPerByte * double(actions.spWriteBytes) +
          e.accReadPjPerWord * double(actions.accReadWords) +
          e.accWritePjPerWord * double(actions.accWriteWords) +
-         e.dramPjPerByte * double(actions.dramReadBytes + actions.dramWriteBytes) +
+         e.dramPjPerByte *
+             double(actions.dramReadBytes + actions.dramWriteBytes) +
          e.vectorOpPj * double(actions.vectorOps) +
          e.leakagePjPerCycle * double(totalCycles);
 }
@@ -87,8 +111,10 @@ void RunStats::accumulate(const RunStats &o) {
   layers.insert(layers.end(), o.layers.begin(), o.layers.end());
 }
 
-void sim::aggregateLayers(RunStats &stats, llvm::ArrayRef<isa::LayerDebugInfo> layers,
-                          uint32_t segment, llvm::ArrayRef<isa::Instruction> stream,
+void sim::aggregateLayers(RunStats &stats,
+                          llvm::ArrayRef<isa::LayerDebugInfo> layers,
+                          uint32_t segment,
+                          llvm::ArrayRef<isa::Instruction> stream,
                           const isa::HwConfig &cfg) {
   for (const isa::LayerDebugInfo &L : layers) {
     if (L.segment != segment)
@@ -99,8 +125,9 @@ void sim::aggregateLayers(RunStats &stats, llvm::ArrayRef<isa::LayerDebugInfo> l
     ls.firstInstruction = L.firstInstruction;
     ls.instructionCount = L.instructionCount;
     bool any = false;
-    uint64_t end = std::min<uint64_t>(uint64_t(L.firstInstruction) + L.instructionCount,
-                                      std::min(stream.size(), stats.instructions.size()));
+    uint64_t end =
+        std::min<uint64_t>(uint64_t(L.firstInstruction) + L.instructionCount,
+                           std::min(stream.size(), stats.instructions.size()));
     for (uint64_t i = L.firstInstruction; i < end; ++i) {
       const InstructionRecord &r = stats.instructions[i];
       if (!r.executed)

@@ -52,7 +52,8 @@ void sim::popTokens(const Instruction &I, MachineState &S) {
   forPops(I, [&](isa::TokenFifo f) { --S.tokens[unsigned(f)]; });
 }
 
-std::optional<std::string> sim::pushTokens(const Instruction &I, MachineState &S,
+std::optional<std::string> sim::pushTokens(const Instruction &I,
+                                           MachineState &S,
                                            const isa::HwConfig &cfg) {
   std::optional<std::string> err;
   forPushes(I, [&](isa::TokenFifo f) {
@@ -78,8 +79,9 @@ BlockedHead sim::oldestBlockedHead(llvm::ArrayRef<Instruction> stream,
   return oldestBlockedHead(stream, heads);
 }
 
-BlockedHead sim::oldestBlockedHead(llvm::ArrayRef<Instruction> stream,
-                                   llvm::ArrayRef<std::optional<size_t>> heads) {
+BlockedHead
+sim::oldestBlockedHead(llvm::ArrayRef<Instruction> stream,
+                       llvm::ArrayRef<std::optional<size_t>> heads) {
   BlockedHead b;
   bool found = false;
   for (const auto &h : heads)
@@ -99,8 +101,9 @@ BlockedHead sim::oldestBlockedHead(llvm::ArrayRef<Instruction> stream,
 std::string BlockedHead::detail(llvm::ArrayRef<Instruction> stream,
                                 const MachineState &state) const {
   std::string missing = missingTokens(stream[index], state);
-  return llvm::formatv("waits for a {0} token that can never arrive (no instruction "
-                       "in flight){1}",
-                       missing.empty() ? "dependency" : missing, others)
+  return llvm::formatv(
+             "waits for a {0} token that can never arrive (no instruction "
+             "in flight){1}",
+             missing.empty() ? "dependency" : missing, others)
       .str();
 }

@@ -21,10 +21,12 @@ namespace systole::sim {
 /// Are the tokens `inst` pops present?
 bool tokensReady(const isa::Instruction &inst, const MachineState &state);
 /// The FIFOs `inst` waits on that are empty, e.g. "load->compute".
-std::string missingTokens(const isa::Instruction &inst, const MachineState &state);
+std::string missingTokens(const isa::Instruction &inst,
+                          const MachineState &state);
 void popTokens(const isa::Instruction &inst, MachineState &state);
 /// Pushes; on overflow returns the message (the token is not pushed).
-std::optional<std::string> pushTokens(const isa::Instruction &inst, MachineState &state,
+std::optional<std::string> pushTokens(const isa::Instruction &inst,
+                                      MachineState &state,
                                       const isa::HwConfig &cfg);
 
 struct BlockedHead {

@@ -18,7 +18,8 @@ static void usage(llvm::raw_ostream &os) {
   os << "usage: systole asm IN.s -o OUT.npu --hw CONFIG.json|PRESET\n"
         "       systole asm --emit-isa-table=md|sv\n\n"
         "Assembles NPU assembly text (see docs/isa.md) for a hardware config\n"
-        "(a JSON file or the name of a bundled preset), verifies it and writes\n"
+        "(a JSON file or the name of a bundled preset), verifies it and "
+        "writes\n"
         "the .npu binary.\n";
 }
 
@@ -29,10 +30,11 @@ static llvm::Expected<isa::HwConfig> loadConfigArg(llvm::StringRef arg) {
   std::string preset = cli::presetDirectory() + "/" + arg.str() + ".json";
   if (!arg.contains('/') && llvm::sys::fs::exists(preset))
     return isa::loadHwConfigFile(preset);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "--hw: '%s' is neither a file nor a bundled preset "
-                                 "(see `systole presets`)",
-                                 arg.str().c_str());
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "--hw: '%s' is neither a file nor a bundled preset "
+      "(see `systole presets`)",
+      arg.str().c_str());
 }
 
 static int runAsm(int argc, char **argv) {
@@ -55,9 +57,15 @@ static int runAsm(int argc, char **argv) {
       llvm::outs() << isa::emitSystemVerilogPackage();
       return 0;
     } else if (a == "-o") {
-      if (!value(out)) { usage(llvm::errs()); return 2; }
+      if (!value(out)) {
+        usage(llvm::errs());
+        return 2;
+      }
     } else if (a == "--hw") {
-      if (!value(hw)) { usage(llvm::errs()); return 2; }
+      if (!value(hw)) {
+        usage(llvm::errs());
+        return 2;
+      }
     } else if (a.consume_front("--hw=")) {
       hw = a.str();
     } else if (a.starts_with("-") && a != "-") {
@@ -82,8 +90,8 @@ static int runAsm(int argc, char **argv) {
   }
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(in);
   if (!buf) {
-    llvm::errs() << "systole asm: cannot read '" << in << "': " << buf.getError().message()
-                 << "\n";
+    llvm::errs() << "systole asm: cannot read '" << in
+                 << "': " << buf.getError().message() << "\n";
     return 1;
   }
   auto prog = isa::parseProgramAsm((*buf)->getBuffer(), *cfg, in);
@@ -104,5 +112,5 @@ static int runAsm(int argc, char **argv) {
   return 0;
 }
 
-static cli::SubcommandRegistration reg("asm", "assemble NPU assembly into a .npu binary",
-                                       runAsm);
+static cli::SubcommandRegistration
+    reg("asm", "assemble NPU assembly into a .npu binary", runAsm);

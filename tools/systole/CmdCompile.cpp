@@ -67,11 +67,11 @@ static llvm::json::Value reportJson(const std::vector<npu::LayerReport> &ls,
         {"compute_bound_cycles", static_cast<int64_t>(l.computeBoundCycles)},
         {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)}});
   }
-  return llvm::json::Object{{"hw", hw.name},
-                            {"dram_bytes_per_cycle",
-                             static_cast<int64_t>(hw.dram.bytesPerCycle)},
-                            {"predicted_cycles", static_cast<int64_t>(total)},
-                            {"layers", std::move(layers)}};
+  return llvm::json::Object{
+      {"hw", hw.name},
+      {"dram_bytes_per_cycle", static_cast<int64_t>(hw.dram.bytesPerCycle)},
+      {"predicted_cycles", static_cast<int64_t>(total)},
+      {"layers", std::move(layers)}};
 }
 
 static int runCompile(int argc, char **argv) {
@@ -83,9 +83,9 @@ static int runCompile(int argc, char **argv) {
                               cl::cat(cat));
   cl::opt<std::string> hw("hw", cl::desc("hardware config file or preset"),
                           cl::init("default-32x32"), cl::cat(cat));
-  cl::opt<std::string> dumpAfter(
-      "dump-ir-after", cl::desc("print the IR after the named pass"),
-      cl::value_desc("pass"), cl::cat(cat));
+  cl::opt<std::string> dumpAfter("dump-ir-after",
+                                 cl::desc("print the IR after the named pass"),
+                                 cl::value_desc("pass"), cl::cat(cat));
   cl::opt<bool> dumpAll("dump-ir-after-all",
                         cl::desc("print the IR after every pass"),
                         cl::cat(cat));
@@ -170,20 +170,18 @@ static int runCompile(int argc, char **argv) {
       return fail("cannot write " + reportPath + ": " + ec.message());
     os << llvm::formatv("{0:2}", reportJson(layers, *config)) << "\n";
   }
-  double secs = std::chrono::duration<double>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   size_t instrs = 0;
   for (const isa::Segment &s : program->segments)
     if (s.isNpu())
       instrs += s.npu().instructions.size();
-  llvm::errs() << llvm::formatv("compiled {0} layers, {1} instructions, {2} "
-                                "constant bytes in {3:f2} s\n",
-                                layers.size(), instrs,
-                                program->constants.empty()
-                                    ? 0
-                                    : program->constants[0].data.size(),
-                                secs);
+  llvm::errs() << llvm::formatv(
+      "compiled {0} layers, {1} instructions, {2} "
+      "constant bytes in {3:f2} s\n",
+      layers.size(), instrs,
+      program->constants.empty() ? 0 : program->constants[0].data.size(), secs);
   return 0;
 }
 

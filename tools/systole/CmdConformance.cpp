@@ -112,8 +112,8 @@ Outcome runTest(const std::string &dir, const std::string &hw) {
       graph->mutable_input()->DeleteSubrange(i, 1);
     }
     mlir::MLIRContext context;
-    auto module = frontend::importOnnxModel(frozen, dir + "/model.onnx",
-                                            context);
+    auto module =
+        frontend::importOnnxModel(frozen, dir + "/model.onnx", context);
     if (!module)
       return {Outcome::Unsupported, llvm::toString(module.takeError())};
     mlir::PassManager pm(&context);
@@ -122,12 +122,11 @@ Outcome runTest(const std::string &dir, const std::string &hw) {
     npu::populateSystolePipeline(pm, options);
     std::string diag;
     {
-      mlir::ScopedDiagnosticHandler handler(
-          &context, [&](mlir::Diagnostic &d) {
-            if (diag.empty())
-              diag = d.str();
-            return mlir::success();
-          });
+      mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+        if (diag.empty())
+          diag = d.str();
+        return mlir::success();
+      });
       if (mlir::failed(pm.run(**module)))
         return {Outcome::Unsupported, "compile: " + diag};
     }
@@ -149,8 +148,8 @@ Outcome runTest(const std::string &dir, const std::string &hw) {
     if (auto e = session.run())
       return {Outcome::Fail, llvm::toString(std::move(e))};
     for (int o = 0; o < graph->output_size(); ++o) {
-      auto want = frontend::loadTensorProtoFile(
-          it->path() + "/output_" + std::to_string(o) + ".pb");
+      auto want = frontend::loadTensorProtoFile(it->path() + "/output_" +
+                                                std::to_string(o) + ".pb");
       auto got = session.output(graph->output(o).name());
       if (!want || !got) {
         if (!want)
@@ -220,15 +219,15 @@ int runConformance(int argc, char **argv) {
     const char *tag = o.kind == Outcome::Pass   ? "PASS"
                       : o.kind == Outcome::Fail ? "FAIL"
                                                 : "UNSUPPORTED";
-    (o.kind == Outcome::Pass ? pass : o.kind == Outcome::Fail ? fail
-                                                              : unsupported)++;
+    (o.kind == Outcome::Pass   ? pass
+     : o.kind == Outcome::Fail ? fail
+                               : unsupported)++;
     std::string detail = o.detail.substr(0, 160);
     std::replace(detail.begin(), detail.end(), '\n', ' ');
     llvm::outs() << llvm::formatv("{0,-12} {1,-52} {2}\n", tag, t, detail);
   }
-  llvm::outs() << "conformance: " << pass << " passed, " << fail
-               << " failed, " << unsupported << " unsupported of "
-               << tests.size() << "\n";
+  llvm::outs() << "conformance: " << pass << " passed, " << fail << " failed, "
+               << unsupported << " unsupported of " << tests.size() << "\n";
   return failOnFail && fail ? 1 : 0;
 }
 

@@ -47,7 +47,8 @@ static int runObjdump(int argc, char **argv) {
   }
   auto prog = isa::readProgramFile(file);
   if (!prog) {
-    llvm::errs() << "systole objdump: " << llvm::toString(prog.takeError()) << "\n";
+    llvm::errs() << "systole objdump: " << llvm::toString(prog.takeError())
+                 << "\n";
     return 1;
   }
   const isa::Program &p = *prog;
@@ -56,14 +57,15 @@ static int runObjdump(int argc, char **argv) {
     os << isa::printProgramAsm(p);
     return 0;
   }
-  os << file << ": Systole NPU binary, format " << p.versionMajor << "." << p.versionMinor
-     << ", producer \"" << p.producer << "\"\n\n";
+  os << file << ": Systole NPU binary, format " << p.versionMajor << "."
+     << p.versionMinor << ", producer \"" << p.producer << "\"\n\n";
   os << "hardware config '" << p.config.name << "':\n"
      << isa::hwConfigToJsonText(p.config) << "\n\n";
   os << "memory plan: dram_size " << p.memoryPlan.dramSize << " bytes\n";
   for (const auto &r : p.memoryPlan.regions)
     os << llvm::formatv("  region {0,-16} {1,-11} [{2:x}, {3:x})\n", r.name,
-                        isa::regionKindName(r.kind), r.offset, r.offset + r.size);
+                        isa::regionKindName(r.kind), r.offset,
+                        r.offset + r.size);
   os << "\ntensors (" << p.tensors.size() << "):\n";
   for (size_t i = 0; i < p.tensors.size(); ++i) {
     const auto &t = p.tensors[i];
@@ -71,9 +73,10 @@ static int runObjdump(int argc, char **argv) {
     for (size_t d = 0; d < t.shape.size(); ++d)
       shape += (d ? "," : "") + std::to_string(t.shape[d]);
     shape += "]";
-    os << llvm::formatv("  [{0}] {1,-16} {2,-12} {3,-7} {4,-16} dram {5:x} size {6}", i,
-                        t.name, isa::tensorKindName(t.kind), isa::dtypeName(t.dtype), shape,
-                        t.dramOffset, t.sizeBytes);
+    os << llvm::formatv(
+        "  [{0}] {1,-16} {2,-12} {3,-7} {4,-16} dram {5:x} size {6}", i, t.name,
+        isa::tensorKindName(t.kind), isa::dtypeName(t.dtype), shape,
+        t.dramOffset, t.sizeBytes);
     if (t.quant) {
       os << " scale";
       for (size_t k = 0; k < t.quant->scales.size() && k < 4; ++k)
@@ -81,7 +84,8 @@ static int runObjdump(int argc, char **argv) {
       if (t.quant->scales.size() > 4)
         os << ",...(" << t.quant->scales.size() << ")";
       if (!t.quant->zeroPoints.empty())
-        os << " zp=" << t.quant->zeroPoints[0] << (t.quant->zeroPoints.size() > 1 ? ",..." : "");
+        os << " zp=" << t.quant->zeroPoints[0]
+           << (t.quant->zeroPoints.size() > 1 ? ",..." : "");
       if (t.quant->axis >= 0)
         os << " axis=" << t.quant->axis;
     }
@@ -89,8 +93,9 @@ static int runObjdump(int argc, char **argv) {
   }
   os << "\nconstants (" << p.constants.size() << "):\n";
   for (const auto &c : p.constants)
-    os << llvm::formatv("  {0,-20} dram [{1:x}, {2:x}) {3} bytes\n", c.name, c.dramOffset,
-                        c.dramOffset + c.data.size(), c.data.size());
+    os << llvm::formatv("  {0,-20} dram [{1:x}, {2:x}) {3} bytes\n", c.name,
+                        c.dramOffset, c.dramOffset + c.data.size(),
+                        c.data.size());
   os << "\nsegments (" << p.segments.size() << "):\n";
   for (size_t s = 0; s < p.segments.size(); ++s) {
     const auto &seg = p.segments[s];
@@ -98,9 +103,10 @@ static int runObjdump(int argc, char **argv) {
       os << llvm::formatv("  [{0}] npu  '{1}' {2} instructions\n", s, seg.name,
                           seg.npu().instructions.size());
     else
-      os << llvm::formatv("  [{0}] host '{1}' {2} entry '{3}', {4} bytes, {5} args\n", s,
-                          seg.name, isa::hostCodeKindName(seg.host().kind), seg.host().entry,
-                          seg.host().code.size(), seg.host().args.size());
+      os << llvm::formatv(
+          "  [{0}] host '{1}' {2} entry '{3}', {4} bytes, {5} args\n", s,
+          seg.name, isa::hostCodeKindName(seg.host().kind), seg.host().entry,
+          seg.host().code.size(), seg.host().args.size());
   }
   for (size_t s = 0; s < p.segments.size(); ++s) {
     const auto &seg = p.segments[s];
@@ -116,8 +122,8 @@ static int runObjdump(int argc, char **argv) {
       for (const auto &l : p.layers)
         if (l.segment == s && l.firstInstruction == i)
           os << "; layer '" << l.name << "'\n";
-      os << llvm::formatv("  {0,-100} ; #{1,-5} {2} cycles\n", isa::printInstruction(ins[i]), i,
-                          c);
+      os << llvm::formatv("  {0,-100} ; #{1,-5} {2} cycles\n",
+                          isa::printInstruction(ins[i]), i, c);
     }
     os << "; sum of isolated latencies: " << total << " cycles\n";
   }
@@ -125,4 +131,5 @@ static int runObjdump(int argc, char **argv) {
 }
 
 static cli::SubcommandRegistration
-    reg("objdump", "print a .npu binary: header, config, tensors, disassembly", runObjdump);
+    reg("objdump", "print a .npu binary: header, config, tensors, disassembly",
+        runObjdump);

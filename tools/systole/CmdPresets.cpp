@@ -24,22 +24,26 @@ static int runPresets(int argc, char **argv) {
                       "isa/presets).\n";
       return 0;
     }
-    llvm::errs() << "systole presets: unexpected argument '" << argv[i] << "'\n";
+    llvm::errs() << "systole presets: unexpected argument '" << argv[i]
+                 << "'\n";
     return 2;
   }
   std::string dir = cli::presetDirectory();
   auto presets = isa::listPresets(dir);
   if (!presets) {
-    llvm::errs() << "systole presets: " << llvm::toString(presets.takeError()) << "\n";
+    llvm::errs() << "systole presets: " << llvm::toString(presets.takeError())
+                 << "\n";
     return 1;
   }
-  llvm::outs() << llvm::formatv("{0,-20} {1,-9} {2,-7} {3,-18} {4,-10} {5,-12} {6}\n", "preset",
-                                "array", "flows", "scratchpad", "acc", "dram", "clock");
+  llvm::outs() << llvm::formatv(
+      "{0,-20} {1,-9} {2,-7} {3,-18} {4,-10} {5,-12} {6}\n", "preset", "array",
+      "flows", "scratchpad", "acc", "dram", "clock");
   int status = 0;
   for (const isa::PresetEntry &p : *presets) {
     auto cfg = isa::loadHwConfigFile(p.path);
     if (!cfg) {
-      llvm::errs() << "systole presets: " << llvm::toString(cfg.takeError()) << "\n";
+      llvm::errs() << "systole presets: " << llvm::toString(cfg.takeError())
+                   << "\n";
       status = 1;
       continue;
     }
@@ -53,7 +57,8 @@ static int runPresets(int argc, char **argv) {
                       cfg->sram.scratchpadBanks)
             .str(),
         kib(cfg->sram.accumulatorBytes),
-        llvm::formatv("{0} B/cycle", cfg->dram.bytesPerCycle).str(), cfg->clockMhz);
+        llvm::formatv("{0} B/cycle", cfg->dram.bytesPerCycle).str(),
+        cfg->clockMhz);
   }
   return status;
 }

@@ -20,14 +20,22 @@ using namespace systole;
 static void usage(llvm::raw_ostream &os) {
   os << "usage: systole run MODEL.npu --input NAME=FILE.npy ... --out-dir DIR\n"
         "                   [--backend functional|cycle] [--trace TRACE.json]\n"
-        "                   [--report REPORT.json] [--max-cycles N] [--quiet]\n\n"
-        "Verifies MODEL.npu, binds each input from a .npy file (dtype and shape must\n"
-        "match the binary; a model with one input also accepts --input FILE.npy),\n"
-        "runs all segments (NPU segments on the backend, default cycle) and writes\n"
-        "one DIR/<output name>.npy per output. Prints cycles, time at the configured\n"
-        "clock, MAC utilization, DRAM and SRAM traffic and a per-layer breakdown.\n"
-        "  --report  the same figures as JSON (total_cycles, layers, actions, ...)\n"
-        "  --trace   Chrome/Perfetto trace events: queues, units, DRAM channel\n"
+        "                   [--report REPORT.json] [--max-cycles N] "
+        "[--quiet]\n\n"
+        "Verifies MODEL.npu, binds each input from a .npy file (dtype and "
+        "shape must\n"
+        "match the binary; a model with one input also accepts --input "
+        "FILE.npy),\n"
+        "runs all segments (NPU segments on the backend, default cycle) and "
+        "writes\n"
+        "one DIR/<output name>.npy per output. Prints cycles, time at the "
+        "configured\n"
+        "clock, MAC utilization, DRAM and SRAM traffic and a per-layer "
+        "breakdown.\n"
+        "  --report  the same figures as JSON (total_cycles, layers, actions, "
+        "...)\n"
+        "  --trace   Chrome/Perfetto trace events: queues, units, DRAM "
+        "channel\n"
         "  --max-cycles  stop with a fault after N simulated cycles\n";
 }
 
@@ -81,7 +89,8 @@ static int runRun(int argc, char **argv) {
       reportPath = value;
     } else if (take("--max-cycles")) {
       if (llvm::StringRef(value).getAsInteger(10, maxCycles)) {
-        llvm::errs() << "systole run: --max-cycles: '" << value << "' is not a number\n";
+        llvm::errs() << "systole run: --max-cycles: '" << value
+                     << "' is not a number\n";
         return 2;
       }
     } else if (a.starts_with("-")) {
@@ -108,7 +117,8 @@ static int runRun(int argc, char **argv) {
 
   auto loaded = rt::Model::loadFile(model);
   if (!loaded) {
-    llvm::errs() << "systole run: " << llvm::toString(loaded.takeError()) << "\n";
+    llvm::errs() << "systole run: " << llvm::toString(loaded.takeError())
+                 << "\n";
     return 1;
   }
   const rt::Model &m = **loaded;
@@ -117,17 +127,18 @@ static int runRun(int argc, char **argv) {
   opts.sim.maxCycles = maxCycles;
   if (!quiet)
     opts.sim.progress = [](const sim::Progress &p) {
-      llvm::errs() << llvm::formatv("[systole run] {0:f1} s: {1} cycles, {2}/{3} instructions "
-                                    "retired in this segment\n",
-                                    p.wallSeconds, p.cycles, p.instructionsRetired,
-                                    p.instructionsTotal);
+      llvm::errs() << llvm::formatv(
+          "[systole run] {0:f1} s: {1} cycles, {2}/{3} instructions "
+          "retired in this segment\n",
+          p.wallSeconds, p.cycles, p.instructionsRetired, p.instructionsTotal);
     };
   rt::Session session(m, opts);
   for (auto &[name, file] : inputs) {
     if (name.empty()) {
       if (m.inputs().size() != 1) {
         llvm::errs() << "systole run: --input " << file << ": the model has "
-                     << m.inputs().size() << " inputs; use --input NAME=FILE.npy\n";
+                     << m.inputs().size()
+                     << " inputs; use --input NAME=FILE.npy\n";
         return 1;
       }
       name = m.inputs()[0].name;
@@ -138,7 +149,8 @@ static int runRun(int argc, char **argv) {
       return 1;
     }
     if (auto e = session.setInput(name, *t)) {
-      llvm::errs() << "systole run: " << file << ": " << llvm::toString(std::move(e)) << "\n";
+      llvm::errs() << "systole run: " << file << ": "
+                   << llvm::toString(std::move(e)) << "\n";
       return 1;
     }
   }
@@ -146,7 +158,8 @@ static int runRun(int argc, char **argv) {
   llvm::Error runError = session.run();
   int status = 0;
   if (runError) {
-    llvm::errs() << "systole run: " << llvm::toString(std::move(runError)) << "\n";
+    llvm::errs() << "systole run: " << llvm::toString(std::move(runError))
+                 << "\n";
     status = 1;
   }
   const rt::RunReport &rep = session.report();
@@ -156,7 +169,8 @@ static int runRun(int argc, char **argv) {
     std::error_code ec;
     llvm::raw_fd_ostream os(reportPath, ec);
     if (ec) {
-      llvm::errs() << "systole run: --report " << reportPath << ": " << ec.message() << "\n";
+      llvm::errs() << "systole run: --report " << reportPath << ": "
+                   << ec.message() << "\n";
       return 1;
     }
     os << llvm::formatv("{0:2}", rt::reportToJson(rep, m)) << "\n";
@@ -170,7 +184,8 @@ static int runRun(int argc, char **argv) {
     return status;
 
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
-    llvm::errs() << "systole run: --out-dir " << outDir << ": " << ec.message() << "\n";
+    llvm::errs() << "systole run: --out-dir " << outDir << ": " << ec.message()
+                 << "\n";
     return 1;
   }
   for (const rt::TensorInfo &o : m.outputs()) {
@@ -191,6 +206,6 @@ static int runRun(int argc, char **argv) {
   return 0;
 }
 
-static cli::SubcommandRegistration reg("run",
-                                       "run a .npu on the functional or cycle-accurate backend",
-                                       runRun);
+static cli::SubcommandRegistration
+    reg("run", "run a .npu on the functional or cycle-accurate backend",
+        runRun);

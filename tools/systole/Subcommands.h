@@ -28,8 +28,8 @@ std::vector<Subcommand> &subcommands();
 struct SubcommandRegistration {
   SubcommandRegistration(std::string name, std::string summary,
                          SubcommandFn run) {
-    subcommands().push_back({std::move(name), std::move(summary),
-                             std::move(run)});
+    subcommands().push_back(
+        {std::move(name), std::move(summary), std::move(run)});
   }
 };
 

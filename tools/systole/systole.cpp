@@ -25,15 +25,15 @@ std::string systole::cli::presetDirectory() {
 }
 
 static void printUsage(FILE *out) {
-  std::fprintf(out, "Systole %s: toolchain for a parameterized int8 "
-                    "systolic-array NPU\n\nusage: systole <command> [options]\n"
-                    "\ncommands:\n",
+  std::fprintf(out,
+               "Systole %s: toolchain for a parameterized int8 "
+               "systolic-array NPU\n\nusage: systole <command> [options]\n"
+               "\ncommands:\n",
                SYSTOLE_VERSION);
   auto cmds = subcommands();
-  std::sort(cmds.begin(), cmds.end(),
-            [](const Subcommand &a, const Subcommand &b) {
-              return a.name < b.name;
-            });
+  std::sort(
+      cmds.begin(), cmds.end(),
+      [](const Subcommand &a, const Subcommand &b) { return a.name < b.name; });
   for (const Subcommand &c : cmds)
     std::fprintf(out, "  %-10s %s\n", c.name.c_str(), c.summary.c_str());
   std::fprintf(out, "\n`systole <command> --help` describes a command.\n");

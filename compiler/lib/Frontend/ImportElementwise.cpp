@@ -62,9 +62,9 @@ llvm::Error buildClip(ImportContext &ic, std::optional<double> lo,
   if (!isa<FloatType>(elementOf(*x)))
     return ic.fail("expects a float tensor (int8 activations come as QDQ)");
   auto b = ic.builder;
-  Value y = b.create<graph::ClipOp>(
-      ic.loc(), x->getType(), *x, lo ? b.getF64FloatAttr(*lo) : FloatAttr(),
-      hi ? b.getF64FloatAttr(*hi) : FloatAttr());
+  Value y = b.create<graph::ClipOp>(ic.loc(), x->getType(), *x,
+                                    lo ? b.getF64FloatAttr(*lo) : FloatAttr(),
+                                    hi ? b.getF64FloatAttr(*hi) : FloatAttr());
   return ic.defineOutput(0, y);
 }
 

@@ -31,14 +31,13 @@ Type i32Type(ImportContext &ic) { return IntegerType::get(ic.ctx(), 32); }
 llvm::Expected<Type> integerOpType(ImportContext &ic, Value v, int zpIdx,
                                    int64_t axis) {
   Type storage = elementOf(v);
-  if (!isa<IntegerType>(storage) ||
-      cast<IntegerType>(storage).getWidth() != 8)
+  if (!isa<IntegerType>(storage) || cast<IntegerType>(storage).getWidth() != 8)
     return ic.fail("expects an 8-bit integer operand");
   // Integer tensors are signless in the IR; a uint8 zero point marks uint8
   // data (and unsigned-typed values keep saying so).
   bool isUnsigned = cast<IntegerType>(storage).isUnsigned();
-  if (const HostTensor *zt = ic.hasInput(zpIdx) ? ic.constantInput(zpIdx)
-                                               : nullptr)
+  if (const HostTensor *zt =
+          ic.hasInput(zpIdx) ? ic.constantInput(zpIdx) : nullptr)
     isUnsigned = zt->type() == ElementType::UInt8;
   int64_t lo = isUnsigned ? 0 : -128;
   int64_t hi = lo + 255;
@@ -72,11 +71,12 @@ Type biasType(ImportContext &ic, Type x, Type w) {
   SmallVector<int64_t> zps;
   if (auto wa = dyn_cast<quant::UniformQuantizedPerAxisType>(w)) {
     for (double s : wa.getScales())
-      scales.push_back(static_cast<float>(xq.getScale()) * static_cast<float>(s));
+      scales.push_back(static_cast<float>(xq.getScale()) *
+                       static_cast<float>(s));
   } else {
-    scales.push_back(static_cast<float>(xq.getScale()) *
-                     static_cast<float>(
-                         cast<quant::UniformQuantizedType>(w).getScale()));
+    scales.push_back(
+        static_cast<float>(xq.getScale()) *
+        static_cast<float>(cast<quant::UniformQuantizedType>(w).getScale()));
   }
   zps.assign(scales.size(), 0);
   Type f32 = Float32Type::get(ic.ctx());
@@ -106,9 +106,9 @@ llvm::Expected<LinearOperands> quantizedOperands(ImportContext &ic,
   auto w = ic.input(q.w);
   if (!w)
     return w.takeError();
-  llvm::Expected<Type> xt = integerOp ? integerOpType(ic, *x, q.xZp, 0)
-                                      : ic.quantElementType(q.xScale, q.xZp, 0,
-                                                            i8Type(ic));
+  llvm::Expected<Type> xt =
+      integerOp ? integerOpType(ic, *x, q.xZp, 0)
+                : ic.quantElementType(q.xScale, q.xZp, 0, i8Type(ic));
   if (!xt)
     return xt.takeError();
   if (!isa<quant::UniformQuantizedType>(*xt))
@@ -159,7 +159,8 @@ llvm::Error buildConv(ImportContext &ic, Value x, Value w, Value bias,
   auto xs = shapeOf(x), ws = shapeOf(w);
   if (xs.size() != 4 || ws.size() != 4)
     return ic.fail("only 2-D convolution (4-D input and weight) is supported, "
-                   "got a " + llvm::Twine(xs.size()) + "-D input");
+                   "got a " +
+                   llvm::Twine(xs.size()) + "-D input");
   std::vector<int64_t> kernel{ws[2], ws[3]};
   if (auto k = ic.attrInts("kernel_shape"))
     if (*k != kernel)
@@ -317,8 +318,8 @@ llvm::Expected<Value> gemmBias(ImportContext &ic, int idx, int64_t n) {
   if (!c)
     return c.takeError();
   auto s = shapeOf(*c);
-  bool isRow = (s.size() == 1 && s[0] == n) ||
-               (s.size() == 2 && s[0] == 1 && s[1] == n);
+  bool isRow =
+      (s.size() == 1 && s[0] == n) || (s.size() == 2 && s[0] == 1 && s[1] == n);
   if (!isRow)
     return ic.fail("Gemm bias C must have shape [N] or [1, N]; a full "
                    "[M, N] or scalar C is not supported");

@@ -64,9 +64,9 @@ llvm::Error buildPool(ImportContext &ic, Value x, graph::PoolKind kind,
   auto b = ic.builder;
   Value y = b.create<graph::PoolOp>(
       ic.loc(), tensorType({xs[0], xs[1], oh, ow}, resultElement), x,
-      graph::PoolKindAttr::get(ic.ctx(), kind),
-      b.getDenseI64ArrayAttr(*kernel), b.getDenseI64ArrayAttr(strides),
-      b.getDenseI64ArrayAttr(*pads), b.getBoolAttr(countIncludePad),
+      graph::PoolKindAttr::get(ic.ctx(), kind), b.getDenseI64ArrayAttr(*kernel),
+      b.getDenseI64ArrayAttr(strides), b.getDenseI64ArrayAttr(*pads),
+      b.getBoolAttr(countIncludePad),
       graph::LayoutAttr::get(ic.ctx(), graph::Layout::NCHW));
   return ic.defineOutput(0, y);
 }

@@ -34,9 +34,10 @@ static llvm::Expected<int64_t> quantAxis(ImportContext &ic, int64_t rank) {
 
 /// QuantizeLinear of a constant float tensor (weights exported unquantized):
 /// evaluated now with ONNX semantics, so the weight stays a constant.
-static llvm::Expected<HostTensor>
-quantizeConstant(ImportContext &ic, const HostTensor &x,
-                 quant::QuantizedType type, int64_t axis) {
+static llvm::Expected<HostTensor> quantizeConstant(ImportContext &ic,
+                                                   const HostTensor &x,
+                                                   quant::QuantizedType type,
+                                                   int64_t axis) {
   if (x.type() != ElementType::Float32)
     return ic.fail("QuantizeLinear of a non-float constant");
   bool isUnsigned = !type.isSigned();
@@ -54,8 +55,8 @@ quantizeConstant(ImportContext &ic, const HostTensor &x,
     int64_t c = perAxis ? (i / inner) % axisSize : 0;
     float scale = perAxis ? static_cast<float>(perAxis.getScales()[c])
                           : static_cast<float>(perTensor.getScale());
-    int64_t zp = perAxis ? perAxis.getZeroPoints()[c]
-                         : perTensor.getZeroPoint();
+    int64_t zp =
+        perAxis ? perAxis.getZeroPoints()[c] : perTensor.getZeroPoint();
     double q = std::nearbyint(x.dataAs<float>()[i] / scale) + zp;
     q = std::min<double>(std::max<double>(q, type.getStorageTypeMin()),
                          type.getStorageTypeMax());
@@ -81,8 +82,8 @@ static llvm::Error importQuantizeLinear(ImportContext &ic) {
   if (!qtype)
     return qtype.takeError();
   if (const HostTensor *c = ic.constantInput(0)) {
-    auto q = quantizeConstant(ic, *c, cast<quant::QuantizedType>(*qtype),
-                              *axis);
+    auto q =
+        quantizeConstant(ic, *c, cast<quant::QuantizedType>(*qtype), *axis);
     if (!q)
       return q.takeError();
     ic.defineConstant(ic.node->output(0), std::move(*q));
@@ -107,9 +108,10 @@ static llvm::Error importDequantizeLinear(ImportContext &ic) {
   // uint8 data); a tensor without zero point keeps its quant type's.
   Type storage = elementOf(*x);
   if (auto q = dyn_cast<quant::QuantizedType>(storage))
-    storage = q.isSigned() ? IntegerType::get(ic.ctx(), q.getStorageTypeIntegralWidth())
-                           : IntegerType::get(ic.ctx(), q.getStorageTypeIntegralWidth(),
-                                              IntegerType::Unsigned);
+    storage = q.isSigned()
+                  ? IntegerType::get(ic.ctx(), q.getStorageTypeIntegralWidth())
+                  : IntegerType::get(ic.ctx(), q.getStorageTypeIntegralWidth(),
+                                     IntegerType::Unsigned);
   auto qtype = ic.quantElementType(1, 2, *axis, storage);
   if (!qtype)
     return qtype.takeError();

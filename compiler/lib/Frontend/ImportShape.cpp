@@ -52,10 +52,10 @@ llvm::Error defineReshaped(ImportContext &ic, std::vector<int64_t> shape) {
     return x.takeError();
   if (checkedNumElements(shape) !=
       cast<RankedTensorType>(x->getType()).getNumElements())
-    return ic.fail("cannot reshape " + llvm::Twine(cast<RankedTensorType>(
-                                           x->getType())
-                                           .getNumElements()) +
-                   " elements to the requested shape");
+    return ic.fail(
+        "cannot reshape " +
+        llvm::Twine(cast<RankedTensorType>(x->getType()).getNumElements()) +
+        " elements to the requested shape");
   Value y = ic.builder.create<graph::ReshapeOp>(
       ic.loc(), tensorType(shape, elementOf(*x)), *x);
   return ic.defineOutput(0, y);
@@ -336,7 +336,8 @@ llvm::Error importPad(ImportContext &ic) {
   }
   Value y = ic.builder.create<graph::PadOp>(
       ic.loc(), tensorType(shape, elementOf(*x)), *x,
-      ic.builder.getDenseI64ArrayAttr(*pads), ic.builder.getF64FloatAttr(value));
+      ic.builder.getDenseI64ArrayAttr(*pads),
+      ic.builder.getF64FloatAttr(value));
   return ic.defineOutput(0, y);
 }
 

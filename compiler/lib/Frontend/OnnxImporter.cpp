@@ -210,7 +210,8 @@ llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
     return fail("empty scale");
   for (float s : *scales)
     if (!(s > 0.0f) || !std::isfinite(s))
-      return fail("scale must be positive and finite, got " + std::to_string(s));
+      return fail("scale must be positive and finite, got " +
+                  std::to_string(s));
   std::vector<int64_t> zps(scales->size(), 0);
   Type storage = defaultStorage;
   if (zpIdx >= 0 && hasInput(zpIdx)) {
@@ -244,8 +245,8 @@ llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
   bool isSigned = !intType.isUnsigned();
   unsigned width = intType.getWidth();
   int64_t lo = isSigned ? -(int64_t(1) << (width - 1)) : 0;
-  int64_t hi = isSigned ? (int64_t(1) << (width - 1)) - 1
-                        : (int64_t(1) << width) - 1;
+  int64_t hi =
+      isSigned ? (int64_t(1) << (width - 1)) - 1 : (int64_t(1) << width) - 1;
   unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
   Type expressed = Float32Type::get(ctx());
   Type signless = IntegerType::get(ctx(), width);
@@ -272,8 +273,7 @@ llvm::Expected<Value> ImportContext::asQuantized(Value v, Type quantElement) {
   }
   auto intType = dyn_cast<IntegerType>(elem);
   if (!intType || intType.getWidth() != qt.getStorageTypeIntegralWidth())
-    return fail("expected a " +
-                llvm::Twine(qt.getStorageTypeIntegralWidth()) +
+    return fail("expected a " + llvm::Twine(qt.getStorageTypeIntegralWidth()) +
                 "-bit integer tensor for quantized input");
   return builder
       .create<quant::StorageCastOp>(loc(), tensorType(shape, quantElement), v)

@@ -93,10 +93,10 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
                                            StringRef what) {
   ElementType type;
   if (!elementTypeOf(proto.data_type(), type))
-    return makeError(what + ": unsupported tensor data type " +
-                     onnx::TensorProto::DataType_Name(
-                         static_cast<onnx::TensorProto::DataType>(
-                             proto.data_type())));
+    return makeError(
+        what + ": unsupported tensor data type " +
+        onnx::TensorProto::DataType_Name(
+            static_cast<onnx::TensorProto::DataType>(proto.data_type())));
   if (proto.data_location() == onnx::TensorProto::EXTERNAL)
     return makeError(what + ": external tensor data is not supported");
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());

@@ -19,7 +19,7 @@ CommandQueue::CommandQueue(sc_module_name name, Context &ctx, isa::Queue which,
 }
 
 static uint64_t retirePhase(isa::Queue q) {
-  return q == isa::Queue::Load ? kRetireLoad
+  return q == isa::Queue::Load      ? kRetireLoad
          : q == isa::Queue::Compute ? kRetireCompute
                                     : kRetireStore;
 }
@@ -79,10 +79,18 @@ void CommandQueue::issueLoop() {
     } else {
       uint64_t d;
       switch (executingUnit(I)) {
-      case Unit::SystolicArray: d = array->cycles(I); break;
-      case Unit::PostProcessor: d = post->cycles(I); break;
-      case Unit::VectorUnit: d = vector->cycles(I); break;
-      default: d = isa::computeCycles(I, *ctx.cfg); break; // FENCE
+      case Unit::SystolicArray:
+        d = array->cycles(I);
+        break;
+      case Unit::PostProcessor:
+        d = post->cycles(I);
+        break;
+      case Unit::VectorUnit:
+        d = vector->cycles(I);
+        break;
+      default:
+        d = isa::computeCycles(I, *ctx.cfg);
+        break; // FENCE
       }
       end = now + d;
       unitFree = end;
@@ -90,7 +98,7 @@ void CommandQueue::issueLoop() {
     end = std::max(end, lastEnd); // in-order retirement
     lastEnd = end;
     rec.end = end;
-    Unit qUnit = which == isa::Queue::Load ? Unit::LoadQueue
+    Unit qUnit = which == isa::Queue::Load      ? Unit::LoadQueue
                  : which == isa::Queue::Compute ? Unit::ComputeQueue
                                                 : Unit::StoreQueue;
     st.unitBusy[unsigned(qUnit)] += end - now;

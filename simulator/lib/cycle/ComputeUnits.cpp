@@ -15,7 +15,8 @@ using F = isa::Field;
 
 uint64_t SystolicArray::cycles(const isa::Instruction &I) {
   uint64_t c = isa::computeCycles(I, *ctx.cfg);
-  if (I.raw(F::Matmul_dataflow) == isa::Dataflow_os && isa::matmulBankConflict(I, *ctx.cfg))
+  if (I.raw(F::Matmul_dataflow) == isa::Dataflow_os &&
+      isa::matmulBankConflict(I, *ctx.cfg))
     ctx.stats->stalls[unsigned(StallCause::BankConflict)] += I.raw(F::Matmul_k);
   ctx.stats->unitBusy[unsigned(Unit::SystolicArray)] += c;
   return c;
@@ -31,9 +32,11 @@ uint64_t VectorUnit::cycles(const isa::Instruction &I) {
   uint64_t c = isa::computeCycles(I, *ctx.cfg);
   if (isa::vectorBankConflict(I, *ctx.cfg)) {
     bool add = I.opcode() == isa::Opcode::Vadd;
-    uint64_t L = I.raw(add ? F::Vadd_n0 : F::Vmul_n0) * I.raw(add ? F::Vadd_n1 : F::Vmul_n1);
+    uint64_t L = I.raw(add ? F::Vadd_n0 : F::Vmul_n0) *
+                 I.raw(add ? F::Vadd_n1 : F::Vmul_n1);
     uint64_t lanes = ctx.cfg->vector.lanes;
-    ctx.stats->stalls[unsigned(StallCause::BankConflict)] += (L + lanes - 1) / lanes;
+    ctx.stats->stalls[unsigned(StallCause::BankConflict)] +=
+        (L + lanes - 1) / lanes;
   }
   ctx.stats->unitBusy[unsigned(Unit::VectorUnit)] += c;
   return c;

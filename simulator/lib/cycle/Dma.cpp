@@ -6,7 +6,8 @@ using namespace systole;
 using namespace systole::sim;
 using namespace systole::sim::cycle;
 
-DramChannel::DramChannel(sc_module_name name, Context &ctx) : sc_module(name), ctx(ctx) {
+DramChannel::DramChannel(sc_module_name name, Context &ctx)
+    : sc_module(name), ctx(ctx) {
   SC_THREAD(arbitrate);
 }
 

@@ -6,7 +6,8 @@ using namespace systole;
 using namespace systole::sim;
 using namespace systole::sim::cycle;
 
-FetchUnit::FetchUnit(sc_module_name name, Context &ctx) : sc_module(name), ctx(ctx) {
+FetchUnit::FetchUnit(sc_module_name name, Context &ctx)
+    : sc_module(name), ctx(ctx) {
   SC_THREAD(run);
 }
 

@@ -75,7 +75,8 @@ struct TokenFifo : sc_core::sc_module {
 /// Scratchpad or accumulator SRAM: owns no bytes (MachineState does) but
 /// is the block that reports bank conflicts of the operands of an access.
 struct Sram : sc_core::sc_module {
-  Sram(sc_core::sc_module_name name, uint64_t banks) : sc_module(name), banks(banks) {}
+  Sram(sc_core::sc_module_name name, uint64_t banks)
+      : sc_module(name), banks(banks) {}
   uint64_t banks;
 };
 
@@ -129,7 +130,8 @@ struct SystolicArray : sc_core::sc_module, ExecUnit {
   Sram &sp;
 };
 struct PostProcessor : sc_core::sc_module, ExecUnit {
-  PostProcessor(sc_core::sc_module_name name, Context &ctx) : sc_module(name), ctx(ctx) {}
+  PostProcessor(sc_core::sc_module_name name, Context &ctx)
+      : sc_module(name), ctx(ctx) {}
   uint64_t cycles(const isa::Instruction &inst) override;
   Context &ctx;
 };

@@ -46,8 +46,9 @@ void Context::retired(size_t index) {
     if (std::chrono::duration<double>(now - lastReport).count() >=
         options->progressIntervalSeconds) {
       lastReport = now;
-      options->progress({currentCycle(), stats->instructionsRetired, stream.size(),
-                         std::chrono::duration<double>(now - wallStart).count()});
+      options->progress(
+          {currentCycle(), stats->instructionsRetired, stream.size(),
+           std::chrono::duration<double>(now - wallStart).count()});
     }
   }
 }
@@ -59,8 +60,10 @@ Npu::Npu(sc_module_name name, Context &ctx) : sc_module(name), ctx(ctx) {
                                     "compute_to_store", "store_to_compute"};
   for (unsigned f = 0; f < isa::kNumTokenFifos; ++f)
     fifos[f] = std::make_unique<TokenFifo>(fifoNames[f]);
-  scratchpad = std::make_unique<Sram>("scratchpad", ctx.cfg->sram.scratchpadBanks);
-  accumulator = std::make_unique<Sram>("accumulator", ctx.cfg->sram.accumulatorBanks);
+  scratchpad =
+      std::make_unique<Sram>("scratchpad", ctx.cfg->sram.scratchpadBanks);
+  accumulator =
+      std::make_unique<Sram>("accumulator", ctx.cfg->sram.accumulatorBanks);
   dram = std::make_unique<DramChannel>("dram_channel", ctx);
   dma = std::make_unique<DmaEngine>("dma", ctx, *dram);
   array = std::make_unique<SystolicArray>("systolic_array", ctx, *scratchpad);
@@ -69,9 +72,12 @@ Npu::Npu(sc_module_name name, Context &ctx) : sc_module(name), ctx(ctx) {
   TokenFifo *raw[isa::kNumTokenFifos];
   for (unsigned f = 0; f < isa::kNumTokenFifos; ++f)
     raw[f] = fifos[f].get();
-  queues[0] = std::make_unique<CommandQueue>("load_queue", ctx, isa::Queue::Load, raw);
-  queues[1] = std::make_unique<CommandQueue>("compute_queue", ctx, isa::Queue::Compute, raw);
-  queues[2] = std::make_unique<CommandQueue>("store_queue", ctx, isa::Queue::Store, raw);
+  queues[0] =
+      std::make_unique<CommandQueue>("load_queue", ctx, isa::Queue::Load, raw);
+  queues[1] = std::make_unique<CommandQueue>("compute_queue", ctx,
+                                             isa::Queue::Compute, raw);
+  queues[2] = std::make_unique<CommandQueue>("store_queue", ctx,
+                                             isa::Queue::Store, raw);
   queues[0]->dma = dma.get();
   queues[2]->dma = dma.get();
   queues[1]->array = array.get();

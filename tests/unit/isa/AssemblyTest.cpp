@@ -1,4 +1,5 @@
-//===- AssemblyTest.cpp - Text form of programs ----------------------------===//
+//===- AssemblyTest.cpp - Text form of programs
+//----------------------------===//
 #include "TestUtil.h"
 
 #include "systole/ISA/Assembly.h"
@@ -17,8 +18,8 @@ TEST(Assembly, ProgramRoundTripsThroughText) {
 
 TEST(Assembly, SpecialFloatsRoundTripBitExactly) {
   Instruction V(Opcode::Vadd);
-  for (uint32_t bits : {0x80000000u, 0x7fc00001u, 0xff800000u, 0x00000001u, 0x3f800000u,
-                        0x3e99999au}) {
+  for (uint32_t bits : {0x80000000u, 0x7fc00001u, 0xff800000u, 0x00000001u,
+                        0x3f800000u, 0x3e99999au}) {
     V.setRaw(Field::Vadd_fixed, bits);
     auto back = parseInstruction(printInstruction(V));
     ASSERT_TRUE(bool(back)) << printInstruction(V);
@@ -28,7 +29,8 @@ TEST(Assembly, SpecialFloatsRoundTripBitExactly) {
 
 TEST(Assembly, CommentsBlankLinesAndImplicitSegment) {
   HwConfig cfg = preset("tiny-4x4");
-  auto p = parseProgramAsm("# header comment\n\n  fence queue=load ; trailing\nend\n", cfg);
+  auto p = parseProgramAsm(
+      "# header comment\n\n  fence queue=load ; trailing\nend\n", cfg);
   ASSERT_TRUE(bool(p)) << llvm::toString(p.takeError());
   ASSERT_EQ(p->segments.size(), 1u);
   EXPECT_EQ(p->segments[0].name, "main");
@@ -38,22 +40,32 @@ TEST(Assembly, CommentsBlankLinesAndImplicitSegment) {
 
 TEST(Assembly, ErrorsNameLineAndColumn) {
   HwConfig cfg = preset("tiny-4x4");
-  struct Case { const char *text; const char *error; };
+  struct Case {
+    const char *text;
+    const char *error;
+  };
   Case cases[] = {
       {"end\nfrob x=1\n", "t.s:2:1: error: unknown instruction 'frob'"},
       {"matmul m=1 m=2\n", "t.s:1:12: error: duplicate field 'm'"},
-      {"matmul m=16777216\n", "t.s:1:10: error: value 16777216 does not fit m (24-bit unsigned)"},
-      {"matmul a_zp=-129\n", "t.s:1:13: error: value -129 does not fit a_zp (8-bit signed)"},
-      {"matmul dataflow=rs\n", "t.s:1:17: error: invalid value 'rs' for dataflow (expected one "
-                               "of: ws, os)"},
-      {"vadd ratio_a=abc\n", "t.s:1:14: error: expected a float or 0x bit pattern for ratio_a"},
+      {"matmul m=16777216\n",
+       "t.s:1:10: error: value 16777216 does not fit m (24-bit unsigned)"},
+      {"matmul a_zp=-129\n",
+       "t.s:1:13: error: value -129 does not fit a_zp (8-bit signed)"},
+      {"matmul dataflow=rs\n",
+       "t.s:1:17: error: invalid value 'rs' for dataflow (expected one "
+       "of: ws, os)"},
+      {"vadd ratio_a=abc\n",
+       "t.s:1:14: error: expected a float or 0x bit pattern for ratio_a"},
       {"load n0\n", "t.s:1:6: error: expected field=value, got 'n0'"},
-      {".tensor \"x\" input int9 [1] 0 1\n", "t.s:1:19: error: unknown dtype 'int9' (int8, uint8, int32, float32)"},
-      {".hw \"edge-16x16\"\n", "t.s:1:5: error: program was written for hardware config "
-                               "'edge-16x16', but the given config is 'tiny-4x4'"},
+      {".tensor \"x\" input int9 [1] 0 1\n",
+       "t.s:1:19: error: unknown dtype 'int9' (int8, uint8, int32, float32)"},
+      {".hw \"edge-16x16\"\n",
+       "t.s:1:5: error: program was written for hardware config "
+       "'edge-16x16', but the given config is 'tiny-4x4'"},
       {".segment \"main\n", "t.s:1:10: error: unterminated string"},
       {".frob\n", "t.s:1:1: error: unknown directive '.frob'"},
-      {".region \"r\" io 0\n", "t.s:1:17: error: .region expects: .region \"name\" KIND OFFSET SIZE"},
+      {".region \"r\" io 0\n",
+       "t.s:1:17: error: .region expects: .region \"name\" KIND OFFSET SIZE"},
   };
   for (const Case &c : cases) {
     auto p = parseProgramAsm(c.text, cfg, "t.s");

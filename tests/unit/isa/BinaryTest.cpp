@@ -21,9 +21,11 @@ TEST(Binary, EveryFieldRoundTrips) {
   p.config.clockMhz = 123.456;
   p.tensors[3].quant = QuantParams{{-0.0f + 1e-30f}, {}, -1};
   p.constants.push_back({"empty", 8192, {}});
-  p.segments.push_back({"ptx", HostSegment{HostCodeKind::Ptx, "k", {'.', 'v'}, {}}});
+  p.segments.push_back(
+      {"ptx", HostSegment{HostCodeKind::Ptx, "k", {'.', 'v'}, {}}});
   std::vector<uint8_t> bytes = writeProgram(p);
-  EXPECT_EQ(std::string(reinterpret_cast<const char *>(bytes.data()) + 4, 4), "SNPU");
+  EXPECT_EQ(std::string(reinterpret_cast<const char *>(bytes.data()) + 4, 4),
+            "SNPU");
   auto back = readProgram(bytes);
   ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
   EXPECT_TRUE(*back == p);
@@ -61,7 +63,8 @@ TEST(Binary, RejectsWrongIdentifierAndVersion) {
   Program p = sampleProgram();
   p.versionMajor = 2;
   auto v = readProgram(writeProgram(p));
-  EXPECT_EQ(errorText(v), "version: format 2.0 is not supported (this reader reads 1.x)");
+  EXPECT_EQ(errorText(v),
+            "version: format 2.0 is not supported (this reader reads 1.x)");
   p.versionMajor = kFormatMajor;
   p.versionMinor = 7; // newer minor: compatible additions, accepted
   EXPECT_TRUE(bool(readProgram(writeProgram(p))));
@@ -74,6 +77,6 @@ TEST(Binary, ConfigInsideBinaryIsValidated) {
   Program p = sampleProgram();
   p.config.sram.scratchpadBanks = 3;
   auto r = readProgram(writeProgram(p));
-  EXPECT_EQ(errorText(r),
-            "config.sram.scratchpad_banks: must be a power of two dividing scratchpad_bytes");
+  EXPECT_EQ(errorText(r), "config.sram.scratchpad_banks: must be a power of "
+                          "two dividing scratchpad_bytes");
 }

@@ -76,10 +76,12 @@ TEST(HwConfig, EveryFieldWrongType) {
   for (const HwConfigFieldSpec &s : hwConfigFields()) {
     llvm::json::Value v = presetJson();
     auto [obj, leaf] = slot(v, s.path);
-    (*obj)[leaf] = s.kind == HwConfigFieldSpec::String ? llvm::json::Value(42)
-                                                       : llvm::json::Value("oops");
+    (*obj)[leaf] = s.kind == HwConfigFieldSpec::String
+                       ? llvm::json::Value(42)
+                       : llvm::json::Value("oops");
     std::string err = parseError(v);
-    EXPECT_EQ(err.rfind(std::string(s.path) + ": expected", 0), 0u) << s.path << " -> " << err;
+    EXPECT_EQ(err.rfind(std::string(s.path) + ": expected", 0), 0u)
+        << s.path << " -> " << err;
   }
   llvm::json::Value v = presetJson();
   (*v.getAsObject())["array"] = 5;
@@ -93,8 +95,9 @@ TEST(HwConfig, EveryNumericFieldOutOfRange) {
   for (const HwConfigFieldSpec &s : hwConfigFields()) {
     if (s.kind != HwConfigFieldSpec::UInt && s.kind != HwConfigFieldSpec::Float)
       continue;
-    for (double bad : {s.min - (s.kind == HwConfigFieldSpec::UInt ? 1 : s.min / 2 + 1),
-                       s.max * 2 + 1}) {
+    for (double bad :
+         {s.min - (s.kind == HwConfigFieldSpec::UInt ? 1 : s.min / 2 + 1),
+          s.max * 2 + 1}) {
       llvm::json::Value v = presetJson();
       auto [obj, leaf] = slot(v, s.path);
       if (s.kind == HwConfigFieldSpec::UInt)
@@ -116,22 +119,29 @@ TEST(HwConfig, CrossFieldRules) {
     return parseError(v);
   };
   EXPECT_EQ(with("sram.scratchpad_banks", 3),
-            "sram.scratchpad_banks: must be a power of two dividing scratchpad_bytes");
+            "sram.scratchpad_banks: must be a power of two dividing "
+            "scratchpad_bytes");
   EXPECT_EQ(with("sram.scratchpad_bytes", 524289),
-            "sram.scratchpad_banks: must be a power of two dividing scratchpad_bytes");
-  EXPECT_EQ(with("sram.accumulator_banks", 6), "sram.accumulator_banks: must be a power of two");
-  EXPECT_EQ(with("sram.accumulator_bytes", 262148),
-            "sram.accumulator_bytes: must be a multiple of 4 * accumulator_banks");
+            "sram.scratchpad_banks: must be a power of two dividing "
+            "scratchpad_bytes");
+  EXPECT_EQ(with("sram.accumulator_banks", 6),
+            "sram.accumulator_banks: must be a power of two");
+  EXPECT_EQ(
+      with("sram.accumulator_bytes", 262148),
+      "sram.accumulator_bytes: must be a multiple of 4 * accumulator_banks");
   EXPECT_EQ(with("dram.burst_bytes", 8),
-            "dram.burst_bytes: must be a power of two and a multiple of bytes_per_cycle");
+            "dram.burst_bytes: must be a power of two and a multiple of "
+            "bytes_per_cycle");
   EXPECT_EQ(with("dram.burst_bytes", 96),
-            "dram.burst_bytes: must be a power of two and a multiple of bytes_per_cycle");
+            "dram.burst_bytes: must be a power of two and a multiple of "
+            "bytes_per_cycle");
   EXPECT_EQ(with("array.dataflows", llvm::json::Array{}),
             "array.dataflows: must list at least one dataflow");
   EXPECT_EQ(with("array.dataflows", llvm::json::Array{"ws", "ws"}),
             "array.dataflows: duplicate dataflow 'ws'");
-  EXPECT_EQ(with("array.dataflows", llvm::json::Array{"rs"}),
-            "array.dataflows: unknown dataflow 'rs' (expected \"ws\" or \"os\")");
+  EXPECT_EQ(
+      with("array.dataflows", llvm::json::Array{"rs"}),
+      "array.dataflows: unknown dataflow 'rs' (expected \"ws\" or \"os\")");
   EXPECT_EQ(with("name", ""), "name: must not be empty");
   EXPECT_EQ(with("array.rowz", 3), "array.rowz: unknown field");
   EXPECT_EQ(with("extra", 3), "extra: unknown field");
@@ -148,5 +158,6 @@ TEST(HwConfig, InvalidJsonAndMissingFile) {
   auto bad = parseHwConfig("{ nope");
   EXPECT_EQ(errorText(bad).rfind("hardware config: invalid JSON", 0), 0u);
   auto missing = loadHwConfigFile("/nonexistent/cfg.json");
-  EXPECT_NE(errorText(missing).find("cannot read '/nonexistent/cfg.json'"), std::string::npos);
+  EXPECT_NE(errorText(missing).find("cannot read '/nonexistent/cfg.json'"),
+            std::string::npos);
 }

@@ -1,6 +1,6 @@
 //===- InstructionTest.cpp - Encoding/decoding of every instruction -------===//
-#include "systole/ISA/Assembly.h"
 #include "systole/ISA/Instruction.h"
+#include "systole/ISA/Assembly.h"
 
 #include "gtest/gtest.h"
 
@@ -26,8 +26,9 @@ Deps randomDeps(std::mt19937_64 &rng, Queue q) {
   return d;
 }
 
-Instruction randomInstruction(std::mt19937_64 &rng, Opcode op,
-                              std::vector<std::pair<Field, uint64_t>> *values = nullptr) {
+Instruction
+randomInstruction(std::mt19937_64 &rng, Opcode op,
+                  std::vector<std::pair<Field, uint64_t>> *values = nullptr) {
   Instruction I(op);
   for (Field f : fieldsOf(op)) {
     const FieldInfo &fi = fieldInfo(f);
@@ -75,13 +76,15 @@ TEST(InstructionRoundTrip, RandomFieldValuesForEveryOpcode) {
         ASSERT_EQ(I.raw(f), v) << o.mnemonic << "." << fieldInfo(f).name;
       auto bytes = I.encode();
       auto back = decodeInstruction(bytes);
-      ASSERT_TRUE(bool(back)) << o.mnemonic << ": " << llvm::toString(back.takeError());
+      ASSERT_TRUE(bool(back))
+          << o.mnemonic << ": " << llvm::toString(back.takeError());
       EXPECT_EQ(*back, I);
       EXPECT_EQ(back->encode(), bytes);
       // The text form round-trips too.
       std::string text = printInstruction(I);
       auto parsed = parseInstruction(text);
-      ASSERT_TRUE(bool(parsed)) << text << ": " << llvm::toString(parsed.takeError());
+      ASSERT_TRUE(bool(parsed))
+          << text << ": " << llvm::toString(parsed.takeError());
       EXPECT_EQ(*parsed, I) << text;
     }
   }
@@ -124,7 +127,8 @@ TEST(InstructionDecode, RejectsEveryReservedBit) {
         bytes[w * 8 + b / 8] |= uint8_t(1u << (b % 8));
         auto r = decodeInstruction(bytes);
         ASSERT_FALSE(bool(r)) << o.mnemonic << " word " << w << " bit " << b;
-        EXPECT_NE(llvm::toString(r.takeError()).find("reserved bits"), std::string::npos);
+        EXPECT_NE(llvm::toString(r.takeError()).find("reserved bits"),
+                  std::string::npos);
         ++rejected;
       }
     EXPECT_GT(rejected, 0) << o.mnemonic;
@@ -137,10 +141,15 @@ TEST(InstructionDecode, RejectsInvalidEnumAndNonexistentNeighbours) {
   bytes[1] |= 0x30; // mode = 3 (bits 12..13)
   auto r = decodeInstruction(bytes);
   ASSERT_FALSE(bool(r));
-  EXPECT_NE(llvm::toString(r.takeError()).find("field 'mode' has invalid PoolMode value 3"),
+  EXPECT_NE(llvm::toString(r.takeError())
+                .find("field 'mode' has invalid PoolMode value 3"),
             std::string::npos);
 
-  struct Case { Opcode op; Deps d; const char *flag; };
+  struct Case {
+    Opcode op;
+    Deps d;
+    const char *flag;
+  };
   for (Case c : {Case{Opcode::Load, {true, false, false, false}, "pop_prev"},
                  Case{Opcode::Load, {false, false, true, false}, "push_prev"},
                  Case{Opcode::Store, {false, true, false, false}, "pop_next"},
@@ -167,16 +176,19 @@ TEST(InstructionDecode, WrongSize) {
   std::vector<uint8_t> bytes(63, 0);
   auto r = decodeInstruction(bytes);
   ASSERT_FALSE(bool(r));
-  EXPECT_EQ(llvm::toString(r.takeError()), "instruction must be 64 bytes, got 63");
+  EXPECT_EQ(llvm::toString(r.takeError()),
+            "instruction must be 64 bytes, got 63");
 }
 
 TEST(InstructionTable, GeneratedDocsAndSvPackageMentionEveryField) {
   std::string md = emitInstructionTableMarkdown();
   std::string sv = emitSystemVerilogPackage();
   for (const FieldInfo &fi : allFields()) {
-    EXPECT_NE(md.find(std::string("`") + fi.name + "`"), std::string::npos) << fi.name;
-    std::string svName = llvm::StringRef(opcodeInfo(fi.opcode).mnemonic).upper() + "_" +
-                         llvm::StringRef(fi.name).upper() + "_LSB";
+    EXPECT_NE(md.find(std::string("`") + fi.name + "`"), std::string::npos)
+        << fi.name;
+    std::string svName =
+        llvm::StringRef(opcodeInfo(fi.opcode).mnemonic).upper() + "_" +
+        llvm::StringRef(fi.name).upper() + "_LSB";
     EXPECT_NE(sv.find(svName), std::string::npos) << svName;
   }
 }

@@ -29,7 +29,8 @@ TEST(Mutation, TenThousandCorruptionsAreAcceptedOrRejectedWithAMessage) {
       bytes.resize(rng() % bytes.size());
     }
     // A fresh, exactly sized allocation so ASan sees any overread.
-    std::unique_ptr<uint8_t[]> buf(new uint8_t[bytes.size() ? bytes.size() : 1]);
+    std::unique_ptr<uint8_t[]> buf(
+        new uint8_t[bytes.size() ? bytes.size() : 1]);
     std::copy(bytes.begin(), bytes.end(), buf.get());
     auto p = readProgram(llvm::ArrayRef<uint8_t>(buf.get(), bytes.size()));
     if (p) {
@@ -46,7 +47,8 @@ TEST(Mutation, TenThousandCorruptionsAreAcceptedOrRejectedWithAMessage) {
       reasons[msg.substr(0, msg.find(':'))]++;
     }
   }
-  std::printf("[ mutation ] %d mutations (%d with flips, %d with truncation): %d accepted, %d "
+  std::printf("[ mutation ] %d mutations (%d with flips, %d with truncation): "
+              "%d accepted, %d "
               "rejected\n",
               accepted + rejected, flips, truncations, accepted, rejected);
   int shown = 0;

@@ -10,11 +10,17 @@ using namespace systole::isa::test;
 using F = Field;
 
 namespace {
-Instruction matmul(uint64_t dataflow, uint64_t M, uint64_t K, uint64_t N, bool preload) {
+Instruction matmul(uint64_t dataflow, uint64_t M, uint64_t K, uint64_t N,
+                   bool preload) {
   Instruction I(Opcode::Matmul);
-  I.with(F::Matmul_dataflow, dataflow).with(F::Matmul_preload, preload).with(F::Matmul_m, M)
-      .with(F::Matmul_k, K).with(F::Matmul_n, N).with(F::Matmul_a_m_inner, 1)
-      .with(F::Matmul_a_k_inner, 1 << 20).with(F::Matmul_a_m_outer_stride, K)
+  I.with(F::Matmul_dataflow, dataflow)
+      .with(F::Matmul_preload, preload)
+      .with(F::Matmul_m, M)
+      .with(F::Matmul_k, K)
+      .with(F::Matmul_n, N)
+      .with(F::Matmul_a_m_inner, 1)
+      .with(F::Matmul_a_k_inner, 1 << 20)
+      .with(F::Matmul_a_m_outer_stride, K)
       .with(F::Matmul_b_stride, N);
   return I;
 }
@@ -33,8 +39,8 @@ TEST(Timing, WorkedExampleWeightStationary) {
 TEST(Timing, WorkedExampleOutputStationary) {
   HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
   Instruction I = matmul(Dataflow_os, 4, 8, 4, false);
-  I.set(F::Matmul_a_addr, 0);        // A in bank 0
-  I.set(F::Matmul_b_addr, 4096);     // B in bank 1
+  I.set(F::Matmul_a_addr, 0);    // A in bank 0
+  I.set(F::Matmul_b_addr, 4096); // B in bank 1
   EXPECT_FALSE(matmulBankConflict(I, cfg));
   // K + R + C - 2 = 14 streaming + R = 4 drain: 8 + 8 + 4 - 2 = 18.
   EXPECT_EQ(computeCycles(I, cfg), 18u);
@@ -63,9 +69,16 @@ TEST(Timing, DmaWorkedExample) {
   // Three runs of 100 bytes at 0x1010, 0x1110, 0x1210: each starts 16 bytes
   // into a 64-byte burst and touches 2 bursts; 6 bursts * 4 beats = 24 cycles.
   Instruction I(Opcode::Load);
-  I.with(F::Load_elem_bytes, 1).with(F::Load_dram_addr, 0x1010).with(F::Load_n0, 100)
-      .with(F::Load_n1, 3).with(F::Load_n2, 1).with(F::Load_n3, 1).with(F::Load_s1, 256)
-      .with(F::Load_t1, 100).with(F::Load_pad_left, 1).with(F::Load_pad_right, 1);
+  I.with(F::Load_elem_bytes, 1)
+      .with(F::Load_dram_addr, 0x1010)
+      .with(F::Load_n0, 100)
+      .with(F::Load_n1, 3)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1)
+      .with(F::Load_s1, 256)
+      .with(F::Load_t1, 100)
+      .with(F::Load_pad_left, 1)
+      .with(F::Load_pad_right, 1);
   DmaTiming t = dmaTiming(I, cfg);
   EXPECT_EQ(t.runs, 3u);
   EXPECT_EQ(t.bursts, 6u);
@@ -87,9 +100,15 @@ TEST(Timing, BurstCountMatchesBruteForce) {
       s[d] = rng() % 300;
     }
     uint64_t elem = (rng() & 1) ? 4 : 1, base = rng() % 100000;
-    I.with(F::Store_elem_bytes, elem).with(F::Store_dram_addr, base).with(F::Store_n0, n[0])
-        .with(F::Store_n1, n[1]).with(F::Store_n2, n[2]).with(F::Store_n3, n[3])
-        .with(F::Store_s1, s[1]).with(F::Store_s2, s[2]).with(F::Store_s3, s[3]);
+    I.with(F::Store_elem_bytes, elem)
+        .with(F::Store_dram_addr, base)
+        .with(F::Store_n0, n[0])
+        .with(F::Store_n1, n[1])
+        .with(F::Store_n2, n[2])
+        .with(F::Store_n3, n[3])
+        .with(F::Store_s1, s[1])
+        .with(F::Store_s2, s[2])
+        .with(F::Store_s3, s[3]);
     uint64_t B = cfg.dram.burstBytes, len = n[0] * elem, expect = 0;
     for (uint64_t i3 = 0; i3 < n[3]; ++i3)
       for (uint64_t i2 = 0; i2 < n[2]; ++i2)
@@ -104,9 +123,15 @@ TEST(Timing, BurstCountMatchesBruteForce) {
 TEST(Timing, HugeDmaIsFastAndSaturates) {
   HwConfig cfg = preset("datacenter-128x128");
   Instruction I(Opcode::Load);
-  I.with(F::Load_elem_bytes, 1).with(F::Load_dram_addr, 3).with(F::Load_n0, 65535)
-      .with(F::Load_n1, 65535).with(F::Load_n2, 65535).with(F::Load_n3, 65535)
-      .with(F::Load_s1, 4294967295u).with(F::Load_s2, 12345).with(F::Load_s3, 77);
+  I.with(F::Load_elem_bytes, 1)
+      .with(F::Load_dram_addr, 3)
+      .with(F::Load_n0, 65535)
+      .with(F::Load_n1, 65535)
+      .with(F::Load_n2, 65535)
+      .with(F::Load_n3, 65535)
+      .with(F::Load_s1, 4294967295u)
+      .with(F::Load_s2, 12345)
+      .with(F::Load_s3, 77);
   DmaTiming t = dmaTiming(I, cfg);
   EXPECT_GT(t.bursts, 0u);
 }
@@ -118,22 +143,35 @@ TEST(Timing, VectorAndPostProcessing) {
   EXPECT_EQ(computeCycles(R, cfg), 6u * 2 + 2);
 
   Instruction V(Opcode::Vadd);
-  V.with(F::Vadd_n0, 10).with(F::Vadd_n1, 1).with(F::Vadd_a_addr, 0).with(F::Vadd_b_addr, 4096)
+  V.with(F::Vadd_n0, 10)
+      .with(F::Vadd_n1, 1)
+      .with(F::Vadd_a_addr, 0)
+      .with(F::Vadd_b_addr, 4096)
       .with(F::Vadd_o_addr, 0);
   EXPECT_EQ(computeCycles(V, cfg), 3u + 2); // ceil(10/4) + P
-  V.set(F::Vadd_b_addr, 100);               // same bank as A: two reads per beat
+  V.set(F::Vadd_b_addr, 100); // same bank as A: two reads per beat
   EXPECT_EQ(computeCycles(V, cfg), 6u + 2);
   V.set(F::Vadd_b_bcast, 1);
   V.set(F::Vadd_b_addr, 8191); // one element, bank 1
   EXPECT_EQ(computeCycles(V, cfg), 3u + 2);
 
   Instruction P(Opcode::Pool);
-  P.with(F::Pool_oh, 2).with(F::Pool_ow, 3).with(F::Pool_kh, 3).with(F::Pool_kw, 3)
-      .with(F::Pool_ch, 9).with(F::Pool_sh, 2).with(F::Pool_sw, 2);
+  P.with(F::Pool_oh, 2)
+      .with(F::Pool_ow, 3)
+      .with(F::Pool_kh, 3)
+      .with(F::Pool_kw, 3)
+      .with(F::Pool_ch, 9)
+      .with(F::Pool_sh, 2)
+      .with(F::Pool_sw, 2);
   EXPECT_EQ(computeCycles(P, cfg), 2u * 3 * 9 * 3 + 2);
   Instruction D(Opcode::Dwconv);
-  D.with(F::Dwconv_oh, 4).with(F::Dwconv_ow, 4).with(F::Dwconv_kh, 3).with(F::Dwconv_kw, 3)
-      .with(F::Dwconv_ch, 4).with(F::Dwconv_sh, 1).with(F::Dwconv_sw, 1);
+  D.with(F::Dwconv_oh, 4)
+      .with(F::Dwconv_ow, 4)
+      .with(F::Dwconv_kh, 3)
+      .with(F::Dwconv_kw, 3)
+      .with(F::Dwconv_ch, 4)
+      .with(F::Dwconv_sh, 1)
+      .with(F::Dwconv_sw, 1);
   EXPECT_EQ(computeCycles(D, cfg), 4u * 4 * 9 * 1 + 2);
   EXPECT_EQ(computeCycles(Instruction(Opcode::Fence), cfg), 1u);
   EXPECT_EQ(computeCycles(Instruction(Opcode::End), cfg), 0u);
@@ -143,10 +181,15 @@ TEST(Timing, FootprintsAreExactHulls) {
   // im2col A: m = (oy, ox) with OW = 3, kk = (ky, kx*Cin + ci), Cin = 2, 3x3,
   // input tile W = 5 pixels * 2 channels = 10 bytes per row.
   Instruction I(Opcode::Matmul);
-  I.with(F::Matmul_m, 6).with(F::Matmul_k, 18).with(F::Matmul_n, 1)
-      .with(F::Matmul_a_m_inner, 3).with(F::Matmul_a_m_inner_stride, 2)
-      .with(F::Matmul_a_m_outer_stride, 10).with(F::Matmul_a_k_inner, 6)
-      .with(F::Matmul_a_k_outer_stride, 10).with(F::Matmul_a_addr, 100);
+  I.with(F::Matmul_m, 6)
+      .with(F::Matmul_k, 18)
+      .with(F::Matmul_n, 1)
+      .with(F::Matmul_a_m_inner, 3)
+      .with(F::Matmul_a_m_inner_stride, 2)
+      .with(F::Matmul_a_m_outer_stride, 10)
+      .with(F::Matmul_a_k_inner, 6)
+      .with(F::Matmul_a_k_outer_stride, 10)
+      .with(F::Matmul_a_addr, 100);
   auto acc = accessRanges(I);
   ASSERT_EQ(acc.size(), 3u);
   // max = 100 + (1*10 + 2*2) + (2*10 + 5) = 139

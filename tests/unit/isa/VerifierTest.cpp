@@ -9,7 +9,9 @@ using F = Field;
 
 namespace {
 std::string verify(const Program &p) { return errorText(verifyProgram(p)); }
-Instruction &inst(Program &p, size_t i) { return p.segments[0].npu().instructions[i]; }
+Instruction &inst(Program &p, size_t i) {
+  return p.segments[0].npu().instructions[i];
+}
 bool contains(const std::string &s, const std::string &what) {
   return s.find(what) != std::string::npos;
 }
@@ -17,14 +19,19 @@ bool contains(const std::string &s, const std::string &what) {
 
 TEST(Verifier, ScratchpadAndAccumulatorFootprints) {
   Program p = sampleProgram();
-  inst(p, 1).set(F::Load_sram_addr, 16384 - 15); // 16 bytes from 16369: 1 byte past SP
+  inst(p, 1).set(F::Load_sram_addr,
+                 16384 - 15); // 16 bytes from 16369: 1 byte past SP
   std::string e = verify(p);
-  EXPECT_TRUE(contains(e, "segments[0] 'main' instruction #1: load: operand dst touches SP "
-                          "[0x3ff1, 0x4001) beyond its capacity 0x4000 bytes")) << e;
+  EXPECT_TRUE(contains(
+      e, "segments[0] 'main' instruction #1: load: operand dst touches SP "
+         "[0x3ff1, 0x4001) beyond its capacity 0x4000 bytes"))
+      << e;
   p = sampleProgram();
-  inst(p, 2).set(F::Matmul_c_addr, 1001); // ACC has 1024 words; C spans 5*4+4 = 24
+  inst(p, 2).set(F::Matmul_c_addr,
+                 1001); // ACC has 1024 words; C spans 5*4+4 = 24
   e = verify(p);
-  EXPECT_TRUE(contains(e, "instruction #2: matmul: operand C touches ACC")) << e;
+  EXPECT_TRUE(contains(e, "instruction #2: matmul: operand C touches ACC"))
+      << e;
   p = sampleProgram();
   inst(p, 3).set(F::Requant_lut, 1);
   inst(p, 3).set(F::Requant_lut_addr, 16384 - 255);
@@ -37,17 +44,25 @@ TEST(Verifier, DramRangesAgainstThePlan) {
   EXPECT_TRUE(contains(verify(p), "store: operand dst touches DRAM"));
   p = sampleProgram();
   p.memoryPlan.dramSize = p.config.dram.capacityBytes + 1;
-  EXPECT_TRUE(contains(verify(p), "memory_plan.dram_size: 16777217 exceeds dram.capacity_bytes"));
+  EXPECT_TRUE(
+      contains(verify(p),
+               "memory_plan.dram_size: 16777217 exceeds dram.capacity_bytes"));
   p = sampleProgram();
   p.memoryPlan.regions[2].size = 1 << 20;
   EXPECT_TRUE(contains(verify(p), "memory_plan.regions[2] 'act'"));
   p = sampleProgram();
   p.constants[0].dramOffset = 8190;
-  EXPECT_TRUE(contains(verify(p), "constants[0] 'w': [8190, +16) is outside dram_size 8192"));
+  EXPECT_TRUE(contains(
+      verify(p), "constants[0] 'w': [8190, +16) is outside dram_size 8192"));
 }
 
 TEST(Verifier, InstructionFieldRules) {
-  struct Case { size_t index; Field field; int64_t value; const char *message; };
+  struct Case {
+    size_t index;
+    Field field;
+    int64_t value;
+    const char *message;
+  };
   Case cases[] = {
       {0, F::Load_elem_bytes, 2, "load.elem_bytes: must be 1 or 4, got 2"},
       {0, F::Load_n2, 0, "load.n2: must be >= 1"},
@@ -73,19 +88,23 @@ TEST(Verifier, InstructionFieldRules) {
   p = sampleProgram();
   p.config.array.ws = false;
   p.config.array.os = true;
-  EXPECT_TRUE(contains(verify(p), "matmul.dataflow: ws is not supported by config 'tiny-4x4'"));
+  EXPECT_TRUE(contains(
+      verify(p), "matmul.dataflow: ws is not supported by config 'tiny-4x4'"));
   p = sampleProgram();
   inst(p, 2).set(F::Matmul_dataflow, Dataflow_os);
   EXPECT_TRUE(contains(verify(p), "matmul.m: 6 exceeds array.rows 4 (os)"));
   p = sampleProgram();
   inst(p, 0).set(F::Load_sram, Memory_acc);
-  EXPECT_TRUE(contains(verify(p), "load.elem_bytes: must be 4 for the accumulator"));
+  EXPECT_TRUE(
+      contains(verify(p), "load.elem_bytes: must be 4 for the accumulator"));
 }
 
 TEST(Verifier, WeightReuseMustMatchThePreloadedShape) {
   Program p = sampleProgram();
   inst(p, 2).set(F::Matmul_preload, 0);
-  EXPECT_TRUE(contains(verify(p), "matmul.preload: 0 reuses weights, but no WS matmul loaded any"));
+  EXPECT_TRUE(contains(
+      verify(p),
+      "matmul.preload: 0 reuses weights, but no WS matmul loaded any"));
   p = sampleProgram();
   auto &ins = p.segments[0].npu().instructions;
   Instruction again = ins[2];
@@ -93,7 +112,9 @@ TEST(Verifier, WeightReuseMustMatchThePreloadedShape) {
   again.set(F::Matmul_preload, 0);
   again.set(F::Matmul_k, 3);
   ins.insert(ins.begin() + 3, again);
-  EXPECT_TRUE(contains(verify(p), "reuses weights of shape K=4 N=4, but this matmul has K=3 N=4"));
+  EXPECT_TRUE(
+      contains(verify(p),
+               "reuses weights of shape K=4 N=4, but this matmul has K=3 N=4"));
 }
 
 TEST(Verifier, EndPlacement) {
@@ -103,13 +124,15 @@ TEST(Verifier, EndPlacement) {
   p = sampleProgram();
   auto &ins = p.segments[0].npu().instructions;
   ins.insert(ins.begin(), Instruction(Opcode::End));
-  EXPECT_TRUE(contains(verify(p), "instruction #0: END before the end of the segment"));
+  EXPECT_TRUE(
+      contains(verify(p), "instruction #0: END before the end of the segment"));
 }
 
 TEST(Verifier, TokenBalance) {
   Program p = sampleProgram();
   inst(p, 6).setDeps({}); // nobody pops store->compute
-  EXPECT_TRUE(contains(verify(p), "token FIFO store->compute: 1 more pushes than pops"));
+  EXPECT_TRUE(contains(verify(p),
+                       "token FIFO store->compute: 1 more pushes than pops"));
 }
 
 TEST(Verifier, TokenDeadlockNamesTheBlockedInstructions) {
@@ -117,13 +140,17 @@ TEST(Verifier, TokenDeadlockNamesTheBlockedInstructions) {
   // Compute waits for load's token, load waits for compute's: a cycle.
   Instruction ld(Opcode::Fence), cm(Opcode::Fence);
   ld.set(F::Fence_queue, QueueSel_load);
-  ld.setDeps({false, true, false, true});   // pop compute->load, push load->compute
+  ld.setDeps(
+      {false, true, false, true}); // pop compute->load, push load->compute
   cm.set(F::Fence_queue, QueueSel_compute);
-  cm.setDeps({true, false, true, false});   // pop load->compute, push compute->load
+  cm.setDeps(
+      {true, false, true, false}); // pop load->compute, push compute->load
   std::vector<Instruction> s = {ld, cm, Instruction(Opcode::End)};
   std::string e = errorText(verifyTokenDiscipline(s, cfg));
-  EXPECT_EQ(e, "token deadlock: load queue waits at instruction #0 (fence) for a compute->load "
-               "token; compute queue waits at instruction #1 (fence) for a load->compute token");
+  EXPECT_EQ(e, "token deadlock: load queue waits at instruction #0 (fence) for "
+               "a compute->load "
+               "token; compute queue waits at instruction #1 (fence) for a "
+               "load->compute token");
   // Swapping the order resolves it.
   cm.setDeps({false, false, true, false});
   Instruction cm2(Opcode::Fence);
@@ -158,32 +185,39 @@ TEST(Verifier, DeadlockThroughAFullCommandQueue) {
 TEST(Verifier, Tensors) {
   Program p = sampleProgram();
   p.tensors[0].sizeBytes = 25;
-  EXPECT_TRUE(contains(verify(p), "tensors[0] 'a'.size_bytes: 25 does not match shape and dtype "
-                                  "int8 (24 bytes)"));
+  EXPECT_TRUE(contains(
+      verify(p), "tensors[0] 'a'.size_bytes: 25 does not match shape and dtype "
+                 "int8 (24 bytes)"));
   p = sampleProgram();
   p.tensors[3].sizeBytes = 6; // float32 [2,3] is 24 bytes
   EXPECT_TRUE(contains(verify(p), "tensors[3] 'f'.size_bytes: 6"));
   p = sampleProgram();
   p.tensors[1].name = "a";
-  EXPECT_TRUE(contains(verify(p), "tensors[1] 'a'.name: duplicate tensor name"));
+  EXPECT_TRUE(
+      contains(verify(p), "tensors[1] 'a'.name: duplicate tensor name"));
   p = sampleProgram();
   p.tensors[1].quant->axis = 3;
-  EXPECT_TRUE(contains(verify(p), "tensors[1] 'w'.quant.axis: 3 is not a dimension"));
+  EXPECT_TRUE(
+      contains(verify(p), "tensors[1] 'w'.quant.axis: 3 is not a dimension"));
   p = sampleProgram();
   p.tensors[1].quant->scales.pop_back();
-  EXPECT_TRUE(contains(verify(p), "tensors[1] 'w'.quant.zero_points: 4 entries for 3 scales"));
+  EXPECT_TRUE(contains(
+      verify(p), "tensors[1] 'w'.quant.zero_points: 4 entries for 3 scales"));
   p = sampleProgram();
   p.tensors[2].quant->zeroPoints = {-1};
-  EXPECT_TRUE(contains(verify(p), "zero_points[0]: -1 outside the uint8 range"));
+  EXPECT_TRUE(
+      contains(verify(p), "zero_points[0]: -1 outside the uint8 range"));
   p = sampleProgram();
   p.tensors[0].quant->scales = {0.0f};
-  EXPECT_TRUE(contains(verify(p), "quant.scales[0]: must be positive and finite"));
+  EXPECT_TRUE(
+      contains(verify(p), "quant.scales[0]: must be positive and finite"));
   p = sampleProgram();
   p.tensors[0].shape = {-1, 4};
   EXPECT_TRUE(contains(verify(p), "shape[0]: negative dimension -1"));
   p = sampleProgram();
   p.tensors[0].dramOffset = 8180;
-  EXPECT_TRUE(contains(verify(p), "tensors[0] 'a': DRAM range [8180, +24) is outside"));
+  EXPECT_TRUE(
+      contains(verify(p), "tensors[0] 'a': DRAM range [8180, +24) is outside"));
 }
 
 TEST(Verifier, BuiltinHostKernels) {
@@ -212,19 +246,24 @@ TEST(Verifier, BuiltinHostKernels) {
 TEST(Verifier, HostSegmentsAndLayers) {
   Program p = sampleProgram();
   std::get<HostSegment>(p.segments[1].body).args.push_back(9);
-  EXPECT_TRUE(contains(verify(p), "segments[1] 'post'.args[2]: tensor index 9 out of range"));
+  EXPECT_TRUE(contains(
+      verify(p), "segments[1] 'post'.args[2]: tensor index 9 out of range"));
   p = sampleProgram();
   std::get<HostSegment>(p.segments[1].body).entry.clear();
-  EXPECT_TRUE(contains(verify(p), "segments[1] 'post'.entry: must name the entry symbol"));
+  EXPECT_TRUE(contains(verify(p),
+                       "segments[1] 'post'.entry: must name the entry symbol"));
   p = sampleProgram();
   std::get<HostSegment>(p.segments[1].body).code.clear();
-  EXPECT_TRUE(contains(verify(p), "segments[1] 'post'.code: must not be empty"));
+  EXPECT_TRUE(
+      contains(verify(p), "segments[1] 'post'.code: must not be empty"));
   p = sampleProgram();
   p.layers[0].segment = 1;
-  EXPECT_TRUE(contains(verify(p), "layers[0] 'gemm'.segment: 1 is not an NPU segment"));
+  EXPECT_TRUE(
+      contains(verify(p), "layers[0] 'gemm'.segment: 1 is not an NPU segment"));
   p = sampleProgram();
   p.layers[1].instructionCount = 5;
-  EXPECT_TRUE(contains(verify(p), "layers[1] 'store': instructions [4, +5) exceed"));
+  EXPECT_TRUE(
+      contains(verify(p), "layers[1] 'store': instructions [4, +5) exceed"));
   p = sampleProgram();
   p.segments.clear();
   p.layers.clear();

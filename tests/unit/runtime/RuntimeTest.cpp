@@ -1,6 +1,6 @@
 //===- RuntimeTest.cpp - Runtime API, builtin host kernels, C API ---------===//
-#include "systole/Runtime/HostKernels.h"
 #include "systole/Runtime/Runtime.h"
+#include "systole/Runtime/HostKernels.h"
 #include "systole/Runtime/systole_runtime.h"
 
 #include "systole/ISA/HwConfig.h"
@@ -40,7 +40,9 @@ TEST(HostKernels, QuantizeRoundsHalfToEvenBeforeTheZeroPoint) {
   EXPECT_EQ(quantizeLinear(-5.f, 1.0f, 10, 0, 255), 5);
   EXPECT_EQ(quantizeLinear(-50.f, 1.0f, 10, 0, 255), 0);
   EXPECT_EQ(quantizeLinear(127.5f, 0.5f, 0, 0, 255), 255);
-  EXPECT_EQ(quantizeLinear(std::numeric_limits<float>::infinity(), 1.f, 0, -128, 127), 127);
+  EXPECT_EQ(
+      quantizeLinear(std::numeric_limits<float>::infinity(), 1.f, 0, -128, 127),
+      127);
   EXPECT_EQ(quantizeLinear(std::nanf(""), 1.f, 7, -128, 127), -128);
   EXPECT_EQ(quantizeLinear(std::nanf(""), 1.f, 7, 0, 255), 0);
 }
@@ -52,7 +54,8 @@ TEST(HostKernels, Dequantize) {
 
 namespace {
 isa::HwConfig tinyConfig() {
-  auto cfg = isa::loadHwConfigFile(std::string(SYSTOLE_PRESET_DIR) + "/tiny-4x4.json");
+  auto cfg =
+      isa::loadHwConfigFile(std::string(SYSTOLE_PRESET_DIR) + "/tiny-4x4.json");
   EXPECT_TRUE(bool(cfg));
   return *cfg;
 }
@@ -94,13 +97,19 @@ isa::Program boundaryProgram() {
   isa::QuantParams qp;
   qp.scales = {0.5f};
   qp.zeroPoints = {1};
-  p.tensors = {tensor("x", isa::TensorKind::Input, isa::DType::Float32, {1, 2, 2, 3}, 0),
-               tensor("q", isa::TensorKind::Intermediate, isa::DType::Int8, {1, 2, 2, 3}, 64, qp),
-               tensor("t", isa::TensorKind::Output, isa::DType::Int8, {1, 3, 2, 2}, 128, qp),
-               tensor("y", isa::TensorKind::Output, isa::DType::Float32, {1, 3, 2, 2}, 192)};
+  p.tensors = {
+      tensor("x", isa::TensorKind::Input, isa::DType::Float32, {1, 2, 2, 3}, 0),
+      tensor("q", isa::TensorKind::Intermediate, isa::DType::Int8, {1, 2, 2, 3},
+             64, qp),
+      tensor("t", isa::TensorKind::Output, isa::DType::Int8, {1, 3, 2, 2}, 128,
+             qp),
+      tensor("y", isa::TensorKind::Output, isa::DType::Float32, {1, 3, 2, 2},
+             192)};
   isa::NpuSegment npu;
   npu.instructions = {isa::Instruction(isa::Opcode::End)};
-  p.segments = {builtin("quantize", 0, 1), {"npu", npu}, builtin("transpose", 1, 2, {0, 3, 1, 2}),
+  p.segments = {builtin("quantize", 0, 1),
+                {"npu", npu},
+                builtin("transpose", 1, 2, {0, 3, 1, 2}),
                 builtin("dequantize", 2, 3)};
   return p;
 }
@@ -120,7 +129,8 @@ TEST(Runtime, BuiltinHostSegmentsAroundAnNpuSegment) {
   ASSERT_EQ((*model)->inputs().size(), 1u);
   EXPECT_EQ((*model)->inputs()[0].describe(), "1x2x2x3xfloat32");
   ASSERT_EQ((*model)->outputs().size(), 2u);
-  for (sim::BackendKind b : {sim::BackendKind::Functional, sim::BackendKind::Cycle}) {
+  for (sim::BackendKind b :
+       {sim::BackendKind::Functional, sim::BackendKind::Cycle}) {
     SessionOptions o;
     o.backend = b;
     Session s(**model, o);
@@ -141,7 +151,8 @@ TEST(Runtime, BuiltinHostSegmentsAroundAnNpuSegment) {
     for (int c = 0; c < 3; ++c)
       for (int h = 0; h < 2; ++h)
         for (int w = 0; w < 2; ++w)
-          EXPECT_EQ(tv[(c * 2 + h) * 2 + w], q[(h * 2 + w) * 3 + c]) << c << h << w;
+          EXPECT_EQ(tv[(c * 2 + h) * 2 + w], q[(h * 2 + w) * 3 + c])
+              << c << h << w;
     auto y = s.output("y");
     ASSERT_TRUE(bool(y));
     for (int i = 0; i < 12; ++i)
@@ -161,8 +172,10 @@ TEST(Runtime, InputChecksNameTheProblem) {
   HostTensor wrongType(ElementType::Int8, {1, 2, 2, 3});
   EXPECT_EQ(llvm::toString(s.setInput("x", wrongType)),
             "input 'x': expected 1x2x2x3xfloat32, got 1x2x2x3xint8");
-  EXPECT_EQ(llvm::toString(s.setInput("z", floatInput())), "no input named 'z' (inputs: x)");
-  EXPECT_EQ(llvm::toString(s.run()), "input 'x' (1x2x2x3xfloat32) is not bound");
+  EXPECT_EQ(llvm::toString(s.setInput("z", floatInput())),
+            "no input named 'z' (inputs: x)");
+  EXPECT_EQ(llvm::toString(s.run()),
+            "input 'x' (1x2x2x3xfloat32) is not bound");
   EXPECT_FALSE(bool(s.output("t"))) << "no outputs before a successful run";
   auto missing = s.output("t");
   EXPECT_EQ(llvm::toString(missing.takeError()),
@@ -171,10 +184,12 @@ TEST(Runtime, InputChecksNameTheProblem) {
 
 TEST(Runtime, CorruptOrOversizedBinariesAreRejected) {
   std::vector<uint8_t> bytes = isa::writeProgram(boundaryProgram());
-  std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + bytes.size() / 2);
+  std::vector<uint8_t> truncated(bytes.begin(),
+                                 bytes.begin() + bytes.size() / 2);
   auto m = Model::loadBytes(truncated);
   ASSERT_FALSE(bool(m));
-  EXPECT_NE(llvm::toString(m.takeError()).find("invalid .npu: "), std::string::npos);
+  EXPECT_NE(llvm::toString(m.takeError()).find("invalid .npu: "),
+            std::string::npos);
   std::vector<uint8_t> garbage(256, 0xab);
   m = Model::loadBytes(garbage);
   ASSERT_FALSE(bool(m));
@@ -183,8 +198,9 @@ TEST(Runtime, CorruptOrOversizedBinariesAreRejected) {
   small.maxDramBytes = 1024;
   m = Model::loadBytes(bytes, small);
   ASSERT_FALSE(bool(m));
-  EXPECT_EQ(llvm::toString(m.takeError()),
-            "memory_plan.dram_size 4096 exceeds the runtime limit of 1024 bytes");
+  EXPECT_EQ(
+      llvm::toString(m.takeError()),
+      "memory_plan.dram_size 4096 exceeds the runtime limit of 1024 bytes");
   Limits tiny;
   tiny.maxTensorBytes = 16;
   m = Model::loadBytes(bytes, tiny);
@@ -197,7 +213,8 @@ TEST(Runtime, CorruptOrOversizedBinariesAreRejected) {
   m = Model::loadBytes(isa::writeProgram(p));
   ASSERT_FALSE(bool(m));
   EXPECT_EQ(llvm::toString(m.takeError()),
-            "segments[2] 'transpose' (builtin transpose): output shape[1] = 3 but input "
+            "segments[2] 'transpose' (builtin transpose): output shape[1] = 3 "
+            "but input "
             "shape[1] = 2");
 }
 
@@ -211,7 +228,8 @@ TEST(RuntimeCApi, LoadRunAndErrors) {
     os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
   }
   systole_model *model = nullptr;
-  ASSERT_EQ(systole_model_load(path.c_str(), nullptr, &model), 0) << systole_last_error();
+  ASSERT_EQ(systole_model_load(path.c_str(), nullptr, &model), 0)
+      << systole_last_error();
   ASSERT_EQ(systole_model_num_inputs(model), 1u);
   systole_tensor_info info;
   ASSERT_EQ(systole_model_input(model, 0, &info), 0);
@@ -223,10 +241,15 @@ TEST(RuntimeCApi, LoadRunAndErrors) {
   ASSERT_EQ(systole_session_create(model, SYSTOLE_BACKEND_CYCLE, &s), 0);
   HostTensor x = floatInput();
   int64_t wrong[4] = {1, 2, 3, 2};
-  EXPECT_NE(systole_session_set_input(s, "x", SYSTOLE_DTYPE_FLOAT32, wrong, 4, x.data(), 48), 0);
-  EXPECT_STREQ(systole_last_error(), "input 'x': expected 1x2x2x3xfloat32, got 1x2x3x2xfloat32");
+  EXPECT_NE(systole_session_set_input(s, "x", SYSTOLE_DTYPE_FLOAT32, wrong, 4,
+                                      x.data(), 48),
+            0);
+  EXPECT_STREQ(systole_last_error(),
+               "input 'x': expected 1x2x2x3xfloat32, got 1x2x3x2xfloat32");
   int64_t shape[4] = {1, 2, 2, 3};
-  ASSERT_EQ(systole_session_set_input(s, "x", SYSTOLE_DTYPE_FLOAT32, shape, 4, x.data(), 48), 0);
+  ASSERT_EQ(systole_session_set_input(s, "x", SYSTOLE_DTYPE_FLOAT32, shape, 4,
+                                      x.data(), 48),
+            0);
   ASSERT_EQ(systole_session_run(s), 0) << systole_last_error();
   int8_t t[12];
   EXPECT_NE(systole_session_get_output(s, "t", t, 4), 0);
@@ -236,11 +259,13 @@ TEST(RuntimeCApi, LoadRunAndErrors) {
   systole_stats st;
   ASSERT_EQ(systole_session_stats(s, &st), 0);
   EXPECT_EQ(st.total_cycles, 1u); // END alone: fetched in cycle 0
-  EXPECT_NE(std::string(systole_session_report_json(s)).find("\"total_cycles\":1"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(systole_session_report_json(s)).find("\"total_cycles\":1"),
+      std::string::npos);
   systole_session_free(s);
   systole_model_free(model);
   EXPECT_NE(systole_model_load("/nonexistent.npu", nullptr, &model), 0);
-  EXPECT_NE(std::string(systole_last_error()).find("/nonexistent.npu"), std::string::npos);
+  EXPECT_NE(std::string(systole_last_error()).find("/nonexistent.npu"),
+            std::string::npos);
   llvm::sys::fs::remove(path);
 }

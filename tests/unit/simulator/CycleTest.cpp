@@ -20,9 +20,14 @@ uint64_t cyclesOf(const std::vector<Instruction> &s, const isa::HwConfig &cfg) {
 
 Instruction requant(uint64_t M, uint64_t N) {
   Instruction I(Opcode::Requant);
-  I.with(F::Requant_m, M).with(F::Requant_n, N).with(F::Requant_c_stride, N)
-      .with(F::Requant_scale_addr, 512).with(F::Requant_o_addr, 8192)
-      .with(F::Requant_o_stride, N).with(F::Requant_lo, -128).with(F::Requant_hi, 127);
+  I.with(F::Requant_m, M)
+      .with(F::Requant_n, N)
+      .with(F::Requant_c_stride, N)
+      .with(F::Requant_scale_addr, 512)
+      .with(F::Requant_o_addr, 8192)
+      .with(F::Requant_o_stride, N)
+      .with(F::Requant_lo, -128)
+      .with(F::Requant_hi, 127);
   return I;
 }
 } // namespace
@@ -30,15 +35,19 @@ Instruction requant(uint64_t M, uint64_t N) {
 // WS: T = (preload ? R : 0) + M + R + C - 1, one instruction alone: it is
 // fetched and issued in cycle 0, so the run takes exactly T cycles.
 TEST(CycleWS, SingleTileOnSeveralArrays) {
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 6, 4, 4, true), end()}, arrayConfig(4, 4)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 6, 4, 4, true), end()},
+                     arrayConfig(4, 4)),
             4u + 6 + 4 + 4 - 1); // 17, the worked example
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 8, 8, true), end()}, arrayConfig(8, 8)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 8, 8, true), end()},
+                     arrayConfig(8, 8)),
             8u + 10 + 8 + 8 - 1); // 33
   // Fill/drain is fixed for K < R, N < C.
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 3, 2, true), end()}, arrayConfig(8, 8)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 10, 3, 2, true), end()},
+                     arrayConfig(8, 8)),
             33u);
   // Non-square 4 x 8: R = 4, C = 8.
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 3, 4, 8, true), end()}, arrayConfig(4, 8)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_ws, 3, 4, 8, true), end()},
+                     arrayConfig(4, 8)),
             4u + 3 + 4 + 8 - 1); // 18
 }
 
@@ -46,9 +55,10 @@ TEST(CycleWS, WeightReuseSkipsThePreload) {
   // 16 x 16: preload tile 16 + 5 + 31 = 52, then the reuse 5 + 31 = 36 issues
   // at cycle 52 (the compute queue is in order): 88.
   isa::HwConfig cfg = arrayConfig(16, 16);
-  RunResult r = runCycles({matmul(isa::Dataflow_ws, 5, 16, 16, true),
-                           matmul(isa::Dataflow_ws, 5, 16, 16, false, 0, 4096, 128), end()},
-                          cfg);
+  RunResult r = runCycles(
+      {matmul(isa::Dataflow_ws, 5, 16, 16, true),
+       matmul(isa::Dataflow_ws, 5, 16, 16, false, 0, 4096, 128), end()},
+      cfg);
   ASSERT_FALSE(r.fault);
   EXPECT_EQ(r.stats.instructions[0].start, 0u);
   EXPECT_EQ(r.stats.instructions[0].end, 52u);
@@ -61,15 +71,20 @@ TEST(CycleWS, WeightReuseSkipsThePreload) {
 
 // OS: T = K + 2R + C - 2 (+K on a bank conflict).
 TEST(CycleOS, SingleTileOnSeveralArrays) {
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 8, 4, false), end()}, arrayConfig(4, 4)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 8, 4, false), end()},
+                     arrayConfig(4, 4)),
             8u + 8 + 4 - 2); // 18
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 20, 8, false), end()}, arrayConfig(8, 8)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 20, 8, false), end()},
+                     arrayConfig(8, 8)),
             20u + 16 + 8 - 2); // 42
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 16, 16, 16, false), end()}, arrayConfig(16, 16)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 16, 16, 16, false), end()},
+                     arrayConfig(16, 16)),
             16u + 32 + 16 - 2); // 62
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 5, 8, false), end()}, arrayConfig(4, 8)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 4, 5, 8, false), end()},
+                     arrayConfig(4, 8)),
             5u + 8 + 8 - 2); // 19
-  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 3, 4, false), end()}, arrayConfig(8, 4)),
+  EXPECT_EQ(cyclesOf({matmul(isa::Dataflow_os, 8, 3, 4, false), end()},
+                     arrayConfig(8, 4)),
             3u + 16 + 4 - 2); // 21
 }
 
@@ -77,12 +92,14 @@ TEST(CycleOS, BankConflictStallsKCycles) {
   // tiny-4x4: 16 KiB SP in 4 banks of 4 KiB. A at 0 and B at 1024 share
   // bank 0: every streaming step reads the bank twice, 18 + K = 26.
   isa::HwConfig cfg = arrayConfig(4, 4);
-  RunResult r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 1024), end()}, cfg);
+  RunResult r = runCycles(
+      {matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 1024), end()}, cfg);
   ASSERT_FALSE(r.fault);
   EXPECT_EQ(r.stats.totalCycles, 26u);
   EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 8u);
   // B in bank 1: no stall.
-  r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 4096), end()}, cfg);
+  r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 4096), end()},
+                cfg);
   EXPECT_EQ(r.stats.totalCycles, 18u);
   EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 0u);
 }
@@ -121,8 +138,9 @@ TEST(CycleDma, ConsecutiveDmasOverlapTheirLatency) {
   cfg.dram.latencyCycles = 100;
   // L0 holds the channel for cycles 0-7; L1 issues when L0's last beat has
   // left (cycle 8), holds 8-15 and completes at 16 + 100 = 116.
-  RunResult r = runCycles({dma(Opcode::Load, 0, 0, 128), dma(Opcode::Load, 128, 128, 128), end()},
-                          cfg);
+  RunResult r = runCycles(
+      {dma(Opcode::Load, 0, 0, 128), dma(Opcode::Load, 128, 128, 128), end()},
+      cfg);
   ASSERT_FALSE(r.fault);
   EXPECT_EQ(r.stats.instructions[0].end, 108u);
   EXPECT_EQ(r.stats.instructions[1].channelStart, 8u);
@@ -139,11 +157,12 @@ TEST(CycleDma, LoadWinsATieForTheChannel) {
   // (6-9, done 20) although the store is older; the store follows (10-13,
   // done 24) after 4 cycles of DRAM contention.
   isa::HwConfig cfg = preset("tiny-4x4");
-  RunResult r = runCycles({withDeps(requant(4, 4), false, false, true, true),
-                           withDeps(dma(Opcode::Store, 0, 8192, 16), true, false, false, false),
-                           withDeps(dma(Opcode::Load, 64, 0, 16), false, true, false, false),
-                           end()},
-                          cfg);
+  RunResult r = runCycles(
+      {withDeps(requant(4, 4), false, false, true, true),
+       withDeps(dma(Opcode::Store, 0, 8192, 16), true, false, false, false),
+       withDeps(dma(Opcode::Load, 64, 0, 16), false, true, false, false),
+       end()},
+      cfg);
   ASSERT_FALSE(r.fault);
   EXPECT_EQ(r.stats.instructions[0].end, 6u);
   EXPECT_EQ(r.stats.instructions[2].channelStart, 6u);
@@ -163,11 +182,12 @@ TEST(CycleTokens, NextTileLoadOverlapsTheMatmul) {
   // Overlapped: L0 (push) 0-14, L1 (push) issues at 4 when L0 leaves the
   // channel, done 18; M0 waits for L0's token: 14-28; M1 (token at 18
   // already there) 28-42.
-  RunResult over = runCycles({withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
-                              withDeps(dma(Opcode::Load, 16, 16, 16), false, false, false, true),
-                              withDeps(mm, true, false, false, false),
-                              withDeps(mm, true, false, false, false), end()},
-                             cfg);
+  RunResult over = runCycles(
+      {withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
+       withDeps(dma(Opcode::Load, 16, 16, 16), false, false, false, true),
+       withDeps(mm, true, false, false, false),
+       withDeps(mm, true, false, false, false), end()},
+      cfg);
   ASSERT_FALSE(over.fault);
   EXPECT_EQ(over.stats.instructions[1].end, 18u);
   EXPECT_EQ(over.stats.instructions[2].start, 14u);
@@ -175,11 +195,12 @@ TEST(CycleTokens, NextTileLoadOverlapsTheMatmul) {
   EXPECT_EQ(over.stats.totalCycles, 42u);
   // Serialized: M0 frees the buffer (push_prev) before L1 may start
   // (pop_next): L0 0-14, M0 14-28, L1 28-42, M1 42-56.
-  RunResult serial = runCycles({withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
-                                withDeps(mm, true, false, true, false),
-                                withDeps(dma(Opcode::Load, 16, 16, 16), false, true, false, true),
-                                withDeps(mm, true, false, false, false), end()},
-                               cfg);
+  RunResult serial = runCycles(
+      {withDeps(dma(Opcode::Load, 0, 0, 16), false, false, false, true),
+       withDeps(mm, true, false, true, false),
+       withDeps(dma(Opcode::Load, 16, 16, 16), false, true, false, true),
+       withDeps(mm, true, false, false, false), end()},
+      cfg);
   ASSERT_FALSE(serial.fault);
   EXPECT_EQ(serial.stats.instructions[2].start, 28u);
   EXPECT_EQ(serial.stats.instructions[3].start, 42u);
@@ -188,7 +209,8 @@ TEST(CycleTokens, NextTileLoadOverlapsTheMatmul) {
   EXPECT_EQ(serial.stats.totalCycles - over.stats.totalCycles, 14u);
   // Token waits: M0 fetched at 1 waits 13, L1 ready at 4 waits 24, M1 ready
   // at 28 waits 14.
-  EXPECT_EQ(serial.stats.stalls[unsigned(StallCause::TokenWait)], 13u + 24 + 14);
+  EXPECT_EQ(serial.stats.stalls[unsigned(StallCause::TokenWait)],
+            13u + 24 + 14);
   EXPECT_EQ(serial.stats.tokenWaitByQueue[unsigned(isa::Queue::Load)], 24u);
 }
 
@@ -227,8 +249,12 @@ TEST(CycleVector, PostProcessingAndVectorFormulas) {
   EXPECT_EQ(cyclesOf({requant(6, 5), end()}, cfg), 14u);
   // VADD of 10 elements, A and B in different banks: 3 + 2; same bank: 6 + 2.
   Instruction V(Opcode::Vadd);
-  V.with(F::Vadd_n0, 10).with(F::Vadd_n1, 1).with(F::Vadd_b_addr, 4096)
-      .with(F::Vadd_o_addr, 8192).with(F::Vadd_lo, -128).with(F::Vadd_hi, 127);
+  V.with(F::Vadd_n0, 10)
+      .with(F::Vadd_n1, 1)
+      .with(F::Vadd_b_addr, 4096)
+      .with(F::Vadd_o_addr, 8192)
+      .with(F::Vadd_lo, -128)
+      .with(F::Vadd_hi, 127);
   EXPECT_EQ(cyclesOf({V, end()}, cfg), 5u);
   V.set(F::Vadd_b_addr, 100);
   RunResult r = runCycles({V, end()}, cfg);

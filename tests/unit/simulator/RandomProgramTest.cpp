@@ -35,7 +35,9 @@ public:
 private:
   uint64_t r(uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); }
   bool coin(unsigned pct = 50) { return rng() % 100 < pct; }
-  float scale() { return std::ldexp(float(r(1 << 20, 1 << 21)), -int(r(20, 32))); }
+  float scale() {
+    return std::ldexp(float(r(1 << 20, 1 << 21)), -int(r(20, 32)));
+  }
   bool fits(const Instruction &I, const std::vector<Range> &reads,
             const std::vector<Range> &writes) {
     for (const isa::Access &a : isa::accessRanges(I)) {
@@ -81,36 +83,50 @@ Instruction Generator::loadTile(unsigned b) {
     uint64_t pl = r(0, 2), pr = r(0, 2), pt = r(0, 2), pb = r(0, 2);
     uint64_t t1 = n0 * elem + r(0, 4), t2 = t1 * (pl + n1 + pr) + r(0, 8);
     uint64_t t3 = t2 * (pt + n2 + pb) + r(0, 8);
-    L.with(F::Load_elem_bytes, elem).with(F::Load_n0, n0).with(F::Load_n1, n1)
-        .with(F::Load_n2, n2).with(F::Load_n3, n3).with(F::Load_t1, t1).with(F::Load_t2, t2)
-        .with(F::Load_t3, t3).with(F::Load_pad_left, pl).with(F::Load_pad_right, pr)
-        .with(F::Load_pad_top, pt).with(F::Load_pad_bottom, pb)
+    L.with(F::Load_elem_bytes, elem)
+        .with(F::Load_n0, n0)
+        .with(F::Load_n1, n1)
+        .with(F::Load_n2, n2)
+        .with(F::Load_n3, n3)
+        .with(F::Load_t1, t1)
+        .with(F::Load_t2, t2)
+        .with(F::Load_t3, t3)
+        .with(F::Load_pad_left, pl)
+        .with(F::Load_pad_right, pr)
+        .with(F::Load_pad_top, pt)
+        .with(F::Load_pad_bottom, pb)
         .with(F::Load_pad_value, int64_t(r(0, 255)) - 128)
         .with(F::Load_s1, n0 * elem + r(0, 64) * (coin(10) ? 0 : 1))
-        .with(F::Load_s2, r(0, 600)).with(F::Load_s3, r(0, 3000))
-        .with(F::Load_dram_addr, r(0, 8000)).with(F::Load_sram_addr, aBase(b) + r(0, 64))
+        .with(F::Load_s2, r(0, 600))
+        .with(F::Load_s3, r(0, 3000))
+        .with(F::Load_dram_addr, r(0, 8000))
+        .with(F::Load_sram_addr, aBase(b) + r(0, 64))
         .with(F::Load_u8_to_i8, elem == 1 && coin(30));
-    if (fits(L, {{isa::MemSpace::Dram, 0, kDram}}, {{isa::MemSpace::Scratchpad, aBase(b), aBase(b) + 8192}}))
+    if (fits(L, {{isa::MemSpace::Dram, 0, kDram}},
+             {{isa::MemSpace::Scratchpad, aBase(b), aBase(b) + 8192}}))
       return L;
   }
 }
 
 Instruction Generator::computeOp(unsigned b) {
-  std::vector<Range> reads = {{isa::MemSpace::Scratchpad, aBase(b), aBase(b) + 8192},
-                              {isa::MemSpace::Scratchpad, kWeights, kWeights + 4096},
-                              {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
-                              {isa::MemSpace::Scratchpad, kLut, kLut + 256},
-                              {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024},
-                              {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64}};
-  std::vector<Range> writes = {{isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
-                               {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
+  std::vector<Range> reads = {
+      {isa::MemSpace::Scratchpad, aBase(b), aBase(b) + 8192},
+      {isa::MemSpace::Scratchpad, kWeights, kWeights + 4096},
+      {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
+      {isa::MemSpace::Scratchpad, kLut, kLut + 256},
+      {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024},
+      {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64}};
+  std::vector<Range> writes = {
+      {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
+      {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
     unsigned kind = r(0, 6);
     Instruction I;
     if (kind <= 1) { // MATMUL
       bool ws = coin();
-      uint64_t M = ws ? r(1, 20) : r(1, R), K = ws ? r(1, R) : r(1, 40), N = r(1, C);
+      uint64_t M = ws ? r(1, 20) : r(1, R), K = ws ? r(1, R) : r(1, 40),
+               N = r(1, C);
       bool preload = ws && (!weightsLatched || coin(60));
       if (ws && !preload) {
         K = latchedK;
@@ -119,14 +135,23 @@ Instruction Generator::computeOp(unsigned b) {
       I = Instruction(Opcode::Matmul);
       uint64_t mi = r(1, M), ki = r(1, K + 4);
       I.with(F::Matmul_dataflow, ws ? isa::Dataflow_ws : isa::Dataflow_os)
-          .with(F::Matmul_preload, preload).with(F::Matmul_accumulate, coin())
-          .with(F::Matmul_a_zp, int64_t(r(0, 255)) - 128).with(F::Matmul_b_zp, int64_t(r(0, 255)) - 128)
-          .with(F::Matmul_m, M).with(F::Matmul_k, K).with(F::Matmul_n, N)
-          .with(F::Matmul_a_addr, aBase(b) + r(0, 100)).with(F::Matmul_a_m_inner, mi)
-          .with(F::Matmul_a_m_inner_stride, r(0, 16)).with(F::Matmul_a_m_outer_stride, r(0, 200))
-          .with(F::Matmul_a_k_inner, ki).with(F::Matmul_a_k_outer_stride, r(0, 100))
-          .with(F::Matmul_a_k_offset, r(0, 6)).with(F::Matmul_b_addr, kWeights + r(0, 500))
-          .with(F::Matmul_b_stride, N + r(0, 20)).with(F::Matmul_c_addr, cBase(b) + r(0, 100))
+          .with(F::Matmul_preload, preload)
+          .with(F::Matmul_accumulate, coin())
+          .with(F::Matmul_a_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Matmul_b_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Matmul_m, M)
+          .with(F::Matmul_k, K)
+          .with(F::Matmul_n, N)
+          .with(F::Matmul_a_addr, aBase(b) + r(0, 100))
+          .with(F::Matmul_a_m_inner, mi)
+          .with(F::Matmul_a_m_inner_stride, r(0, 16))
+          .with(F::Matmul_a_m_outer_stride, r(0, 200))
+          .with(F::Matmul_a_k_inner, ki)
+          .with(F::Matmul_a_k_outer_stride, r(0, 100))
+          .with(F::Matmul_a_k_offset, r(0, 6))
+          .with(F::Matmul_b_addr, kWeights + r(0, 500))
+          .with(F::Matmul_b_stride, N + r(0, 20))
+          .with(F::Matmul_c_addr, cBase(b) + r(0, 100))
           .with(F::Matmul_c_stride, N + r(0, 8));
       if (!fits(I, reads, writes))
         continue;
@@ -141,68 +166,123 @@ Instruction Generator::computeOp(unsigned b) {
       uint64_t M = r(1, 16), N = r(1, 24);
       int64_t lo = int64_t(r(0, 200)) - 128, hi = lo + r(0, 127 - lo);
       I = Instruction(Opcode::Requant);
-      I.with(F::Requant_per_tensor, coin(30)).with(F::Requant_lut, coin(30))
-          .with(F::Requant_zp, int64_t(r(0, 255)) - 128).with(F::Requant_lo, lo)
-          .with(F::Requant_hi, hi).with(F::Requant_c_addr, cBase(b) + r(0, 200))
-          .with(F::Requant_c_stride, N + r(0, 8)).with(F::Requant_scale_addr, kScalesAcc + r(0, 30))
-          .with(F::Requant_o_addr, oBase(b) + r(0, 500)).with(F::Requant_o_stride, N + r(0, 8))
-          .with(F::Requant_lut_addr, kLut).with(F::Requant_m, M).with(F::Requant_n, N);
+      I.with(F::Requant_per_tensor, coin(30))
+          .with(F::Requant_lut, coin(30))
+          .with(F::Requant_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Requant_lo, lo)
+          .with(F::Requant_hi, hi)
+          .with(F::Requant_c_addr, cBase(b) + r(0, 200))
+          .with(F::Requant_c_stride, N + r(0, 8))
+          .with(F::Requant_scale_addr, kScalesAcc + r(0, 30))
+          .with(F::Requant_o_addr, oBase(b) + r(0, 500))
+          .with(F::Requant_o_stride, N + r(0, 8))
+          .with(F::Requant_lut_addr, kLut)
+          .with(F::Requant_m, M)
+          .with(F::Requant_n, N);
     } else if (kind == 3) { // VADD / VMUL
       bool add = coin();
       uint64_t n0 = r(1, 40), n1 = r(1, 5);
       int64_t lo = int64_t(r(0, 200)) - 128, hi = lo + r(0, 127 - lo);
-      auto pick = [&] { return coin() ? aBase(b) + r(0, 3000) : oBase(b) + r(0, 2000); };
+      auto pick = [&] {
+        return coin() ? aBase(b) + r(0, 3000) : oBase(b) + r(0, 2000);
+      };
       if (add) {
         I = Instruction(Opcode::Vadd);
-        I.with(F::Vadd_mode, r(0, 4)).with(F::Vadd_a_bcast, coin(20)).with(F::Vadd_b_bcast, coin(20))
-            .with(F::Vadd_u8, coin(20)).with(F::Vadd_lo, lo).with(F::Vadd_hi, hi)
-            .with(F::Vadd_a_addr, pick()).with(F::Vadd_b_addr, pick())
-            .with(F::Vadd_o_addr, oBase(b) + r(0, 2000)).with(F::Vadd_n0, n0).with(F::Vadd_n1, n1)
-            .with(F::Vadd_a_s1, r(0, 50)).with(F::Vadd_b_s1, r(0, 50)).with(F::Vadd_o_s1, n0 + r(0, 9));
+        I.with(F::Vadd_mode, r(0, 4))
+            .with(F::Vadd_a_bcast, coin(20))
+            .with(F::Vadd_b_bcast, coin(20))
+            .with(F::Vadd_u8, coin(20))
+            .with(F::Vadd_lo, lo)
+            .with(F::Vadd_hi, hi)
+            .with(F::Vadd_a_addr, pick())
+            .with(F::Vadd_b_addr, pick())
+            .with(F::Vadd_o_addr, oBase(b) + r(0, 2000))
+            .with(F::Vadd_n0, n0)
+            .with(F::Vadd_n1, n1)
+            .with(F::Vadd_a_s1, r(0, 50))
+            .with(F::Vadd_b_s1, r(0, 50))
+            .with(F::Vadd_o_s1, n0 + r(0, 9));
         I.setF32(F::Vadd_ratio_a, scale() * 1024);
         I.setF32(F::Vadd_ratio_b, scale() * 1024);
         I.setF32(F::Vadd_fixed, float(int64_t(r(0, 400)) - 200) * 0.37f);
       } else {
         I = Instruction(Opcode::Vmul);
-        I.with(F::Vmul_a_bcast, coin(20)).with(F::Vmul_b_bcast, coin(20)).with(F::Vmul_u8, coin(20))
-            .with(F::Vmul_lo, lo).with(F::Vmul_hi, hi).with(F::Vmul_a_zp, int64_t(r(0, 255)) - 128)
-            .with(F::Vmul_b_zp, int64_t(r(0, 255)) - 128).with(F::Vmul_o_zp, int64_t(r(0, 255)) - 128)
-            .with(F::Vmul_a_addr, pick()).with(F::Vmul_b_addr, pick())
-            .with(F::Vmul_o_addr, oBase(b) + r(0, 2000)).with(F::Vmul_n0, n0).with(F::Vmul_n1, n1)
-            .with(F::Vmul_a_s1, r(0, 50)).with(F::Vmul_b_s1, r(0, 50)).with(F::Vmul_o_s1, n0 + r(0, 9));
+        I.with(F::Vmul_a_bcast, coin(20))
+            .with(F::Vmul_b_bcast, coin(20))
+            .with(F::Vmul_u8, coin(20))
+            .with(F::Vmul_lo, lo)
+            .with(F::Vmul_hi, hi)
+            .with(F::Vmul_a_zp, int64_t(r(0, 255)) - 128)
+            .with(F::Vmul_b_zp, int64_t(r(0, 255)) - 128)
+            .with(F::Vmul_o_zp, int64_t(r(0, 255)) - 128)
+            .with(F::Vmul_a_addr, pick())
+            .with(F::Vmul_b_addr, pick())
+            .with(F::Vmul_o_addr, oBase(b) + r(0, 2000))
+            .with(F::Vmul_n0, n0)
+            .with(F::Vmul_n1, n1)
+            .with(F::Vmul_a_s1, r(0, 50))
+            .with(F::Vmul_b_s1, r(0, 50))
+            .with(F::Vmul_o_s1, n0 + r(0, 9));
         I.setF32(F::Vmul_ratio, scale() * 64);
       }
     } else if (kind == 4) { // POOL
-      uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4), ch = r(1, 12);
+      uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
+               ch = r(1, 12);
       uint64_t sh = r(1, 2), sw = r(1, 2);
       uint64_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw;
       int64_t lo = int64_t(r(0, 200)) - 128, hi = lo + r(0, 127 - lo);
       uint64_t y0 = r(0, rows), x0 = r(0, cols);
       I = Instruction(Opcode::Pool);
-      I.with(F::Pool_mode, r(0, 2)).with(F::Pool_count_include_pad, coin()).with(F::Pool_u8, coin(20))
-          .with(F::Pool_in_zp, int64_t(r(0, 255)) - 128).with(F::Pool_out_zp, int64_t(r(0, 255)) - 128)
-          .with(F::Pool_lo, lo).with(F::Pool_hi, hi).with(F::Pool_kh, kh).with(F::Pool_kw, kw)
-          .with(F::Pool_in_addr, aBase(b) + r(0, 100)).with(F::Pool_out_addr, oBase(b) + r(0, 1000))
-          .with(F::Pool_oh, oh).with(F::Pool_ow, ow).with(F::Pool_ch, ch).with(F::Pool_sh, sh)
-          .with(F::Pool_sw, sw).with(F::Pool_in_pix_stride, ch + r(0, 3))
+      I.with(F::Pool_mode, r(0, 2))
+          .with(F::Pool_count_include_pad, coin())
+          .with(F::Pool_u8, coin(20))
+          .with(F::Pool_in_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Pool_out_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Pool_lo, lo)
+          .with(F::Pool_hi, hi)
+          .with(F::Pool_kh, kh)
+          .with(F::Pool_kw, kw)
+          .with(F::Pool_in_addr, aBase(b) + r(0, 100))
+          .with(F::Pool_out_addr, oBase(b) + r(0, 1000))
+          .with(F::Pool_oh, oh)
+          .with(F::Pool_ow, ow)
+          .with(F::Pool_ch, ch)
+          .with(F::Pool_sh, sh)
+          .with(F::Pool_sw, sw)
+          .with(F::Pool_in_pix_stride, ch + r(0, 3))
           .with(F::Pool_in_row_stride, cols * (ch + 3) + r(0, 5))
-          .with(F::Pool_out_pix_stride, ch + r(0, 2)).with(F::Pool_out_row_stride, ow * (ch + 2))
-          .with(F::Pool_bias, int64_t(r(0, 2000)) - 1000).with(F::Pool_valid_y0, y0)
-          .with(F::Pool_valid_y1, r(y0, rows)).with(F::Pool_valid_x0, x0)
+          .with(F::Pool_out_pix_stride, ch + r(0, 2))
+          .with(F::Pool_out_row_stride, ow * (ch + 2))
+          .with(F::Pool_bias, int64_t(r(0, 2000)) - 1000)
+          .with(F::Pool_valid_y0, y0)
+          .with(F::Pool_valid_y1, r(y0, rows))
+          .with(F::Pool_valid_x0, x0)
           .with(F::Pool_valid_x1, r(x0, cols));
       I.setF32(F::Pool_scale, scale() * 256);
       I.setF32(F::Pool_out_scale, scale() * 256);
     } else if (kind == 5) { // DWCONV
-      uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4), ch = r(1, 12);
+      uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
+               ch = r(1, 12);
       I = Instruction(Opcode::Dwconv);
-      I.with(F::Dwconv_accumulate, coin()).with(F::Dwconv_in_zp, int64_t(r(0, 255)) - 128)
-          .with(F::Dwconv_w_zp, int64_t(r(0, 255)) - 128).with(F::Dwconv_kh, kh).with(F::Dwconv_kw, kw)
-          .with(F::Dwconv_sh, r(1, 2)).with(F::Dwconv_sw, r(1, 2)).with(F::Dwconv_dh, r(1, 2))
-          .with(F::Dwconv_dw, r(1, 2)).with(F::Dwconv_in_addr, aBase(b) + r(0, 100))
-          .with(F::Dwconv_w_addr, kWeights + r(0, 500)).with(F::Dwconv_c_addr, cBase(b) + r(0, 100))
-          .with(F::Dwconv_oh, oh).with(F::Dwconv_ow, ow).with(F::Dwconv_ch, ch)
-          .with(F::Dwconv_in_row_stride, r(40, 120)).with(F::Dwconv_in_pix_stride, ch + r(0, 3))
-          .with(F::Dwconv_c_row_stride, ow * ch + r(0, 4)).with(F::Dwconv_c_pix_stride, ch + r(0, 1));
+      I.with(F::Dwconv_accumulate, coin())
+          .with(F::Dwconv_in_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Dwconv_w_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Dwconv_kh, kh)
+          .with(F::Dwconv_kw, kw)
+          .with(F::Dwconv_sh, r(1, 2))
+          .with(F::Dwconv_sw, r(1, 2))
+          .with(F::Dwconv_dh, r(1, 2))
+          .with(F::Dwconv_dw, r(1, 2))
+          .with(F::Dwconv_in_addr, aBase(b) + r(0, 100))
+          .with(F::Dwconv_w_addr, kWeights + r(0, 500))
+          .with(F::Dwconv_c_addr, cBase(b) + r(0, 100))
+          .with(F::Dwconv_oh, oh)
+          .with(F::Dwconv_ow, ow)
+          .with(F::Dwconv_ch, ch)
+          .with(F::Dwconv_in_row_stride, r(40, 120))
+          .with(F::Dwconv_in_pix_stride, ch + r(0, 3))
+          .with(F::Dwconv_c_row_stride, ow * ch + r(0, 4))
+          .with(F::Dwconv_c_pix_stride, ch + r(0, 1));
     } else {
       I = fence(isa::Queue::Compute);
     }
@@ -217,9 +297,14 @@ std::vector<Instruction> Generator::program(unsigned T) {
   // Constants: weights, scales (ACC), LUT, then the first tile.
   out.push_back(dma(Opcode::Load, 16384, kWeights, 4096));
   Instruction S(Opcode::Load);
-  S.with(F::Load_sram, isa::Memory_acc).with(F::Load_elem_bytes, 4)
-      .with(F::Load_dram_addr, kScalesDram).with(F::Load_sram_addr, kScalesAcc)
-      .with(F::Load_n0, 64).with(F::Load_n1, 1).with(F::Load_n2, 1).with(F::Load_n3, 1);
+  S.with(F::Load_sram, isa::Memory_acc)
+      .with(F::Load_elem_bytes, 4)
+      .with(F::Load_dram_addr, kScalesDram)
+      .with(F::Load_sram_addr, kScalesAcc)
+      .with(F::Load_n0, 64)
+      .with(F::Load_n1, 1)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1);
   out.push_back(S);
   out.push_back(dma(Opcode::Load, 24000, kLut, 256));
   // Interleave the queues' instructions in a plausible program order: tile
@@ -233,19 +318,29 @@ std::vector<Instruction> Generator::program(unsigned T) {
     for (unsigned i = 0; i < n; ++i) {
       Instruction I = computeOp(b);
       bool first = i == 0, last = i + 1 == n;
-      out.push_back(withDeps(I, first, first && t >= 2, last && t + 2 < T, last));
+      out.push_back(
+          withDeps(I, first, first && t >= 2, last && t + 2 < T, last));
     }
-    Instruction st = dma(Opcode::Store, kOut + t * 1024, oBase(b) + r(0, 100), r(1, 64));
-    st.with(F::Store_n1, r(1, 4)).with(F::Store_s1, 80 + r(0, 100)).with(F::Store_t1, r(0, 200))
+    Instruction st =
+        dma(Opcode::Store, kOut + t * 1024, oBase(b) + r(0, 100), r(1, 64));
+    st.with(F::Store_n1, r(1, 4))
+        .with(F::Store_s1, 80 + r(0, 100))
+        .with(F::Store_t1, r(0, 200))
         .with(F::Store_i8_to_u8, coin(30));
     bool accToo = coin(40);
     out.push_back(withDeps(st, true, false, !accToo && t + 2 < T, false));
     if (accToo) {
       Instruction sa(Opcode::Store);
-      sa.with(F::Store_sram, isa::Memory_acc).with(F::Store_elem_bytes, 4)
-          .with(F::Store_sram_addr, cBase(b) + r(0, 200)).with(F::Store_dram_addr, kAccOut + t * 512)
-          .with(F::Store_n0, r(1, 32)).with(F::Store_n1, r(1, 3)).with(F::Store_s1, 128)
-          .with(F::Store_t1, r(0, 64)).with(F::Store_n2, 1).with(F::Store_n3, 1);
+      sa.with(F::Store_sram, isa::Memory_acc)
+          .with(F::Store_elem_bytes, 4)
+          .with(F::Store_sram_addr, cBase(b) + r(0, 200))
+          .with(F::Store_dram_addr, kAccOut + t * 512)
+          .with(F::Store_n0, r(1, 32))
+          .with(F::Store_n1, r(1, 3))
+          .with(F::Store_s1, 128)
+          .with(F::Store_t1, r(0, 64))
+          .with(F::Store_n2, 1)
+          .with(F::Store_n3, 1);
       out.push_back(withDeps(sa, false, false, t + 2 < T, false));
     }
   }

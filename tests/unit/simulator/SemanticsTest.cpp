@@ -20,15 +20,24 @@ struct Machine {
     executeInstruction(I, s);
   }
   int8_t sp(uint64_t a) const { return int8_t(s.scratchpad[a]); }
-  void setF32(uint64_t word, float f) { s.accumulator[word] = int32_t(bitsOf(f)); }
+  void setF32(uint64_t word, float f) {
+    s.accumulator[word] = int32_t(bitsOf(f));
+  }
 };
 
-Instruction requant(uint64_t M, uint64_t N, int zp, int lo, int hi, bool perTensor) {
+Instruction requant(uint64_t M, uint64_t N, int zp, int lo, int hi,
+                    bool perTensor) {
   Instruction I(Opcode::Requant);
-  I.with(F::Requant_m, M).with(F::Requant_n, N).with(F::Requant_c_stride, N)
-      .with(F::Requant_scale_addr, 512).with(F::Requant_o_addr, 1000)
-      .with(F::Requant_o_stride, N).with(F::Requant_zp, zp).with(F::Requant_lo, lo)
-      .with(F::Requant_hi, hi).with(F::Requant_per_tensor, perTensor);
+  I.with(F::Requant_m, M)
+      .with(F::Requant_n, N)
+      .with(F::Requant_c_stride, N)
+      .with(F::Requant_scale_addr, 512)
+      .with(F::Requant_o_addr, 1000)
+      .with(F::Requant_o_stride, N)
+      .with(F::Requant_zp, zp)
+      .with(F::Requant_lo, lo)
+      .with(F::Requant_hi, hi)
+      .with(F::Requant_per_tensor, perTensor);
   return I;
 }
 } // namespace
@@ -63,8 +72,8 @@ TEST(Requant, SaturatesClampsAndAppliesPerChannelScales) {
     for (int c = 0; c < 4; ++c)
       m.s.accumulator[r * 4 + c] = in[r][c];
   m.run(requant(2, 4, 10, 10, 127, false));
-  // row 0: 500+10 -> 127; 2.5 -> 2 (+10) = 12; -7 -> 3 clamped to 10; 90+10 = 100
-  // row 1: -500 -> 10; 0.5 -> 0 -> 10; 117+10 -> 127; -6+10 = 4 -> 10
+  // row 0: 500+10 -> 127; 2.5 -> 2 (+10) = 12; -7 -> 3 clamped to 10; 90+10 =
+  // 100 row 1: -500 -> 10; 0.5 -> 0 -> 10; 117+10 -> 127; -6+10 = 4 -> 10
   int8_t expect[2][4] = {{127, 12, 10, 100}, {10, 10, 127, 10}};
   for (int r = 0; r < 2; ++r)
     for (int c = 0; c < 4; ++c)
@@ -112,8 +121,10 @@ TEST(Matmul, ImplicitIm2colMatchesNaiveConvolution) {
   auto rnd = [&] { return int8_t(rng() % 256); };
   const uint64_t xAddr = 0, wAddr = 40000, cAddr = 100;
   std::vector<int8_t> x(H * W * Cin), w(kh * kw * Cin * Cout);
-  for (auto &v : x) v = rnd();
-  for (auto &v : w) v = rnd();
+  for (auto &v : x)
+    v = rnd();
+  for (auto &v : w)
+    v = rnd();
   std::memcpy(&s.scratchpad[xAddr], x.data(), x.size());
   // B rows kk = ky*(kw*Cin) + kx*Cin + ci, columns co.
   std::memcpy(&s.scratchpad[wAddr], w.data(), w.size());
@@ -125,14 +136,24 @@ TEST(Matmul, ImplicitIm2colMatchesNaiveConvolution) {
   for (int k0 = 0; k0 < K; k0 += 10) {
     int kc = std::min(10, K - k0);
     Instruction I(Opcode::Matmul);
-    I.with(F::Matmul_dataflow, isa::Dataflow_os).with(F::Matmul_accumulate, 1)
-        .with(F::Matmul_a_zp, xZp).with(F::Matmul_b_zp, wZp).with(F::Matmul_a_addr, xAddr)
-        .with(F::Matmul_a_m_inner, OW).with(F::Matmul_a_m_inner_stride, sw * Cin)
-        .with(F::Matmul_a_m_outer_stride, sh * W * Cin).with(F::Matmul_a_k_inner, kw * Cin)
-        .with(F::Matmul_a_k_outer_stride, W * Cin).with(F::Matmul_a_k_offset, k0)
-        .with(F::Matmul_m, OH * OW).with(F::Matmul_k, kc).with(F::Matmul_n, Cout)
-        .with(F::Matmul_b_addr, wAddr + k0 * Cout).with(F::Matmul_b_stride, Cout)
-        .with(F::Matmul_c_addr, cAddr).with(F::Matmul_c_stride, Cout);
+    I.with(F::Matmul_dataflow, isa::Dataflow_os)
+        .with(F::Matmul_accumulate, 1)
+        .with(F::Matmul_a_zp, xZp)
+        .with(F::Matmul_b_zp, wZp)
+        .with(F::Matmul_a_addr, xAddr)
+        .with(F::Matmul_a_m_inner, OW)
+        .with(F::Matmul_a_m_inner_stride, sw * Cin)
+        .with(F::Matmul_a_m_outer_stride, sh * W * Cin)
+        .with(F::Matmul_a_k_inner, kw * Cin)
+        .with(F::Matmul_a_k_outer_stride, W * Cin)
+        .with(F::Matmul_a_k_offset, k0)
+        .with(F::Matmul_m, OH * OW)
+        .with(F::Matmul_k, kc)
+        .with(F::Matmul_n, Cout)
+        .with(F::Matmul_b_addr, wAddr + k0 * Cout)
+        .with(F::Matmul_b_stride, Cout)
+        .with(F::Matmul_c_addr, cAddr)
+        .with(F::Matmul_c_stride, Cout);
     ASSERT_FALSE(checkInstruction(I, s));
     executeInstruction(I, s);
   }
@@ -184,9 +205,14 @@ TEST(Matmul, WsReusesTheLatchedWeightsAndWrapsInt32) {
 namespace {
 Instruction vadd(uint64_t mode, float ra, float rb, float fixed, uint64_t n) {
   Instruction I(Opcode::Vadd);
-  I.with(F::Vadd_mode, mode).with(F::Vadd_n0, n).with(F::Vadd_n1, 1)
-      .with(F::Vadd_a_addr, 0).with(F::Vadd_b_addr, 100).with(F::Vadd_o_addr, 200)
-      .with(F::Vadd_lo, -128).with(F::Vadd_hi, 127);
+  I.with(F::Vadd_mode, mode)
+      .with(F::Vadd_n0, n)
+      .with(F::Vadd_n1, 1)
+      .with(F::Vadd_a_addr, 0)
+      .with(F::Vadd_b_addr, 100)
+      .with(F::Vadd_o_addr, 200)
+      .with(F::Vadd_lo, -128)
+      .with(F::Vadd_hi, 127);
   I.setF32(F::Vadd_ratio_a, ra);
   I.setF32(F::Vadd_ratio_b, rb);
   I.setF32(F::Vadd_fixed, fixed);
@@ -228,7 +254,8 @@ TEST(Vadd, FmaAndSeparateRoundingDiffer) {
   EXPECT_EQ(m.sp(200), 2);
   m.run(vadd(isa::AddMode_fma_scalar_b, ra, 0.0f, fixed, 1)); // fma with a
   EXPECT_EQ(m.sp(200), 1);
-  m.run(vadd(isa::AddMode_fma_scalar_a, 0.0f, ra, fixed, 1)); // a*ra folded first
+  m.run(
+      vadd(isa::AddMode_fma_scalar_a, 0.0f, ra, fixed, 1)); // a*ra folded first
   // b = 0 here, a is multiplied by 0: t = fixed -> -1.5 - 2^-21 -> -2
   EXPECT_EQ(m.sp(200), -2);
 }
@@ -236,18 +263,27 @@ TEST(Vadd, FmaAndSeparateRoundingDiffer) {
 TEST(Vmul, ZeroPointsRatioAndTies) {
   Machine m;
   Instruction I(Opcode::Vmul);
-  I.with(F::Vmul_n0, 3).with(F::Vmul_n1, 2).with(F::Vmul_a_addr, 0).with(F::Vmul_b_addr, 100)
-      .with(F::Vmul_o_addr, 200).with(F::Vmul_a_s1, 3).with(F::Vmul_b_s1, 0)
-      .with(F::Vmul_o_s1, 3).with(F::Vmul_a_zp, 1).with(F::Vmul_b_zp, 2).with(F::Vmul_o_zp, 1)
-      .with(F::Vmul_lo, -128).with(F::Vmul_hi, 127);
+  I.with(F::Vmul_n0, 3)
+      .with(F::Vmul_n1, 2)
+      .with(F::Vmul_a_addr, 0)
+      .with(F::Vmul_b_addr, 100)
+      .with(F::Vmul_o_addr, 200)
+      .with(F::Vmul_a_s1, 3)
+      .with(F::Vmul_b_s1, 0)
+      .with(F::Vmul_o_s1, 3)
+      .with(F::Vmul_a_zp, 1)
+      .with(F::Vmul_b_zp, 2)
+      .with(F::Vmul_o_zp, 1)
+      .with(F::Vmul_lo, -128)
+      .with(F::Vmul_hi, 127);
   I.setF32(F::Vmul_ratio, 0.25f);
   // A rows {3, 5, -1}, {127, 0, 1}; B one row {5, 4, 2} broadcast (b_s1 = 0).
   int8_t a[6] = {3, 5, -1, 127, 0, 1}, b[3] = {5, 4, 2};
   std::memcpy(&m.s.scratchpad[0], a, 6);
   std::memcpy(&m.s.scratchpad[100], b, 3);
   m.run(I);
-  // p = (a-1)(b-2): 6 -> 1.5+1 = 2.5 -> 2; 8 -> 3 -> 3; 0 -> 1; 378 -> 95.5 -> 96;
-  // -3 -> -0.75+1 = 0.25 -> 0; 0 -> 1.
+  // p = (a-1)(b-2): 6 -> 1.5+1 = 2.5 -> 2; 8 -> 3 -> 3; 0 -> 1; 378 -> 95.5 ->
+  // 96; -3 -> -0.75+1 = 0.25 -> 0; 0 -> 1.
   int8_t expect[6] = {2, 3, 1, 96, 0, 1};
   for (int i = 0; i < 6; ++i)
     EXPECT_EQ(m.sp(200 + i), expect[i]) << i;
@@ -260,12 +296,23 @@ TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   for (int i = 0; i < 9; ++i)
     m.s.scratchpad[i] = uint8_t(i + 1);
   Instruction P(Opcode::Pool);
-  P.with(F::Pool_kh, 2).with(F::Pool_kw, 2).with(F::Pool_sh, 1).with(F::Pool_sw, 1)
-      .with(F::Pool_oh, 2).with(F::Pool_ow, 2).with(F::Pool_ch, 1)
-      .with(F::Pool_in_row_stride, 3).with(F::Pool_in_pix_stride, 1)
-      .with(F::Pool_out_addr, 100).with(F::Pool_out_pix_stride, 1)
-      .with(F::Pool_out_row_stride, 2).with(F::Pool_valid_y0, 0).with(F::Pool_valid_y1, 3)
-      .with(F::Pool_valid_x0, 1).with(F::Pool_valid_x1, 3).with(F::Pool_lo, -128)
+  P.with(F::Pool_kh, 2)
+      .with(F::Pool_kw, 2)
+      .with(F::Pool_sh, 1)
+      .with(F::Pool_sw, 1)
+      .with(F::Pool_oh, 2)
+      .with(F::Pool_ow, 2)
+      .with(F::Pool_ch, 1)
+      .with(F::Pool_in_row_stride, 3)
+      .with(F::Pool_in_pix_stride, 1)
+      .with(F::Pool_out_addr, 100)
+      .with(F::Pool_out_pix_stride, 1)
+      .with(F::Pool_out_row_stride, 2)
+      .with(F::Pool_valid_y0, 0)
+      .with(F::Pool_valid_y1, 3)
+      .with(F::Pool_valid_x0, 1)
+      .with(F::Pool_valid_x1, 3)
+      .with(F::Pool_lo, -128)
       .with(F::Pool_hi, 127);
   m.run(P); // max: windows {2,5}, {2,3,5,6}, {5,8}, {5,6,8,9}
   EXPECT_EQ(m.sp(100), 5);
@@ -273,7 +320,8 @@ TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   EXPECT_EQ(m.sp(102), 8);
   EXPECT_EQ(m.sp(103), 9);
   // avg_int: acc = bias + sum, requant by scale 0.5, out_zp 1:
-  // (-2 + 7) * 0.5 = 2.5 -> 2 (+1) = 3; (-2 + 16) * .5 = 7 -> 8; (-2+13)*.5 = 5.5 -> 6 -> 7;
+  // (-2 + 7) * 0.5 = 2.5 -> 2 (+1) = 3; (-2 + 16) * .5 = 7 -> 8; (-2+13)*.5
+  // = 5.5 -> 6 -> 7;
   // (-2 + 28) * .5 = 13 -> 14.
   P.set(F::Pool_mode, isa::PoolMode_avg_int);
   P.set(F::Pool_bias, -2);
@@ -287,7 +335,8 @@ TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   // avg_float, in_zp 1, in scale 1, out scale 0.5, out_zp 0:
   // {2,5} -> (1+4)/2 = 2.5 / .5 = 5; {2,3,5,6} -> 12/4 = 3 -> 6;
   // {5,8} -> 11/2 = 5.5 -> 11; {5,6,8,9} -> 24/4 = 6 -> 12.
-  // With count_include_pad: divisors 4: 5/4 = 1.25 -> 2.5 -> 2; 11/4 -> 5.5 -> 6 (even).
+  // With count_include_pad: divisors 4: 5/4 = 1.25 -> 2.5 -> 2; 11/4 -> 5.5 ->
+  // 6 (even).
   P.set(F::Pool_mode, isa::PoolMode_avg_float);
   P.set(F::Pool_in_zp, 1);
   P.set(F::Pool_out_zp, 0);
@@ -312,12 +361,23 @@ TEST(Pool, Uint8DomainFlag) {
   m.s.scratchpad[0] = uint8_t(100 ^ 0x80);
   m.s.scratchpad[1] = uint8_t(200 ^ 0x80);
   Instruction P(Opcode::Pool);
-  P.with(F::Pool_kh, 1).with(F::Pool_kw, 2).with(F::Pool_sh, 1).with(F::Pool_sw, 1)
-      .with(F::Pool_oh, 1).with(F::Pool_ow, 1).with(F::Pool_ch, 1)
-      .with(F::Pool_in_pix_stride, 1).with(F::Pool_out_addr, 100).with(F::Pool_valid_y1, 1)
-      .with(F::Pool_valid_x1, 2).with(F::Pool_mode, isa::PoolMode_avg_float)
-      .with(F::Pool_u8, 1).with(F::Pool_in_zp, 0).with(F::Pool_out_zp, int8_t(uint8_t(128)))
-      .with(F::Pool_lo, 0).with(F::Pool_hi, -1); // lo = 0, hi = 255 as unsigned bytes
+  P.with(F::Pool_kh, 1)
+      .with(F::Pool_kw, 2)
+      .with(F::Pool_sh, 1)
+      .with(F::Pool_sw, 1)
+      .with(F::Pool_oh, 1)
+      .with(F::Pool_ow, 1)
+      .with(F::Pool_ch, 1)
+      .with(F::Pool_in_pix_stride, 1)
+      .with(F::Pool_out_addr, 100)
+      .with(F::Pool_valid_y1, 1)
+      .with(F::Pool_valid_x1, 2)
+      .with(F::Pool_mode, isa::PoolMode_avg_float)
+      .with(F::Pool_u8, 1)
+      .with(F::Pool_in_zp, 0)
+      .with(F::Pool_out_zp, int8_t(uint8_t(128)))
+      .with(F::Pool_lo, 0)
+      .with(F::Pool_hi, -1); // lo = 0, hi = 255 as unsigned bytes
   P.setF32(F::Pool_scale, 1.0f);
   P.setF32(F::Pool_out_scale, 1.0f);
   // (100 + 200) / 2 = 150 + out_zp 128 = 278 -> clamp 255 -> byte 255 ^ 0x80.
@@ -340,15 +400,27 @@ TEST(Dwconv, HandComputed3x3) {
       m.s.scratchpad[100 + (ky * 3 + kx) * 2 + 1] = uint8_t(int8_t(ky - kx));
     }
   Instruction D(Opcode::Dwconv);
-  D.with(F::Dwconv_kh, 3).with(F::Dwconv_kw, 3).with(F::Dwconv_sh, 1).with(F::Dwconv_sw, 1)
-      .with(F::Dwconv_dh, 1).with(F::Dwconv_dw, 1).with(F::Dwconv_oh, 2).with(F::Dwconv_ow, 2)
-      .with(F::Dwconv_ch, 2).with(F::Dwconv_in_row_stride, 8).with(F::Dwconv_in_pix_stride, 2)
-      .with(F::Dwconv_w_addr, 100).with(F::Dwconv_c_addr, 0).with(F::Dwconv_c_pix_stride, 2)
-      .with(F::Dwconv_c_row_stride, 4).with(F::Dwconv_in_zp, 1);
+  D.with(F::Dwconv_kh, 3)
+      .with(F::Dwconv_kw, 3)
+      .with(F::Dwconv_sh, 1)
+      .with(F::Dwconv_sw, 1)
+      .with(F::Dwconv_dh, 1)
+      .with(F::Dwconv_dw, 1)
+      .with(F::Dwconv_oh, 2)
+      .with(F::Dwconv_ow, 2)
+      .with(F::Dwconv_ch, 2)
+      .with(F::Dwconv_in_row_stride, 8)
+      .with(F::Dwconv_in_pix_stride, 2)
+      .with(F::Dwconv_w_addr, 100)
+      .with(F::Dwconv_c_addr, 0)
+      .with(F::Dwconv_c_pix_stride, 2)
+      .with(F::Dwconv_c_row_stride, 4)
+      .with(F::Dwconv_in_zp, 1);
   m.run(D);
   // c=0 at (oy, ox): sum over the window of (v - 1) = 9 * (center value - 1),
   // center (oy+1, ox+1): value 4(oy+1) + ox + 1.
-  // c=1: sum (ky - kx) * (v - 1) = sum (ky - kx) * (4(oy+ky) + ox + kx + 10 - 1)
+  // c=1: sum (ky - kx) * (v - 1) = sum (ky - kx) * (4(oy+ky) + ox + kx + 10 -
+  // 1)
   //     = sum (ky - kx)(4ky + kx)      (the rest cancels: sum (ky - kx) = 0)
   //     = 4*3*(0+1+4) - 3*(0+1+2)^2 - 3*(0+1+4) = 60 - 27 - 15 = 18.
   int expectC1 = 0;
@@ -358,7 +430,8 @@ TEST(Dwconv, HandComputed3x3) {
   EXPECT_EQ(expectC1, 18);
   for (int oy = 0; oy < 2; ++oy)
     for (int ox = 0; ox < 2; ++ox) {
-      EXPECT_EQ(m.s.accumulator[oy * 4 + ox * 2 + 0], 9 * (4 * (oy + 1) + ox + 1 - 1));
+      EXPECT_EQ(m.s.accumulator[oy * 4 + ox * 2 + 0],
+                9 * (4 * (oy + 1) + ox + 1 - 1));
       EXPECT_EQ(m.s.accumulator[oy * 4 + ox * 2 + 1], 18);
     }
 }
@@ -370,9 +443,16 @@ TEST(Dma, PaddingFlipsStridesAndAccBroadcast) {
   std::memcpy(&m.s.dram[0], row, 3);
   std::memcpy(&m.s.dram[16], row, 3);
   Instruction L = dma(Opcode::Load, 0, 1000, 3);
-  L.with(F::Load_n1, 1).with(F::Load_n2, 2).with(F::Load_s2, 16).with(F::Load_t1, 3)
-      .with(F::Load_t2, 5).with(F::Load_pad_left, 0).with(F::Load_pad_top, 1)
-      .with(F::Load_pad_right, 0).with(F::Load_pad_bottom, 0).with(F::Load_pad_value, -7)
+  L.with(F::Load_n1, 1)
+      .with(F::Load_n2, 2)
+      .with(F::Load_s2, 16)
+      .with(F::Load_t1, 3)
+      .with(F::Load_t2, 5)
+      .with(F::Load_pad_left, 0)
+      .with(F::Load_pad_top, 1)
+      .with(F::Load_pad_right, 0)
+      .with(F::Load_pad_bottom, 0)
+      .with(F::Load_pad_value, -7)
       .with(F::Load_u8_to_i8, 1);
   m.run(L);
   // Row 0 (padding): -7 -7 -7; rows 1, 2 at 1005, 1010: 200^0x80 = 72, -128, 0.
@@ -393,9 +473,16 @@ TEST(Dma, PaddingFlipsStridesAndAccBroadcast) {
   int32_t bias[2] = {-5, 70000};
   std::memcpy(&m.s.dram[200], bias, 8);
   Instruction B(Opcode::Load);
-  B.with(F::Load_sram, isa::Memory_acc).with(F::Load_elem_bytes, 4).with(F::Load_dram_addr, 200)
-      .with(F::Load_sram_addr, 10).with(F::Load_n0, 2).with(F::Load_n1, 3).with(F::Load_n2, 1)
-      .with(F::Load_n3, 1).with(F::Load_s1, 0).with(F::Load_t1, 2);
+  B.with(F::Load_sram, isa::Memory_acc)
+      .with(F::Load_elem_bytes, 4)
+      .with(F::Load_dram_addr, 200)
+      .with(F::Load_sram_addr, 10)
+      .with(F::Load_n0, 2)
+      .with(F::Load_n1, 3)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1)
+      .with(F::Load_s1, 0)
+      .with(F::Load_t1, 2);
   m.run(B);
   for (int r = 0; r < 3; ++r) {
     EXPECT_EQ(m.s.accumulator[10 + 2 * r], -5);

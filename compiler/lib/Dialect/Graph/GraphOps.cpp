@@ -53,8 +53,8 @@ static RankedTensorType rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-static LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> expected,
-                                       Value result) {
+static LogicalResult
+verifyResultShape(Operation *op, ArrayRef<int64_t> expected, Value result) {
   ArrayRef<int64_t> actual = rankedType(result).getShape();
   if (actual == expected)
     return success();
@@ -78,8 +78,8 @@ static LogicalResult verifyActivationRange(Operation *op,
   if (!isQuantized(result.getType()))
     return op->emitOpError("act_min/act_max require a quantized result");
   if (lo && hi && *lo > *hi)
-    return op->emitOpError() << "empty activation range [" << *lo << ", "
-                             << *hi << "]";
+    return op->emitOpError()
+           << "empty activation range [" << *lo << ", " << *hi << "]";
   return success();
 }
 
@@ -109,8 +109,7 @@ LogicalResult DequantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool Conv2DOp::isDepthwise() {
-  int64_t channels =
-      rankedType(getInput()).getShape()[channelDim(getLayout())];
+  int64_t channels = rankedType(getInput()).getShape()[channelDim(getLayout())];
   return getGroup() > 1 && getGroup() == channels;
 }
 

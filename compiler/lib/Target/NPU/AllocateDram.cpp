@@ -74,7 +74,8 @@ bool isConstantValue(Value v) {
   return def && llvm::isa<arith::ConstantOp>(def);
 }
 
-struct AllocateDramPass : systole::npu::impl::AllocateDramBase<AllocateDramPass> {
+struct AllocateDramPass
+    : systole::npu::impl::AllocateDramBase<AllocateDramPass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     Arena arena;
@@ -133,9 +134,9 @@ struct AllocateDramPass : systole::npu::impl::AllocateDramBase<AllocateDramPass>
         }
       }
     }
-    func->setAttr("npu.dram_size",
-                  IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                   arena.size()));
+    func->setAttr(
+        "npu.dram_size",
+        IntegerAttr::get(IntegerType::get(&getContext(), 64), arena.size()));
   }
 };
 

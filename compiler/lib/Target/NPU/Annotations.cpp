@@ -21,9 +21,9 @@ std::optional<Placement> getPlacement(Operation *op) {
 }
 
 void setPlacement(Operation *op, Placement p) {
-  op->setAttr(kPlacementAttr, StringAttr::get(op->getContext(),
-                                               p == Placement::Npu ? "npu"
-                                                                   : "host"));
+  op->setAttr(
+      kPlacementAttr,
+      StringAttr::get(op->getContext(), p == Placement::Npu ? "npu" : "host"));
 }
 
 std::optional<int64_t> getDramOffset(Value v) {
@@ -76,10 +76,10 @@ llvm::Expected<isa::HwConfig> resolveHwConfig(llvm::StringRef nameOrPath) {
   llvm::sys::path::append(path, nameOrPath + ".json");
   if (llvm::sys::fs::exists(path))
     return isa::loadHwConfigFile(path);
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "hardware config '" + nameOrPath +
-          "' is neither a file nor a preset in " + dir);
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "hardware config '" + nameOrPath +
+                                     "' is neither a file nor a preset in " +
+                                     dir);
 }
 
 int64_t storedElementBytes(Type tensorType) {

@@ -31,11 +31,23 @@ ConvGeom geometry(graph::Conv2DOp op) {
   auto out = cast<ShapedType>(op.getOutput().getType());
   auto w = cast<ShapedType>(op.getFilter().getType()); // HWIO
   auto pads = op.getPads();
-  return {in.getDimSize(0), in.getDimSize(1), in.getDimSize(2),
-          in.getDimSize(3), out.getDimSize(1), out.getDimSize(2),
-          out.getDimSize(3), w.getDimSize(0), w.getDimSize(1),
-          op.getStrides()[0], op.getStrides()[1], op.getDilations()[0],
-          op.getDilations()[1], pads[0], pads[1], pads[2], pads[3]};
+  return {in.getDimSize(0),
+          in.getDimSize(1),
+          in.getDimSize(2),
+          in.getDimSize(3),
+          out.getDimSize(1),
+          out.getDimSize(2),
+          out.getDimSize(3),
+          w.getDimSize(0),
+          w.getDimSize(1),
+          op.getStrides()[0],
+          op.getStrides()[1],
+          op.getDilations()[0],
+          op.getDilations()[1],
+          pads[0],
+          pads[1],
+          pads[2],
+          pads[3]};
 }
 
 } // namespace
@@ -47,9 +59,8 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
   int64_t nt = std::min<int64_t>(hw.array.cols, g.cout);
   for (int64_t resident : {1, 0})
     for (const TilePlan &rows : rowCandidates(g.oh))
-      plans.push_back({{"rows", rows.at("rows")},
-                       {"n", nt},
-                       {"resident", resident}});
+      plans.push_back(
+          {{"rows", rows.at("rows")}, {"n", nt}, {"resident", resident}});
   return plans;
 }
 
@@ -95,19 +106,18 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s)
     if (!inSlot[s] || !wSlot[s] || !outSlot[s])
       return loweringError(
-          op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
-                  " bytes cannot hold this tiling (needs " +
-                  llvm::Twine(2 * inTile + (resident ? K * g.cout
-                                                     : 2 * K * ntMax) +
-                              2 * mMax * ntMax) +
-                  " bytes)");
+          op,
+          "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
+              " bytes cannot hold this tiling (needs " +
+              llvm::Twine(2 * inTile + (resident ? K * g.cout : 2 * K * ntMax) +
+                          2 * mMax * ntMax) +
+              " bytes)");
   for (int s = 0; s < 2; ++s)
     if (!accSlot[s] || !scaleSlot[s])
-      return loweringError(op, "accumulator of " +
-                                   llvm::Twine(hw.sram.accumulatorBytes) +
-                                   " bytes cannot hold this tiling (needs " +
-                                   llvm::Twine(8 * (mMax + 1) * ntMax) +
-                                   " bytes)");
+      return loweringError(
+          op, "accumulator of " + llvm::Twine(hw.sram.accumulatorBytes) +
+                  " bytes cannot hold this tiling (needs " +
+                  llvm::Twine(8 * (mMax + 1) * ntMax) + " bytes)");
 
   // Constants: weights as the [K, Cout] matrix (HWIO is already that),
   // int32 bias, fp32 requantization scales per output channel.
@@ -131,9 +141,10 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     biasAddr = b.constantBase + b.addConstant(bias.data(), bias.size() * 4);
     std::vector<float> scales(g.cout);
     for (int64_t c = 0; c < g.cout; ++c)
-      scales[c] = requantScale(x.scale, channelScale(op.getFilter().getType(), c),
-                               y.scale);
-    scaleAddr = b.constantBase + b.addConstant(scales.data(), scales.size() * 4);
+      scales[c] = requantScale(
+          x.scale, channelScale(op.getFilter().getType(), c), y.scale);
+    scaleAddr =
+        b.constantBase + b.addConstant(scales.data(), scales.size() * 4);
   }
   auto [lo, hi] = clampBounds(op);
 
@@ -174,14 +185,13 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           if (realRows > 0)
             it.loads.push_back(makeLoad(in));
           if (resident && n == 0 && r == 0)
-            for (const DmaBox &wb : contiguousBoxes(wAddr, *wSlot[0],
-                                                    K * g.cout))
+            for (const DmaBox &wb :
+                 contiguousBoxes(wAddr, *wSlot[0], K * g.cout))
               it.loads.push_back(makeLoad(wb));
         }
         if (!resident)
-          for (const DmaBox &wb :
-               contiguousBoxes(wAddr + columnTileOffset(K, ntMax, j),
-                               *wSlot[slot], K * nt))
+          for (const DmaBox &wb : contiguousBoxes(
+                   wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
             it.loads.push_back(makeLoad(wb));
         DmaBox bias;
         bias.acc = true, bias.elemBytes = 4;

@@ -52,8 +52,7 @@ llvm::Expected<isa::DType> dtypeOf(Operation *where, Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
   t.print(os);
-  return loweringError(where, "tensor type " + os.str() +
-                                  " has no .npu dtype");
+  return loweringError(where, "tensor type " + os.str() + " has no .npu dtype");
 }
 
 std::optional<isa::QuantParams> quantOf(Type t) {
@@ -139,8 +138,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     return llvm::Error::success();
   };
   for (BlockArgument arg : func.getArguments()) {
-    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                  "graph.name");
+    auto name =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "graph.name");
     if (auto e = addTensor(arg, name ? name.str() : "", isa::TensorKind::Input))
       return std::move(e);
     if (func.getArgAttr(arg.getArgNumber(), "graph.dtype"))
@@ -210,8 +209,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       host.args = {tensorIndex.lookup(op.getOperand(0)),
                    tensorIndex.lookup(op.getResult(0))};
       prog.segments.push_back(
-          {host.entry + std::to_string(prog.segments.size()),
-           std::move(host)});
+          {host.entry + std::to_string(prog.segments.size()), std::move(host)});
       continue;
     }
     if (!getTile(&op))
@@ -221,8 +219,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       plan[a.getName().str()] = cast<IntegerAttr>(a.getValue()).getInt();
     LayerIO io;
     for (unsigned i = 0; i < numActivationOperands(&op); ++i)
-      io.inputs.push_back(static_cast<uint64_t>(
-          *getDramOffset(op.getOperand(i))));
+      io.inputs.push_back(
+          static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
     auto items = lowerLayer(&op, plan, io, builder);
     if (!items)
@@ -251,9 +249,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
           r.dramBytes += isa::dmaTiming(builder.stream[i], hw).bytes;
       }
       r.predictedCycles = predicted;
-      r.computeBoundCycles =
-          (r.macs + hw.array.rows * hw.array.cols - 1) /
-          (hw.array.rows * hw.array.cols);
+      r.computeBoundCycles = (r.macs + hw.array.rows * hw.array.cols - 1) /
+                             (hw.array.rows * hw.array.cols);
       r.memoryBoundCycles =
           (r.dramBytes + hw.dram.bytesPerCycle - 1) / hw.dram.bytesPerCycle;
       report->push_back(std::move(r));
@@ -264,9 +261,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
 
   const std::vector<uint8_t> &pool = builder.constantPool();
   prog.memoryPlan.dramSize = builder.constantBase + pool.size();
-  prog.memoryPlan.regions.push_back(
-      {"activations", isa::RegionKind::Activations, 0,
-       static_cast<uint64_t>(arena)});
+  prog.memoryPlan.regions.push_back({"activations",
+                                     isa::RegionKind::Activations, 0,
+                                     static_cast<uint64_t>(arena)});
   if (!pool.empty()) {
     prog.memoryPlan.regions.push_back({"constants", isa::RegionKind::Constants,
                                        builder.constantBase, pool.size()});

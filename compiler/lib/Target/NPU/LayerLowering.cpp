@@ -31,10 +31,9 @@ llvm::Error loweringError(Operation *op, const llvm::Twine &msg) {
   std::string loc;
   llvm::raw_string_ostream os(loc);
   op->getLoc().print(os);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 os.str() + ": '" +
-                                     op->getName().getStringRef() +
-                                     "': " + msg);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      os.str() + ": '" + op->getName().getStringRef() + "': " + msg);
 }
 
 QParams perTensorParams(Type tensorType) {
@@ -128,8 +127,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw) {
   if (auto mm = dyn_cast<graph::MatMulOp>(op))
     return matmulCandidates(mm, hw);
   if (auto pool = dyn_cast<graph::PoolOp>(op))
-    return rowCandidates(cast<ShapedType>(pool.getOutput().getType())
-                             .getDimSize(1));
+    return rowCandidates(
+        cast<ShapedType>(pool.getOutput().getType()).getDimSize(1));
   if (auto add = dyn_cast<graph::AddOp>(op)) {
     auto t = cast<ShapedType>(add.getOutput().getType());
     int64_t rows = t.getNumElements() / t.getShape().back();

@@ -63,12 +63,14 @@ std::vector<TilePlan> candidatePlans(mlir::Operation *op,
 unsigned numActivationOperands(mlir::Operation *op);
 
 // Per-kind generators (one file each).
-llvm::Expected<std::vector<Item>>
-lowerConv(graph::Conv2DOp op, const TilePlan &plan, const LayerIO &io,
-          ProgramBuilder &builder);
-llvm::Expected<std::vector<Item>>
-lowerMatMul(graph::MatMulOp op, const TilePlan &plan, const LayerIO &io,
-            ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
+                                            const TilePlan &plan,
+                                            const LayerIO &io,
+                                            ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &builder);
 llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
@@ -77,9 +79,10 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
                                             const TilePlan &plan,
                                             const LayerIO &io,
                                             ProgramBuilder &builder);
-llvm::Expected<std::vector<Item>>
-lowerGlobalAvgPool(graph::GlobalAvgPoolOp op, const TilePlan &plan,
-                   const LayerIO &io, ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
+                                                     const TilePlan &plan,
+                                                     const LayerIO &io,
+                                                     ProgramBuilder &builder);
 
 std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
                                      const isa::HwConfig &hw);
@@ -107,8 +110,8 @@ float requantScale(float xScale, float wScale, float yScale);
 std::pair<int64_t, int64_t> clampBounds(mlir::Operation *op);
 /// A [K, N] int8 matrix reordered as [ceil(N/nt)][K][nt-or-less] so each
 /// column tile a DMA fetches is one contiguous DRAM block (full bursts).
-std::vector<char> tileColumns(llvm::ArrayRef<char> matrix, int64_t k,
-                              int64_t n, int64_t nt);
+std::vector<char> tileColumns(llvm::ArrayRef<char> matrix, int64_t k, int64_t n,
+                              int64_t nt);
 /// DRAM offset of column tile `j` inside tileColumns' layout.
 inline int64_t columnTileOffset(int64_t k, int64_t nt, int64_t j) {
   return j * k * nt;

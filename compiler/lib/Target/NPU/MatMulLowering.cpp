@@ -21,9 +21,8 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
   int64_t nt = std::min<int64_t>(hw.array.cols, n);
   std::vector<TilePlan> plans;
   if (hw.array.os)
-    plans.push_back({{"os", 1},
-                     {"rows", std::min<int64_t>(m, hw.array.rows)},
-                     {"n", nt}});
+    plans.push_back(
+        {{"os", 1}, {"rows", std::min<int64_t>(m, hw.array.rows)}, {"n", nt}});
   if (hw.array.ws)
     for (const TilePlan &r : rowCandidates(m))
       plans.push_back({{"os", 0}, {"rows", r.at("rows")}, {"n", nt}});
@@ -69,8 +68,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
       return loweringError(
           op, "SRAM cannot hold this tiling (scratchpad needs " +
                   llvm::Twine(2 * (rows * K + K * ntMax + rows * ntMax)) +
-                  " bytes, accumulator " +
-                  llvm::Twine(8 * (rows + 1) * ntMax) + " bytes)");
+                  " bytes, accumulator " + llvm::Twine(8 * (rows + 1) * ntMax) +
+                  " bytes)");
 
   QParams x = perTensorParams(op.getLhs().getType());
   QParams y = perTensorParams(op.getOutput().getType());
@@ -86,8 +85,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
     biasAddr = b.constantBase + b.addConstant(bias.data(), N * 4);
     std::vector<float> scales(N);
     for (int64_t c = 0; c < N; ++c)
-      scales[c] = requantScale(
-          x.scale, channelScale(op.getRhs().getType(), c), y.scale);
+      scales[c] = requantScale(x.scale, channelScale(op.getRhs().getType(), c),
+                               y.scale);
     scaleAddr = b.constantBase + b.addConstant(scales.data(), N * 4);
   }
   auto [lo, hi] = clampBounds(op);
@@ -123,7 +122,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
 
       auto matmul = [&](int64_t k0, int64_t kc) {
         Instruction mm(Opcode::Matmul);
-        mm.set(Field::Matmul_dataflow, os ? isa::Dataflow_os : isa::Dataflow_ws);
+        mm.set(Field::Matmul_dataflow,
+               os ? isa::Dataflow_os : isa::Dataflow_ws);
         mm.set(Field::Matmul_preload, os ? 0 : 1);
         mm.set(Field::Matmul_accumulate, 1);
         mm.set(Field::Matmul_a_zp, x.zeroPoint);

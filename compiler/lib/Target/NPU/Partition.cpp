@@ -62,8 +62,8 @@ std::string npuRejection(Operation *op) {
     if (!isI8PerTensor(conv.getInput().getType()) ||
         !isI8PerTensor(conv.getOutput().getType()))
       return "convolution input and output must be int8 per-tensor quantized";
-    if (!isConstant(conv.getFilter()) || !hasUniformZeroPoint(
-                                             conv.getFilter().getType()))
+    if (!isConstant(conv.getFilter()) ||
+        !hasUniformZeroPoint(conv.getFilter().getType()))
       return "convolution weights must be constant int8 with one zero point";
     if (conv.getBias() && !isConstant(conv.getBias()))
       return "convolution bias must be constant";
@@ -102,7 +102,8 @@ std::string npuRejection(Operation *op) {
     return "";
   }
   if (auto pool = dyn_cast<PoolOp>(op)) {
-    if (pool.getLayout() != Layout::NHWC || !isI8PerTensor(pool.getInput().getType()))
+    if (pool.getLayout() != Layout::NHWC ||
+        !isI8PerTensor(pool.getInput().getType()))
       return "pooling must be int8 NHWC";
     if (pool.getKind() != PoolKind::Max)
       return "average pooling with a window is not supported on the NPU yet";
@@ -132,8 +133,8 @@ struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
   void runOnOperation() override {
     bool failed = false;
     getOperation().walk([&](Operation *op) {
-      if (op->getDialect() != getOperation()->getContext()->getLoadedDialect<
-                                  GraphDialect>())
+      if (op->getDialect() !=
+          getOperation()->getContext()->getLoadedDialect<GraphDialect>())
         return;
       if (isHostBoundaryOp(op)) {
         setPlacement(op, systole::npu::Placement::Host);
@@ -144,8 +145,8 @@ struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
         setPlacement(op, systole::npu::Placement::Npu);
         return;
       }
-      op->emitError() << "'" << op->getName()
-                      << "' cannot run on the NPU (" << why
+      op->emitError() << "'" << op->getName() << "' cannot run on the NPU ("
+                      << why
                       << ") and the host fallback does not support it yet";
       failed = true;
     });

@@ -25,8 +25,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
 }
 
 namespace {
-struct PipelineCLOptions
-    : public mlir::PassPipelineOptions<PipelineCLOptions> {
+struct PipelineCLOptions : public mlir::PassPipelineOptions<PipelineCLOptions> {
   Option<std::string> hw{*this, "hw",
                          llvm::cl::desc("hardware config file or preset"),
                          llvm::cl::init("default-32x32")};

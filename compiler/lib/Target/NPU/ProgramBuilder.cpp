@@ -77,9 +77,7 @@ std::vector<DmaBox> contiguousBoxes(uint64_t dram, uint64_t sram,
 }
 
 Instruction makeLoad(const DmaBox &box) { return makeDma(Opcode::Load, box); }
-Instruction makeStore(const DmaBox &box) {
-  return makeDma(Opcode::Store, box);
-}
+Instruction makeStore(const DmaBox &box) { return makeDma(Opcode::Store, box); }
 
 uint64_t ProgramBuilder::addConstant(const void *data, size_t bytes) {
   size_t offset = (pool.size() + 63) / 64 * 64;
@@ -146,8 +144,8 @@ std::vector<Instruction> ProgramBuilder::finishSegment() {
   return std::move(stream);
 }
 
-uint64_t ProgramBuilder::estimateLayerCycles(
-    const std::vector<Item> &items) const {
+uint64_t
+ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // Three-stage pipeline over items: load(i+1) overlaps compute(i), stores
   // trail; each stage's item time is the sum of its instructions' times.
   auto dma = [&](const std::vector<Instruction> &v) {

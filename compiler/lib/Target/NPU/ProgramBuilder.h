@@ -26,12 +26,12 @@ using isa::Opcode;
 /// A strided box in DRAM and SRAM for LOAD/STORE (see docs/isa.md).
 struct DmaBox {
   uint64_t dram = 0;
-  bool acc = false;       ///< SRAM side is the accumulator (int32 words)
-  uint64_t sram = 0;      ///< SP byte / ACC word address
+  bool acc = false;  ///< SRAM side is the accumulator (int32 words)
+  uint64_t sram = 0; ///< SP byte / ACC word address
   int64_t elemBytes = 1;
-  int64_t n[4] = {1, 1, 1, 1};  ///< n0 innermost (contiguous elements)
-  int64_t s[4] = {0, 0, 0, 0};  ///< DRAM strides in bytes (s[0] unused)
-  int64_t t[4] = {0, 0, 0, 0};  ///< SRAM strides (s[0] unused)
+  int64_t n[4] = {1, 1, 1, 1}; ///< n0 innermost (contiguous elements)
+  int64_t s[4] = {0, 0, 0, 0}; ///< DRAM strides in bytes (s[0] unused)
+  int64_t t[4] = {0, 0, 0, 0}; ///< SRAM strides (s[0] unused)
   int64_t padTop = 0, padBottom = 0, padLeft = 0, padRight = 0;
   int64_t padValue = 0;
   /// XOR 0x80 on the way (uint8 tensors live as int8 inside the NPU: the

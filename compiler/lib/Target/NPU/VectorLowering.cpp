@@ -48,8 +48,8 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
   int64_t rows = plan.at("rows");
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
-  auto slots = allocateSlots(op, b.hw, {rows * inner, rows * inner,
-                                        rows * inner});
+  auto slots =
+      allocateSlots(op, b.hw, {rows * inner, rows * inner, rows * inner});
   if (!slots)
     return slots.takeError();
   QParams qa = perTensorParams(op.getLhs().getType());
@@ -173,9 +173,10 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   return items;
 }
 
-llvm::Expected<std::vector<Item>>
-lowerGlobalAvgPool(graph::GlobalAvgPoolOp op, const TilePlan &plan,
-                   const LayerIO &io, ProgramBuilder &b) {
+llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
+                                                     const TilePlan &plan,
+                                                     const LayerIO &io,
+                                                     ProgramBuilder &b) {
   auto in = cast<ShapedType>(op.getInput().getType());
   int64_t N = in.getDimSize(0), H = in.getDimSize(1), W = in.getDimSize(2),
           C = in.getDimSize(3);

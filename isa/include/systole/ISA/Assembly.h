@@ -1,4 +1,5 @@
-//===- Assembly.h - Text assembly for NPU programs ---------------*- C++ -*-===//
+//===- Assembly.h - Text assembly for NPU programs ---------------*- C++
+//-*-===//
 //
 // One instruction per line: `mnemonic field=value ...` (fields named as in
 // Instructions.def; omitted fields are 0; dependency flags are the fields
@@ -30,7 +31,8 @@ std::string printProgramAsm(const Program &program);
 
 /// Parses program text. Errors read "<bufferName>:<line>:<col>: error: ...".
 /// Does not run verifyProgram(); callers that write a binary should.
-llvm::Expected<Program> parseProgramAsm(llvm::StringRef text, const HwConfig &config,
+llvm::Expected<Program> parseProgramAsm(llvm::StringRef text,
+                                        const HwConfig &config,
                                         llvm::StringRef bufferName = "<asm>");
 
 /// The instruction table as Markdown (docs/isa.md) or as a SystemVerilog

@@ -77,8 +77,8 @@ struct HwConfigFieldSpec {
   enum Kind { String, UInt, Float, DataflowList };
   const char *path; ///< dotted JSON path, e.g. "sram.scratchpad_banks"
   Kind kind;
-  bool required;     ///< else the default in HwConfig applies
-  double min, max;   ///< inclusive range for UInt/Float
+  bool required;   ///< else the default in HwConfig applies
+  double min, max; ///< inclusive range for UInt/Float
   const char *unit;
   const char *summary;
 };
@@ -99,8 +99,7 @@ struct PresetEntry {
   std::string path;
   std::string stem;
 };
-llvm::Expected<std::vector<PresetEntry>>
-listPresets(llvm::StringRef directory);
+llvm::Expected<std::vector<PresetEntry>> listPresets(llvm::StringRef directory);
 
 } // namespace systole::isa
 

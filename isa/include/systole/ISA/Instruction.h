@@ -1,4 +1,5 @@
-//===- Instruction.h - Encoded NPU instructions and their fields -*- C++ -*-===//
+//===- Instruction.h - Encoded NPU instructions and their fields -*- C++
+//-*-===//
 //
 // An Instruction is its 64-byte encoding (8 little-endian 64-bit words); the
 // field accessors slice it using the table in Instructions.def, so encode and

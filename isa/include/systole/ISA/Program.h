@@ -27,8 +27,18 @@ constexpr uint16_t kFormatMinor = 0;
 constexpr const char *kFileIdentifier = "SNPU";
 
 enum class DType : uint8_t { Int8 = 0, UInt8 = 1, Int32 = 2, Float32 = 3 };
-enum class TensorKind : uint8_t { Input = 0, Output = 1, Intermediate = 2, Constant = 3 };
-enum class RegionKind : uint8_t { Constants = 0, IO = 1, Activations = 2, Scratch = 3 };
+enum class TensorKind : uint8_t {
+  Input = 0,
+  Output = 1,
+  Intermediate = 2,
+  Constant = 3
+};
+enum class RegionKind : uint8_t {
+  Constants = 0,
+  IO = 1,
+  Activations = 2,
+  Scratch = 3
+};
 enum class HostCodeKind : uint8_t { CpuObject = 0, Ptx = 1, Builtin = 2 };
 
 llvm::StringRef dtypeName(DType t);
@@ -91,7 +101,7 @@ struct HostSegment {
   HostCodeKind kind = HostCodeKind::CpuObject;
   std::string entry;
   std::vector<uint8_t> code;
-  std::vector<uint32_t> args; ///< indices into Program::tensors
+  std::vector<uint32_t> args;  ///< indices into Program::tensors
   std::vector<int64_t> params; ///< Builtin: kernel parameters
   bool operator==(const HostSegment &o) const;
 };

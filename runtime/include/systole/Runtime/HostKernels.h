@@ -25,7 +25,8 @@
 namespace systole::rt {
 
 /// One element of QuantizeLinear (per tensor): the x86 MLAS arithmetic.
-int32_t quantizeLinear(float x, float scale, int32_t zeroPoint, int32_t qmin, int32_t qmax);
+int32_t quantizeLinear(float x, float scale, int32_t zeroPoint, int32_t qmin,
+                       int32_t qmax);
 float dequantizeLinear(int32_t q, float scale, int32_t zeroPoint);
 
 /// Views of tensor bytes with their descriptors.
@@ -36,7 +37,8 @@ struct TensorView {
 
 /// Runs builtin `segment` on its argument tensors (already resolved and
 /// bounds-checked by the caller). Errors name the kernel and the tensor.
-llvm::Error runBuiltin(const isa::HostSegment &segment, TensorView in, TensorView out);
+llvm::Error runBuiltin(const isa::HostSegment &segment, TensorView in,
+                       TensorView out);
 
 } // namespace systole::rt
 

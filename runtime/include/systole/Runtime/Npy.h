@@ -14,7 +14,8 @@
 namespace systole {
 
 /// Parses .npy bytes; `what` names the source in error messages.
-llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes, llvm::StringRef what);
+llvm::Expected<HostTensor> parseNpy(llvm::StringRef bytes,
+                                    llvm::StringRef what);
 llvm::Expected<HostTensor> readNpy(llvm::StringRef path);
 std::string serializeNpy(const HostTensor &tensor);
 llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);

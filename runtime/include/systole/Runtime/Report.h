@@ -17,12 +17,14 @@ namespace systole::rt {
 /// The --report JSON (docs/runtime.md lists the keys).
 llvm::json::Value reportToJson(const RunReport &report, const Model &model);
 /// Cycles, time at the clock, utilization, traffic, stalls, per-layer table.
-void printSummary(const RunReport &report, const Model &model, llvm::raw_ostream &os);
+void printSummary(const RunReport &report, const Model &model,
+                  llvm::raw_ostream &os);
 /// Chrome/Perfetto trace-event JSON: one track per queue, per unit, the DRAM
 /// channel and the layers; timestamps in microseconds at the configured
 /// clock. At most `maxInstructions` instructions are written (the rest is
 /// counted in the metadata), so huge runs stay loadable.
-llvm::Error writeTrace(const RunReport &report, const Model &model, llvm::StringRef path,
+llvm::Error writeTrace(const RunReport &report, const Model &model,
+                       llvm::StringRef path,
                        uint64_t maxInstructions = 1000000);
 
 } // namespace systole::rt

@@ -29,8 +29,8 @@ namespace systole::rt {
 /// not make the runtime allocate unbounded memory or loop forever).
 struct Limits {
   uint64_t maxFileBytes = uint64_t(4) << 30;
-  uint64_t maxDramBytes = uint64_t(4) << 30;   ///< memory_plan.dram_size
-  uint64_t maxTensorBytes = uint64_t(2) << 30; ///< any one tensor
+  uint64_t maxDramBytes = uint64_t(4) << 30;    ///< memory_plan.dram_size
+  uint64_t maxTensorBytes = uint64_t(2) << 30;  ///< any one tensor
   uint64_t maxInstructions = uint64_t(1) << 26; ///< summed over segments
 };
 
@@ -49,10 +49,10 @@ std::optional<isa::DType> dtypeOf(ElementType t);
 
 class Model {
 public:
-  static llvm::Expected<std::unique_ptr<Model>> loadFile(llvm::StringRef path,
-                                                         const Limits &limits = {});
-  static llvm::Expected<std::unique_ptr<Model>> loadBytes(llvm::ArrayRef<uint8_t> bytes,
-                                                          const Limits &limits = {});
+  static llvm::Expected<std::unique_ptr<Model>>
+  loadFile(llvm::StringRef path, const Limits &limits = {});
+  static llvm::Expected<std::unique_ptr<Model>>
+  loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits = {});
   const isa::Program &program() const { return prog; }
   const isa::HwConfig &config() const { return prog.config; }
   const std::vector<TensorInfo> &inputs() const { return ins; }

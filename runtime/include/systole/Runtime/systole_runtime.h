@@ -34,7 +34,7 @@ typedef enum {
 } systole_dtype;
 
 typedef struct {
-  const char *name;     /* owned by the model */
+  const char *name; /* owned by the model */
   systole_dtype dtype;
   size_t rank;
   const int64_t *shape; /* owned by the model */
@@ -60,25 +60,30 @@ typedef struct {
 const char *systole_last_error(void);
 
 /* Loads and verifies a .npu. `limits` may be NULL (defaults). */
-int systole_model_load(const char *path, const systole_limits *limits, systole_model **out);
+int systole_model_load(const char *path, const systole_limits *limits,
+                       systole_model **out);
 void systole_model_free(systole_model *model);
 size_t systole_model_num_inputs(const systole_model *model);
 size_t systole_model_num_outputs(const systole_model *model);
-int systole_model_input(const systole_model *model, size_t index, systole_tensor_info *out);
-int systole_model_output(const systole_model *model, size_t index, systole_tensor_info *out);
+int systole_model_input(const systole_model *model, size_t index,
+                        systole_tensor_info *out);
+int systole_model_output(const systole_model *model, size_t index,
+                         systole_tensor_info *out);
 
 int systole_session_create(const systole_model *model, systole_backend backend,
                            systole_session **out);
 void systole_session_free(systole_session *session);
 /* Copies `bytes` bytes; dtype and shape must match the model's input. */
-int systole_session_set_input(systole_session *session, const char *name, systole_dtype dtype,
-                              const int64_t *shape, size_t rank, const void *data, size_t bytes);
+int systole_session_set_input(systole_session *session, const char *name,
+                              systole_dtype dtype, const int64_t *shape,
+                              size_t rank, const void *data, size_t bytes);
 /* 0 = no limit. */
-int systole_session_set_max_cycles(systole_session *session, uint64_t max_cycles);
+int systole_session_set_max_cycles(systole_session *session,
+                                   uint64_t max_cycles);
 int systole_session_run(systole_session *session);
 /* Copies the output into `data`, which must hold its size_bytes. */
-int systole_session_get_output(systole_session *session, const char *name, void *data,
-                               size_t capacity);
+int systole_session_get_output(systole_session *session, const char *name,
+                               void *data, size_t capacity);
 int systole_session_stats(const systole_session *session, systole_stats *out);
 /* The --report JSON of the last run; owned by the session. */
 const char *systole_session_report_json(systole_session *session);

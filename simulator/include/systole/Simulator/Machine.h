@@ -1,4 +1,5 @@
-//===- Machine.h - Architectural state of the NPU and its faults -*- C++ -*-===//
+//===- Machine.h - Architectural state of the NPU and its faults -*- C++
+//-*-===//
 //
 // The state every backend mutates through the shared semantics: the DRAM
 // image, the scratchpad, the accumulator, the dependency-token FIFOs and the
@@ -35,12 +36,12 @@ struct MachineState {
 };
 
 enum class FaultKind : uint8_t {
-  TokenDeadlock,  ///< every unfinished queue waits on a token, nothing in flight
-  TokenOverflow,  ///< a push into a token FIFO already holding token_depth
-  SramOutOfRange, ///< an SP/ACC operand outside its memory
-  DramOutOfRange, ///< a DMA outside the DRAM image
+  TokenDeadlock, ///< every unfinished queue waits on a token, nothing in flight
+  TokenOverflow, ///< a push into a token FIFO already holding token_depth
+  SramOutOfRange,      ///< an SP/ACC operand outside its memory
+  DramOutOfRange,      ///< a DMA outside the DRAM image
   WeightReuseMismatch, ///< WS preload=0 without weights of its K x N
-  CycleLimit,     ///< --max-cycles reached
+  CycleLimit,          ///< --max-cycles reached
 };
 const char *faultKindName(FaultKind k);
 

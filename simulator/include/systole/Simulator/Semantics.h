@@ -1,4 +1,5 @@
-//===- Semantics.h - THE integer semantics of every instruction --*- C++ -*-===//
+//===- Semantics.h - THE integer semantics of every instruction --*- C++
+//-*-===//
 //
 // The one place that says what an instruction does to the machine state
 // (docs/isa.md, "Semantics"). The functional executor and every unit of the
@@ -32,7 +33,8 @@ struct ActionCounts {
 };
 
 /// What `inst` will do, counted from its fields alone (no state needed).
-ActionCounts countActions(const isa::Instruction &inst, const isa::HwConfig &cfg);
+ActionCounts countActions(const isa::Instruction &inst,
+                          const isa::HwConfig &cfg);
 
 /// Checks every operand of `inst` against the memories of `state` (the exact
 /// footprints of isa::accessRanges) and, for a WS matmul without preload,

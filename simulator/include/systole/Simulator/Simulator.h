@@ -1,4 +1,5 @@
-//===- Simulator.h - Run an NPU instruction stream on a backend --*- C++ -*-===//
+//===- Simulator.h - Run an NPU instruction stream on a backend --*- C++
+//-*-===//
 //
 // The two backends of docs/simulator.md behind one entry point:
 //   functional: values only, queues interleaved in program order as far as
@@ -27,7 +28,7 @@ const char *backendName(BackendKind k);
 std::optional<BackendKind> backendByName(llvm::StringRef name);
 
 struct Progress {
-  uint64_t cycles = 0;               ///< simulated so far (cycle backend)
+  uint64_t cycles = 0; ///< simulated so far (cycle backend)
   uint64_t instructionsRetired = 0;
   uint64_t instructionsTotal = 0;
   double wallSeconds = 0;
@@ -53,7 +54,8 @@ RunResult runFunctional(llvm::ArrayRef<isa::Instruction> stream,
 RunResult runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
                            const isa::HwConfig &cfg, MachineState &state,
                            const RunOptions &options = {});
-RunResult runSegment(BackendKind backend, llvm::ArrayRef<isa::Instruction> stream,
+RunResult runSegment(BackendKind backend,
+                     llvm::ArrayRef<isa::Instruction> stream,
                      const isa::HwConfig &cfg, MachineState &state,
                      const RunOptions &options = {});
 

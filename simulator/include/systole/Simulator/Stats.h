@@ -35,7 +35,12 @@ const char *unitName(Unit u);
 /// The unit that executes `op` (FENCE: its queue, END: fetch).
 Unit executingUnit(const isa::Instruction &inst);
 
-enum class StallCause : uint8_t { TokenWait, DramContention, BankConflict, QueueFull };
+enum class StallCause : uint8_t {
+  TokenWait,
+  DramContention,
+  BankConflict,
+  QueueFull
+};
 constexpr unsigned kNumStallCauses = 4;
 const char *stallCauseName(StallCause c);
 
@@ -90,7 +95,8 @@ struct RunStats {
 };
 
 /// Fills stats.layers from the debug ranges of `segment`.
-void aggregateLayers(RunStats &stats, llvm::ArrayRef<isa::LayerDebugInfo> layers,
+void aggregateLayers(RunStats &stats,
+                     llvm::ArrayRef<isa::LayerDebugInfo> layers,
                      uint32_t segment, llvm::ArrayRef<isa::Instruction> stream,
                      const isa::HwConfig &cfg);
 

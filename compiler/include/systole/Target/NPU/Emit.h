@@ -14,10 +14,10 @@ namespace systole::npu {
 struct LayerReport {
   std::string name;
   std::string op;
-  std::string mapping;      ///< e.g. "conv ws rows=8 n=32 resident"
+  std::string mapping; ///< e.g. "conv ws rows=8 n=32 resident"
   uint64_t instructions = 0;
   uint64_t macs = 0;
-  uint64_t dramBytes = 0;   ///< DMA bytes moved (ISA timing model)
+  uint64_t dramBytes = 0; ///< DMA bytes moved (ISA timing model)
   uint64_t predictedCycles = 0;
   uint64_t computeBoundCycles = 0; ///< macs / (rows * cols)
   uint64_t memoryBoundCycles = 0;  ///< dramBytes / bytes_per_cycle

@@ -156,8 +156,8 @@ struct AbsorbTransposeIntoWeights : OpRewritePattern<MatMulOp> {
     auto folded = DenseElementsAttr::getFromRawBuffer(
         cast<RankedTensorType>(w.getType()), out);
     Value newW = materialize(rewriter, op.getLoc(), folded, wType);
-    Value newLhs = rewriter.create<ReshapeOp>(reshape.getLoc(), flat,
-                                              t.getInput());
+    Value newLhs =
+        rewriter.create<ReshapeOp>(reshape.getLoc(), flat, t.getInput());
     rewriter.modifyOpInPlace(op, [&] {
       op.getLhsMutable().assign(newLhs);
       op.getRhsMutable().assign(newW);
@@ -172,8 +172,8 @@ struct FoldConstantsPass
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposeOfConstant, FoldReshapeOfConstant,
                  AbsorbTransposeIntoWeights>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -57,8 +57,8 @@ struct FoldQuantizedIsland : OpRewritePattern<QuantizeOp> {
   LogicalResult matchAndRewrite(QuantizeOp q,
                                 PatternRewriter &rewriter) const override {
     auto outType = cast<RankedTensorType>(q.getOutput().getType());
-    auto outQuant = dyn_cast<quant::UniformQuantizedType>(
-        outType.getElementType());
+    auto outQuant =
+        dyn_cast<quant::UniformQuantizedType>(outType.getElementType());
     if (!outQuant)
       return rewriter.notifyMatchFailure(q, "per-axis activation quantization");
 
@@ -147,8 +147,8 @@ struct FoldQuantizedIsland : OpRewritePattern<QuantizeOp> {
     Operation *folded = rewriter.create(state);
     Value result = folded->getResult(0);
     if (resultType != q.getOutput().getType())
-      result = rewriter.create<RequantizeOp>(q.getLoc(), q.getOutput().getType(),
-                                             result);
+      result = rewriter.create<RequantizeOp>(q.getLoc(),
+                                             q.getOutput().getType(), result);
     rewriter.replaceOp(q, result);
     return success();
   }
@@ -211,8 +211,8 @@ struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
     patterns.add<FoldQuantizedIsland>(&getContext(), /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
     patterns.add<HoistDequantizeOverTranspose>(&getContext(), /*benefit=*/3);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };

@@ -34,8 +34,8 @@ Type permuteElement(Type elem, ArrayRef<int64_t> perm) {
   int32_t axis = pa.getQuantizedDimension();
   int32_t moved = static_cast<int32_t>(llvm::find(perm, axis) - perm.begin());
   return quant::UniformQuantizedPerAxisType::get(
-      pa.getFlags(), pa.getStorageType(), pa.getExpressedType(),
-      pa.getScales(), pa.getZeroPoints(), moved, pa.getStorageTypeMin(),
+      pa.getFlags(), pa.getStorageType(), pa.getExpressedType(), pa.getScales(),
+      pa.getZeroPoints(), moved, pa.getStorageTypeMin(),
       pa.getStorageTypeMax());
 }
 
@@ -45,8 +45,8 @@ Value createTranspose(PatternRewriter &rewriter, Location loc, Value v,
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
-  auto result = RankedTensorType::get(
-      shape, permuteElement(type.getElementType(), perm));
+  auto result =
+      RankedTensorType::get(shape, permuteElement(type.getElementType(), perm));
   return rewriter.create<TransposeOp>(loc, result, v,
                                       rewriter.getDenseI64ArrayAttr(perm));
 }
@@ -80,8 +80,8 @@ template <typename OpT> struct ConvertWindowOp : OpRewritePattern<OpT> {
                          LayoutAttr::get(op.getContext(), Layout::NHWC));
     state.addTypes(permutedType(op.getOutput().getType(), kToNHWC));
     Operation *converted = rewriter.create(state);
-    rewriter.replaceOp(op, createTranspose(rewriter, loc,
-                                           converted->getResult(0), kToNCHW));
+    rewriter.replaceOp(
+        op, createTranspose(rewriter, loc, converted->getResult(0), kToNCHW));
     return success();
   }
 };
@@ -103,8 +103,8 @@ template <typename OpT> struct SinkTransposeUnary : OpRewritePattern<OpT> {
     state.addAttributes(op->getAttrs());
     state.addTypes(permutedType(op->getResult(0).getType(), inverse));
     Operation *moved = rewriter.create(state);
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(),
-                                           moved->getResult(0), perm));
+    rewriter.replaceOp(
+        op, createTranspose(rewriter, op.getLoc(), moved->getResult(0), perm));
     return success();
   }
 };
@@ -151,8 +151,8 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
     state.addAttributes(op->getAttrs());
     state.addTypes(permutedType(op.getOutput().getType(), inverse));
     Operation *moved = rewriter.create(state);
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(),
-                                           moved->getResult(0), perm));
+    rewriter.replaceOp(
+        op, createTranspose(rewriter, op.getLoc(), moved->getResult(0), perm));
     return success();
   }
 };
@@ -177,8 +177,7 @@ struct SinkTransposeConcat : OpRewritePattern<ConcatOp> {
     auto moved = rewriter.create<ConcatOp>(
         op.getLoc(), permutedType(op.getOutput().getType(), inverse), inputs,
         rewriter.getI64IntegerAttr(perm[op.getAxis()]));
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(), moved,
-                                           perm));
+    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(), moved, perm));
     return success();
   }
 };
@@ -212,15 +211,16 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
                  ConvertWindowOp<GlobalAvgPoolOp>>(ctx);
-    patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
-                 SinkTransposeUnary<QuantizeOp>,
-                 SinkTransposeUnary<DequantizeOp>>(ctx);
+    patterns
+        .add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
+             SinkTransposeUnary<QuantizeOp>, SinkTransposeUnary<DequantizeOp>>(
+            ctx);
     patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>>(ctx);
     patterns.add<SinkTransposeConcat, TransposeOfUnitDimsToReshape>(ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsAndFoldGreedily(getOperation(),
-                                            std::move(patterns))))
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
