@@ -193,16 +193,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           for (const DmaBox &wb : contiguousBoxes(
                    wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
             it.loads.push_back(makeLoad(wb));
-        DmaBox bias;
-        bias.acc = true, bias.elemBytes = 4;
-        bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];
-        bias.n[0] = nt, bias.n[1] = m, bias.s[1] = 0, bias.t[1] = nt;
-        it.loads.push_back(makeLoad(bias));
-        DmaBox sc;
-        sc.acc = true, sc.elemBytes = 4;
-        sc.dram = scaleAddr + 4 * c0, sc.sram = *scaleSlot[slot];
-        sc.n[0] = nt;
-        it.loads.push_back(makeLoad(sc));
+        AccTile tile{*accSlot[slot], *scaleSlot[slot], *outSlot[slot], m, nt};
+        appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0,
+                                scaleAddr + 4 * c0);
 
         uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[slot];
         int64_t bStride = resident ? g.cout : nt;
@@ -229,18 +222,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           mm.set(Field::Matmul_c_stride, nt);
           it.computes.push_back(mm);
         }
-        Instruction rq(Opcode::Requant);
-        rq.set(Field::Requant_zp, y.zeroPoint);
-        rq.set(Field::Requant_lo, lo);
-        rq.set(Field::Requant_hi, hi);
-        rq.set(Field::Requant_c_addr, *accSlot[slot]);
-        rq.set(Field::Requant_c_stride, nt);
-        rq.set(Field::Requant_scale_addr, *scaleSlot[slot]);
-        rq.set(Field::Requant_o_addr, *outSlot[slot]);
-        rq.set(Field::Requant_o_stride, nt);
-        rq.set(Field::Requant_m, m);
-        rq.set(Field::Requant_n, nt);
-        it.computes.push_back(rq);
+        it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
 
         DmaBox out;
         out.dram = io.output + n * outBytesPerImage + oy0 * g.ow * g.cout + c0;

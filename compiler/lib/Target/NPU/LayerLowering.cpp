@@ -108,6 +108,35 @@ std::vector<char> tileColumns(ArrayRef<char> matrix, int64_t k, int64_t n,
   return out;
 }
 
+void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
+                             uint64_t scaleDram) {
+  DmaBox bias;
+  bias.acc = true, bias.elemBytes = 4;
+  bias.dram = biasDram, bias.sram = tile.acc;
+  bias.n[0] = tile.nt, bias.n[1] = tile.m, bias.s[1] = 0, bias.t[1] = tile.nt;
+  item.loads.push_back(makeLoad(bias));
+  DmaBox sc;
+  sc.acc = true, sc.elemBytes = 4;
+  sc.dram = scaleDram, sc.sram = tile.scales, sc.n[0] = tile.nt;
+  item.loads.push_back(makeLoad(sc));
+}
+
+Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
+                        int64_t hi) {
+  Instruction rq(Opcode::Requant);
+  rq.set(Field::Requant_zp, zeroPoint);
+  rq.set(Field::Requant_lo, lo);
+  rq.set(Field::Requant_hi, hi);
+  rq.set(Field::Requant_c_addr, static_cast<int64_t>(tile.acc));
+  rq.set(Field::Requant_c_stride, tile.nt);
+  rq.set(Field::Requant_scale_addr, static_cast<int64_t>(tile.scales));
+  rq.set(Field::Requant_o_addr, static_cast<int64_t>(tile.out));
+  rq.set(Field::Requant_o_stride, tile.nt);
+  rq.set(Field::Requant_m, tile.m);
+  rq.set(Field::Requant_n, tile.nt);
+  return rq;
+}
+
 unsigned numActivationOperands(Operation *op) {
   if (llvm::isa<graph::AddOp>(op))
     return 2;

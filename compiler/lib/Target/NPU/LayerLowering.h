@@ -48,6 +48,20 @@ private:
   uint64_t capacity, bankBytes, top = 0;
 };
 
+/// The accumulator tile of a conv/matmul item: int32 partial sums, fp32
+/// scales (ACC words) and the int8 output (SP bytes), `m` x `nt`.
+struct AccTile {
+  uint64_t acc = 0, scales = 0, out = 0;
+  int64_t m = 0, nt = 0;
+};
+/// Loads that prepare an accumulator tile: the int32 bias broadcast to every
+/// row (so all MATMULs accumulate) and the per-channel scales.
+void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
+                             uint64_t scaleDram);
+/// REQUANT of an accumulator tile into its int8 output.
+Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
+                        int64_t hi);
+
 /// Generates the pipeline items of `op` with `plan`. Fails with a message
 /// naming what does not fit when the plan exceeds the SRAMs.
 llvm::Expected<std::vector<Item>> lowerLayer(mlir::Operation *op,

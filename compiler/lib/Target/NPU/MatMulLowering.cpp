@@ -110,15 +110,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
       for (const DmaBox &wb : contiguousBoxes(
                wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
         it.loads.push_back(makeLoad(wb));
-      DmaBox bias;
-      bias.acc = true, bias.elemBytes = 4;
-      bias.dram = biasAddr + 4 * c0, bias.sram = *accSlot[slot];
-      bias.n[0] = nt, bias.n[1] = mt, bias.s[1] = 0, bias.t[1] = nt;
-      it.loads.push_back(makeLoad(bias));
-      DmaBox sc;
-      sc.acc = true, sc.elemBytes = 4;
-      sc.dram = scaleAddr + 4 * c0, sc.sram = *scaleSlot[slot], sc.n[0] = nt;
-      it.loads.push_back(makeLoad(sc));
+      AccTile tile{*accSlot[slot], *scaleSlot[slot], *outSlot[slot], mt, nt};
+      appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0, scaleAddr + 4 * c0);
 
       auto matmul = [&](int64_t k0, int64_t kc) {
         Instruction mm(Opcode::Matmul);
@@ -150,18 +143,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         for (int64_t k0 = 0; k0 < K; k0 += R)
           matmul(k0, std::min(R, K - k0));
 
-      Instruction rq(Opcode::Requant);
-      rq.set(Field::Requant_zp, y.zeroPoint);
-      rq.set(Field::Requant_lo, lo);
-      rq.set(Field::Requant_hi, hi);
-      rq.set(Field::Requant_c_addr, *accSlot[slot]);
-      rq.set(Field::Requant_c_stride, nt);
-      rq.set(Field::Requant_scale_addr, *scaleSlot[slot]);
-      rq.set(Field::Requant_o_addr, *outSlot[slot]);
-      rq.set(Field::Requant_o_stride, nt);
-      rq.set(Field::Requant_m, mt);
-      rq.set(Field::Requant_n, nt);
-      it.computes.push_back(rq);
+      it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
 
       DmaBox out;
       out.dram = io.output + m0 * N + c0, out.sram = *outSlot[slot];
