@@ -243,6 +243,9 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
         (I.getFlag(F::Requant_per_tensor) || !N) ? (N ? 1 : 0) : N, "scale"));
     out.push_back(box(MemSpace::Scratchpad, true, U(F::Requant_o_addr),
                       {{M, U(F::Requant_o_stride)}}, N, "O"));
+    if (I.getFlag(F::Requant_bias))
+      out.push_back(box(MemSpace::Accumulator, false, U(F::Requant_bias_addr),
+                        {}, N, "bias"));
     if (I.getFlag(F::Requant_lut))
       out.push_back(box(MemSpace::Scratchpad, false, U(F::Requant_lut_addr), {},
                         256, "lut"));

@@ -113,7 +113,8 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
   case Opcode::Requant: {
     uint64_t M = U(F::Requant_m), N = U(F::Requant_n);
     c.vectorOps = M * N;
-    c.accReadWords = M * N + (I.getFlag(F::Requant_per_tensor) ? 1 : N);
+    c.accReadWords = M * N + (I.getFlag(F::Requant_per_tensor) ? 1 : N) +
+                     (I.getFlag(F::Requant_bias) ? N : 0);
     c.spWriteBytes = M * N;
     c.spReadBytes = I.getFlag(F::Requant_lut) ? M * N : 0;
     break;
@@ -355,6 +356,9 @@ static void executeRequant(const Instruction &I, MachineState &S) {
   const bool perTensor = I.getFlag(F::Requant_per_tensor);
   const bool lut = I.getFlag(F::Requant_lut);
   const int32_t *scales = S.accumulator.data() + U(F::Requant_scale_addr);
+  const int32_t *bias = I.getFlag(F::Requant_bias)
+                            ? S.accumulator.data() + U(F::Requant_bias_addr)
+                            : nullptr;
   // The LUT is read once at the start, as the hardware latches it.
   uint8_t table[256];
   if (lut)
@@ -366,7 +370,12 @@ static void executeRequant(const Instruction &I, MachineState &S) {
         S.scratchpad.data() + U(F::Requant_o_addr) + m * U(F::Requant_o_stride);
     for (uint64_t n = 0; n < N; ++n) {
       float scale = f32(scales[perTensor ? 0 : n]);
-      int32_t y = requantizeValue(c[n], scale, zp, lo, hi);
+      // The bias adds in the int32 domain with wrap-around, like the MATMUL
+      // accumulation it continues.
+      int32_t v = bias ? static_cast<int32_t>(static_cast<uint32_t>(c[n]) +
+                                              static_cast<uint32_t>(bias[n]))
+                       : c[n];
+      int32_t y = requantizeValue(v, scale, zp, lo, hi);
       o[n] = lut ? table[uint8_t(y + 128)] : static_cast<uint8_t>(y);
     }
   }

@@ -92,6 +92,27 @@ TEST(Requant, SaturatesClampsAndAppliesPerChannelScales) {
   EXPECT_EQ(m.sp(1000), -20);
 }
 
+TEST(Requant, AddsThePerColumnBiasWithWraparoundBeforeScaling) {
+  Machine m;
+  m.setF32(512, 0.5f);
+  m.setF32(513, 0.5f);
+  m.s.accumulator[600] = 7;         // bias of column 0
+  m.s.accumulator[601] = INT32_MAX; // bias of column 1: wraps with acc 2
+  int32_t in[2][2] = {{1, 2}, {-9, -3}};
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 2; ++c)
+      m.s.accumulator[r * 2 + c] = in[r][c];
+  Instruction I = requant(2, 2, 0, -128, 127, false);
+  I.with(F::Requant_bias, 1).with(F::Requant_bias_addr, 600);
+  m.run(I);
+  // (1+7)*0.5 = 4; (2+INT32_MAX) wraps to INT32_MIN+1 -> saturates to -128;
+  // (-9+7)*0.5 = -1; (-3+INT32_MAX)*0.5 = 1073741822 -> 127.
+  EXPECT_EQ(m.sp(1000), 4);
+  EXPECT_EQ(m.sp(1001), -128);
+  EXPECT_EQ(m.sp(1002), -1);
+  EXPECT_EQ(m.sp(1003), 127);
+}
+
 TEST(Requant, LutIsIndexedByTheValuePlus128) {
   Machine m;
   m.setF32(512, 1.0f);

@@ -4,8 +4,8 @@
 // output-channel tile). The input rows of a row tile (with their halo and
 // the padding written by the DMA) are loaded once; each K chunk of at most R
 // rows of the [kh*kw*Cin, Cout] weight matrix is one MATMUL whose A operand
-// walks the NHWC tile as the im2col matrix; the bias is broadcast into the
-// accumulator first, so every MATMUL accumulates; REQUANT writes int8.
+// walks the NHWC tile as the im2col matrix; the first one overwrites the
+// accumulator, the rest accumulate; REQUANT adds the bias and writes int8.
 //
 //===----------------------------------------------------------------------===//
 #include "LayerLowering.h"
@@ -89,7 +89,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2];
+      scaleSlot[2], biasSlot[2];
   for (int s = 0; s < 2; ++s)
     inSlot[s] = sp.allocate(inTile);
   if (resident)
@@ -102,6 +102,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s) {
     accSlot[s] = acc.allocate(mMax * ntMax);
     scaleSlot[s] = acc.allocate(ntMax);
+    biasSlot[s] = acc.allocate(ntMax);
   }
   for (int s = 0; s < 2; ++s)
     if (!inSlot[s] || !wSlot[s] || !outSlot[s])
@@ -113,7 +114,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                           2 * mMax * ntMax) +
               " bytes)");
   for (int s = 0; s < 2; ++s)
-    if (!accSlot[s] || !scaleSlot[s])
+    if (!accSlot[s] || !scaleSlot[s] || !biasSlot[s])
       return loweringError(
           op, "accumulator of " + llvm::Twine(hw.sram.accumulatorBytes) +
                   " bytes cannot hold this tiling (needs " +
@@ -193,7 +194,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           for (const DmaBox &wb : contiguousBoxes(
                    wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
             it.loads.push_back(makeLoad(wb));
-        AccTile tile{*accSlot[slot], *scaleSlot[slot], *outSlot[slot], m, nt};
+        AccTile tile{*accSlot[slot],
+                     *scaleSlot[slot],
+                     *biasSlot[slot],
+                     *outSlot[slot],
+                     m,
+                     nt};
         appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0,
                                 scaleAddr + 4 * c0);
 
@@ -203,7 +209,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           Instruction mm(Opcode::Matmul);
           mm.set(Field::Matmul_dataflow, isa::Dataflow_ws);
           mm.set(Field::Matmul_preload, 1);
-          mm.set(Field::Matmul_accumulate, 1);
+          mm.set(Field::Matmul_accumulate, k0 > 0);
           mm.set(Field::Matmul_a_zp, x.zeroPoint);
           mm.set(Field::Matmul_b_zp, wZp);
           mm.set(Field::Matmul_a_addr, inBase);

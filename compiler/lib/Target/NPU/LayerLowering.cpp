@@ -112,8 +112,7 @@ void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
                              uint64_t scaleDram) {
   DmaBox bias;
   bias.acc = true, bias.elemBytes = 4;
-  bias.dram = biasDram, bias.sram = tile.acc;
-  bias.n[0] = tile.nt, bias.n[1] = tile.m, bias.s[1] = 0, bias.t[1] = tile.nt;
+  bias.dram = biasDram, bias.sram = tile.bias, bias.n[0] = tile.nt;
   item.loads.push_back(makeLoad(bias));
   DmaBox sc;
   sc.acc = true, sc.elemBytes = 4;
@@ -130,6 +129,8 @@ Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
   rq.set(Field::Requant_c_addr, static_cast<int64_t>(tile.acc));
   rq.set(Field::Requant_c_stride, tile.nt);
   rq.set(Field::Requant_scale_addr, static_cast<int64_t>(tile.scales));
+  rq.set(Field::Requant_bias, 1);
+  rq.set(Field::Requant_bias_addr, static_cast<int64_t>(tile.bias));
   rq.set(Field::Requant_o_addr, static_cast<int64_t>(tile.out));
   rq.set(Field::Requant_o_stride, tile.nt);
   rq.set(Field::Requant_m, tile.m);

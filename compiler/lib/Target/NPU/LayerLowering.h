@@ -51,11 +51,11 @@ private:
 /// The accumulator tile of a conv/matmul item: int32 partial sums, fp32
 /// scales (ACC words) and the int8 output (SP bytes), `m` x `nt`.
 struct AccTile {
-  uint64_t acc = 0, scales = 0, out = 0;
+  uint64_t acc = 0, scales = 0, bias = 0, out = 0;
   int64_t m = 0, nt = 0;
 };
-/// Loads that prepare an accumulator tile: the int32 bias broadcast to every
-/// row (so all MATMULs accumulate) and the per-channel scales.
+/// Loads of an accumulator tile's per-channel int32 bias and fp32 scales;
+/// REQUANT adds the bias, so the first MATMUL of a tile overwrites.
 void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
                              uint64_t scaleDram);
 /// REQUANT of an accumulator tile into its int8 output.

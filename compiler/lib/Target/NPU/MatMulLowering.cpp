@@ -52,7 +52,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> aSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2];
+      scaleSlot[2], biasSlot[2];
   for (int s = 0; s < 2; ++s)
     aSlot[s] = sp.allocate(rows * K);
   for (int s = 0; s < 2; ++s)
@@ -62,9 +62,11 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   for (int s = 0; s < 2; ++s) {
     accSlot[s] = acc.allocate(rows * ntMax);
     scaleSlot[s] = acc.allocate(ntMax);
+    biasSlot[s] = acc.allocate(ntMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] || !scaleSlot[s])
+    if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] || !scaleSlot[s] ||
+        !biasSlot[s])
       return loweringError(
           op, "SRAM cannot hold this tiling (scratchpad needs " +
                   llvm::Twine(2 * (rows * K + K * ntMax + rows * ntMax)) +
@@ -110,7 +112,12 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
       for (const DmaBox &wb : contiguousBoxes(
                wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
         it.loads.push_back(makeLoad(wb));
-      AccTile tile{*accSlot[slot], *scaleSlot[slot], *outSlot[slot], mt, nt};
+      AccTile tile{*accSlot[slot],
+                   *scaleSlot[slot],
+                   *biasSlot[slot],
+                   *outSlot[slot],
+                   mt,
+                   nt};
       appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0, scaleAddr + 4 * c0);
 
       auto matmul = [&](int64_t k0, int64_t kc) {
@@ -118,7 +125,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         mm.set(Field::Matmul_dataflow,
                os ? isa::Dataflow_os : isa::Dataflow_ws);
         mm.set(Field::Matmul_preload, os ? 0 : 1);
-        mm.set(Field::Matmul_accumulate, 1);
+        mm.set(Field::Matmul_accumulate, k0 > 0);
         mm.set(Field::Matmul_a_zp, x.zeroPoint);
         mm.set(Field::Matmul_b_zp, wZp);
         mm.set(Field::Matmul_a_addr, aBase);
