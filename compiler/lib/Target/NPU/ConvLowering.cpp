@@ -57,10 +57,16 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
   ConvGeom g = geometry(op);
   std::vector<TilePlan> plans;
   int64_t nt = std::min<int64_t>(hw.array.cols, g.cout);
-  for (int64_t resident : {1, 0})
-    for (const TilePlan &rows : rowCandidates(g.oh))
-      plans.push_back(
-          {{"rows", rows.at("rows")}, {"n", nt}, {"resident", resident}});
+  for (int64_t os : {0, 1}) {
+    if ((os && !hw.array.os) || (!os && !hw.array.ws))
+      continue;
+    for (int64_t resident : {1, 0})
+      for (const TilePlan &rows : rowCandidates(g.oh))
+        plans.push_back({{"rows", rows.at("rows")},
+                         {"n", nt},
+                         {"resident", resident},
+                         {"os", os}});
+  }
   return plans;
 }
 
@@ -75,6 +81,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   ConvGeom g = geometry(op);
   int64_t rows = plan.at("rows"), ntMax = plan.at("n");
   bool resident = plan.at("resident");
+  bool os = plan.count("os") && plan.at("os");
   int64_t K = g.k(), R = hw.array.rows;
   int64_t wp = g.paddedWidth();
   int64_t inTile = g.inRowsFor(rows) * wp * g.cin;
@@ -149,6 +156,19 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   }
   auto [lo, hi] = clampBounds(op);
 
+  // Rows whose pixels are narrower than a DRAM burst load as whole rows
+  // (per-pixel runs would each waste most of a burst); the side padding then
+  // comes from a small constant of pad bytes in the NPU's int8 domain.
+  bool wholeRows =
+      g.w * g.cin <= 0xffff &&
+      (g.pl + g.pr == 0 || g.cin < static_cast<int64_t>(hw.dram.burstBytes));
+  uint64_t padAddr = 0;
+  if (wholeRows && g.pl + g.pr > 0 && io.materializeConstants) {
+    std::vector<int8_t> pad(std::max(g.pl, g.pr) * g.cin,
+                            static_cast<int8_t>(x.zeroPoint));
+    padAddr = b.constantBase + b.addConstant(pad.data(), pad.size());
+  }
+
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
@@ -183,6 +203,26 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           in.padLeft = g.pl, in.padRight = g.pr;
           in.padValue = x.zeroPoint;
           in.flipSign = x.isUnsigned;
+          if (wholeRows) {
+            // One DRAM run per input row; the side padding comes from the
+            // pad constant (stride 0), a short run per row and side.
+            in.sram = inBase + g.pl * g.cin;
+            in.n[0] = g.w * g.cin, in.n[1] = 1;
+            in.s[1] = in.t[1] = 0;
+            in.padLeft = in.padRight = 0;
+            int64_t tileRows = padTop + realRows + padBottom;
+            auto side = [&](uint64_t sram, int64_t cols) {
+              DmaBox p;
+              p.dram = padAddr, p.sram = sram;
+              p.n[0] = cols * g.cin, p.n[2] = tileRows;
+              p.s[2] = 0, p.t[2] = wp * g.cin;
+              it.loads.push_back(makeLoad(p));
+            };
+            if (g.pl)
+              side(inBase, g.pl);
+            if (g.pr)
+              side(inBase + (g.pl + g.w) * g.cin, g.pr);
+          }
           if (realRows > 0)
             it.loads.push_back(makeLoad(in));
           if (resident && n == 0 && r == 0)
@@ -205,28 +245,48 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
 
         uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[slot];
         int64_t bStride = resident ? g.cout : nt;
-        for (int64_t k0 = 0; k0 < K; k0 += R) {
+        // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
+        // of this tile: `cols` = OW walks whole rows (im2col groups), fewer
+        // columns stay within one row.
+        auto matmul = [&](int64_t rowOff, int64_t ox0, int64_t rowsM,
+                          int64_t cols, int64_t k0, int64_t kc, bool osFlow) {
           Instruction mm(Opcode::Matmul);
-          mm.set(Field::Matmul_dataflow, isa::Dataflow_ws);
-          mm.set(Field::Matmul_preload, 1);
+          mm.set(Field::Matmul_dataflow,
+                 osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
+          mm.set(Field::Matmul_preload, !osFlow);
           mm.set(Field::Matmul_accumulate, k0 > 0);
           mm.set(Field::Matmul_a_zp, x.zeroPoint);
           mm.set(Field::Matmul_b_zp, wZp);
-          mm.set(Field::Matmul_a_addr, inBase);
-          mm.set(Field::Matmul_a_m_inner, g.ow);
+          mm.set(Field::Matmul_a_addr,
+                 inBase + rowOff * g.sh * wp * g.cin + ox0 * g.sw * g.cin);
+          mm.set(Field::Matmul_a_m_inner, cols);
           mm.set(Field::Matmul_a_m_inner_stride, g.sw * g.cin);
           mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
           mm.set(Field::Matmul_a_k_inner, g.kw * g.cin);
           mm.set(Field::Matmul_a_k_outer_stride, g.dh * wp * g.cin);
           mm.set(Field::Matmul_a_k_offset, k0);
-          mm.set(Field::Matmul_m, m);
-          mm.set(Field::Matmul_k, std::min(R, K - k0));
+          mm.set(Field::Matmul_m, rowsM * cols);
+          mm.set(Field::Matmul_k, kc);
           mm.set(Field::Matmul_n, nt);
           mm.set(Field::Matmul_b_addr, bBase + k0 * bStride);
           mm.set(Field::Matmul_b_stride, bStride);
-          mm.set(Field::Matmul_c_addr, *accSlot[slot]);
+          mm.set(Field::Matmul_c_addr,
+                 *accSlot[slot] + (rowOff * g.ow + ox0) * nt);
           mm.set(Field::Matmul_c_stride, nt);
           it.computes.push_back(mm);
+        };
+        if (!os) {
+          for (int64_t k0 = 0; k0 < K; k0 += R)
+            matmul(0, 0, th, g.ow, k0, std::min(R, K - k0), false);
+        } else if (g.ow <= R) {
+          // Output-stationary: at most R pixels per MATMUL, all of K at once.
+          int64_t rowsPer = R / g.ow;
+          for (int64_t ro = 0; ro < th; ro += rowsPer)
+            matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, 0, K, true);
+        } else {
+          for (int64_t ro = 0; ro < th; ++ro)
+            for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
+              matmul(ro, ox0, 1, std::min(R, g.ow - ox0), 0, K, true);
         }
         it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
 
