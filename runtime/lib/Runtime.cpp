@@ -278,6 +278,19 @@ llvm::Error Session::run() {
   return result;
 }
 
+llvm::Expected<HostTensor> Session::tensor(const isa::TensorDesc &t) const {
+  if (!ran)
+    return error("no tensors: the session has not run successfully");
+  if (t.dramOffset + t.sizeBytes > dramAfterRun.size())
+    return error(formatv("tensor '{0}' lies outside DRAM", t.name));
+  HostTensor out(elementTypeOf(t.dtype), t.shape);
+  if (out.byteSize() != t.sizeBytes)
+    return error(
+        formatv("tensor '{0}': size does not match its shape", t.name));
+  std::memcpy(out.data(), dramAfterRun.data() + t.dramOffset, t.sizeBytes);
+  return out;
+}
+
 llvm::Expected<HostTensor> Session::output(llvm::StringRef name) const {
   if (!ran)
     return error("no outputs: the session has not run successfully");

@@ -96,6 +96,11 @@ static int runCompile(int argc, char **argv) {
       "input-shape",
       cl::desc("override an input's shape, e.g. input=8x3x224x224"),
       cl::value_desc("name=DxDx..."), cl::cat(cat));
+  cl::opt<bool> noReuse(
+      "no-dram-reuse",
+      cl::desc("give every tensor its own DRAM buffer (debugging: all "
+               "intermediates can be read back after a run)"),
+      cl::cat(cat));
   cl::opt<bool> quiet("q", cl::desc("do not print the per-layer report"),
                       cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
@@ -138,6 +143,7 @@ static int runCompile(int argc, char **argv) {
   mlir::PassManager pm(&context);
   npu::PipelineOptions options;
   options.hw = hw;
+  options.reuseDram = !noReuse;
   npu::populateSystolePipeline(pm, options);
   if (dumpAll || !dumpAfter.empty()) {
     std::string wanted = dumpAfter;

@@ -32,6 +32,8 @@ static void usage(llvm::raw_ostream &os) {
         "configured\n"
         "clock, MAC utilization, DRAM and SRAM traffic and a per-layer "
         "breakdown.\n"
+        "  --dump-tensors DIR  every tensor of the binary as .npy after the "
+        "run\n"
         "  --report  the same figures as JSON (total_cycles, layers, actions, "
         "...)\n"
         "  --trace   Chrome/Perfetto trace events: queues, units, DRAM "
@@ -48,7 +50,8 @@ static std::string fileNameFor(llvm::StringRef name) {
 }
 
 static int runRun(int argc, char **argv) {
-  std::string model, outDir, tracePath, reportPath, backendName = "cycle";
+  std::string model, outDir, tracePath, reportPath, dumpDir,
+      backendName = "cycle";
   std::vector<std::pair<std::string, std::string>> inputs;
   uint64_t maxCycles = 0;
   bool quiet = false;
@@ -87,6 +90,8 @@ static int runRun(int argc, char **argv) {
       tracePath = value;
     } else if (take("--report")) {
       reportPath = value;
+    } else if (take("--dump-tensors")) {
+      dumpDir = value;
     } else if (take("--max-cycles")) {
       if (llvm::StringRef(value).getAsInteger(10, maxCycles)) {
         llvm::errs() << "systole run: --max-cycles: '" << value
@@ -187,6 +192,27 @@ static int runRun(int argc, char **argv) {
     llvm::errs() << "systole run: --out-dir " << outDir << ": " << ec.message()
                  << "\n";
     return 1;
+  }
+  if (!dumpDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir)) {
+      llvm::errs() << "systole run: --dump-tensors " << dumpDir << ": "
+                   << ec.message() << "\n";
+      return 1;
+    }
+    for (const isa::TensorDesc &d : m.program().tensors) {
+      auto t = session.tensor(d);
+      if (!t) {
+        llvm::errs() << "systole run: " << llvm::toString(t.takeError())
+                     << "\n";
+        return 1;
+      }
+      llvm::SmallString<256> path(dumpDir);
+      llvm::sys::path::append(path, fileNameFor(d.name) + ".npy");
+      if (auto e = writeNpy(path, *t)) {
+        llvm::errs() << "systole run: " << llvm::toString(std::move(e)) << "\n";
+        return 1;
+      }
+    }
   }
   for (const rt::TensorInfo &o : m.outputs()) {
     auto t = session.output(o.name);

@@ -76,6 +76,7 @@ bool isConstantValue(Value v) {
 
 struct AllocateDramPass
     : systole::npu::impl::AllocateDramBase<AllocateDramPass> {
+  using AllocateDramBase::AllocateDramBase;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     Arena arena;
@@ -127,7 +128,7 @@ struct AllocateDramPass
       // reused by later results, not by this one: it was allocated first).
       for (Value v : op.getOperands()) {
         Value rv = rootOf(v);
-        if (offsets.count(rv) && lastUse[rv] == order[&op] &&
+        if (reuse && offsets.count(rv) && lastUse[rv] == order[&op] &&
             !pinned.count(rv) && !llvm::isa<BlockArgument>(rv)) {
           arena.release(offsets[rv], storedBytes(rv.getType()));
           offsets.erase(rv);

@@ -52,10 +52,146 @@ ConvGeom geometry(graph::Conv2DOp op) {
 
 } // namespace
 
+/// Depthwise convolution on the vector unit (DWCONV): the array would run
+/// at 1/R utilization, one input channel per output channel. Items are
+/// (row tile, channel tile); the channel tile is a multiple of the lanes.
+static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
+                                                        const TilePlan &plan,
+                                                        const LayerIO &io,
+                                                        ProgramBuilder &b) {
+  const isa::HwConfig &hw = b.hw;
+  ConvGeom g = geometry(op);
+  int64_t C = g.cout, rows = plan.at("rows"), ctMax = std::min(plan.at("n"), C);
+  int64_t wp = g.paddedWidth();
+  int64_t mMax = rows * g.ow;
+  if (g.kh > 255 || g.kw > 255 || g.sh > 255 || g.sw > 255 || g.dh > 255 ||
+      g.dw > 255 || C > 0xffff || mMax > 0xffff || g.w > 0xffff)
+    return loweringError(op, "depthwise dimensions exceed the field widths");
+  int64_t inTile = g.inRowsFor(rows) * wp * ctMax;
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator acc(hw.accumulatorWords(),
+                    hw.accumulatorWords() /
+                        std::max<uint64_t>(1, hw.sram.accumulatorBanks));
+  std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
+      scaleSlot[2], biasSlot[2];
+  for (int s = 0; s < 2; ++s) {
+    inSlot[s] = sp.allocate(inTile);
+    wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
+    outSlot[s] = sp.allocate(mMax * ctMax);
+    accSlot[s] = acc.allocate(mMax * ctMax);
+    scaleSlot[s] = acc.allocate(ctMax);
+    biasSlot[s] = acc.allocate(ctMax);
+  }
+  for (int s = 0; s < 2; ++s)
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] ||
+        !scaleSlot[s] || !biasSlot[s])
+      return loweringError(
+          op,
+          "SRAM cannot hold this depthwise tiling (scratchpad needs " +
+              llvm::Twine(2 * (inTile + g.kh * g.kw * ctMax + mMax * ctMax)) +
+              " bytes, accumulator " + llvm::Twine(8 * (mMax + 2) * ctMax) +
+              " bytes)");
+
+  QParams x = perTensorParams(op.getInput().getType());
+  QParams y = perTensorParams(op.getOutput().getType());
+  int64_t wZp = uniformZeroPoint(op.getFilter().getType());
+  uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
+  if (io.materializeConstants) {
+    // HWIO with I = 1 is [kh][kw][C], DWCONV's weight layout.
+    std::vector<char> w = constantInt8(op.getFilter());
+    wAddr = b.constantBase + b.addConstant(w.data(), w.size());
+    std::vector<int32_t> bias(C, 0);
+    if (op.getBias())
+      std::memcpy(bias.data(), constantBytes(op.getBias()).data(), C * 4);
+    biasAddr = b.constantBase + b.addConstant(bias.data(), C * 4);
+    std::vector<float> scales(C);
+    for (int64_t c = 0; c < C; ++c)
+      scales[c] = requantScale(
+          x.scale, channelScale(op.getFilter().getType(), c), y.scale);
+    scaleAddr = b.constantBase + b.addConstant(scales.data(), C * 4);
+  }
+  auto [lo, hi] = clampBounds(op);
+
+  std::vector<Item> items;
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows)
+      for (int64_t c0 = 0; c0 < C; c0 += ctMax) {
+        int64_t th = std::min(rows, g.oh - oy0), ct = std::min(ctMax, C - c0);
+        int64_t m = th * g.ow;
+        int64_t iyStart = oy0 * g.sh - g.pt;
+        int64_t iyEnd = iyStart + g.inRowsFor(th);
+        int64_t iy0 = std::max<int64_t>(0, iyStart);
+        int64_t realRows = std::min(g.h, iyEnd) - iy0;
+        size_t slot = items.size() % 2;
+        Item it;
+        DmaBox in;
+        in.dram = io.inputs[0] + (n * g.h + iy0) * g.w * C + c0;
+        in.sram = *inSlot[slot];
+        in.n[0] = ct, in.n[1] = g.w, in.n[2] = realRows;
+        in.s[1] = C, in.s[2] = g.w * C;
+        in.t[1] = ct, in.t[2] = wp * ct;
+        in.padTop = std::max<int64_t>(0, -iyStart);
+        in.padBottom = std::max<int64_t>(0, iyEnd - g.h);
+        in.padLeft = g.pl, in.padRight = g.pr;
+        in.padValue = x.zeroPoint;
+        in.flipSign = x.isUnsigned;
+        it.loads.push_back(makeLoad(in));
+        DmaBox wb;
+        wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
+        wb.n[0] = ct, wb.n[1] = g.kh * g.kw, wb.s[1] = C, wb.t[1] = ct;
+        it.loads.push_back(makeLoad(wb));
+        AccTile tile{*accSlot[slot],
+                     *scaleSlot[slot],
+                     *biasSlot[slot],
+                     *outSlot[slot],
+                     m,
+                     ct};
+        appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0,
+                                scaleAddr + 4 * c0);
+        Instruction dw(Opcode::Dwconv);
+        dw.set(Field::Dwconv_in_zp, x.zeroPoint);
+        dw.set(Field::Dwconv_w_zp, wZp);
+        dw.set(Field::Dwconv_kh, g.kh);
+        dw.set(Field::Dwconv_kw, g.kw);
+        dw.set(Field::Dwconv_sh, g.sh);
+        dw.set(Field::Dwconv_sw, g.sw);
+        dw.set(Field::Dwconv_dh, g.dh);
+        dw.set(Field::Dwconv_dw, g.dw);
+        dw.set(Field::Dwconv_in_addr, *inSlot[slot]);
+        dw.set(Field::Dwconv_w_addr, *wSlot[slot]);
+        dw.set(Field::Dwconv_c_addr, *accSlot[slot]);
+        dw.set(Field::Dwconv_oh, th);
+        dw.set(Field::Dwconv_ow, g.ow);
+        dw.set(Field::Dwconv_ch, ct);
+        dw.set(Field::Dwconv_in_row_stride, wp * ct);
+        dw.set(Field::Dwconv_in_pix_stride, ct);
+        dw.set(Field::Dwconv_c_row_stride, g.ow * ct);
+        dw.set(Field::Dwconv_c_pix_stride, ct);
+        it.computes.push_back(dw);
+        it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
+        DmaBox out;
+        out.dram = io.output + (n * g.oh + oy0) * g.ow * C + c0;
+        out.sram = *outSlot[slot];
+        out.n[0] = ct, out.n[1] = m, out.s[1] = C, out.t[1] = ct;
+        out.flipSign = y.isUnsigned;
+        it.stores.push_back(makeStore(out));
+        items.push_back(std::move(it));
+      }
+  return items;
+}
+
 std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
                                      const isa::HwConfig &hw) {
   ConvGeom g = geometry(op);
   std::vector<TilePlan> plans;
+  if (op.isDepthwise() && op.getGroup() > 1) {
+    // Channel tiles are multiples of the vector lanes.
+    for (int64_t ct = std::max<int64_t>(hw.vector.lanes, 1) * 8; ct >= 1;
+         ct /= 2)
+      for (const TilePlan &rows : rowCandidates(g.oh))
+        plans.push_back({{"rows", rows.at("rows")}, {"n", ct}});
+    return plans;
+  }
   int64_t nt = std::min<int64_t>(hw.array.cols, g.cout);
   for (int64_t os : {0, 1}) {
     if ((os && !hw.array.os) || (!os && !hw.array.ws))
@@ -76,8 +212,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                                             ProgramBuilder &b) {
   const isa::HwConfig &hw = b.hw;
   if (op.isDepthwise() && op.getGroup() > 1)
-    return loweringError(op, "depthwise convolution needs the DWCONV "
-                             "generator, which is not implemented yet");
+    return lowerDepthwise(op, plan, io, b);
   ConvGeom g = geometry(op);
   int64_t rows = plan.at("rows"), ntMax = plan.at("n");
   bool resident = plan.at("resident");
@@ -143,7 +278,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     }
     std::vector<int32_t> bias(g.cout, 0);
     if (op.getBias()) {
-      ArrayRef<char> raw = constantBytes(op.getBias());
+      std::vector<char> raw = constantBytes(op.getBias());
       std::memcpy(bias.data(), raw.data(), bias.size() * 4);
     }
     biasAddr = b.constantBase + b.addConstant(bias.data(), bias.size() * 4);

@@ -59,8 +59,7 @@ int64_t uniformZeroPoint(Type tensorType) {
 }
 
 std::vector<char> constantInt8(Value v) {
-  ArrayRef<char> raw = constantBytes(v);
-  std::vector<char> out(raw.begin(), raw.end());
+  std::vector<char> out = constantBytes(v);
   auto q = cast<quant::QuantizedType>(getElementTypeOrSelf(v.getType()));
   if (!q.isSigned())
     for (char &c : out)
@@ -87,12 +86,21 @@ std::pair<int64_t, int64_t> clampBounds(Operation *op) {
   return {lo - shift, hi - shift};
 }
 
-ArrayRef<char> constantBytes(Value v) {
+std::vector<char> constantBytes(Value v) {
   if (auto s = v.getDefiningOp<quant::StorageCastOp>())
     v = s.getArg();
   auto c = v.getDefiningOp<arith::ConstantOp>();
   auto attr = cast<DenseElementsAttr>(c.getValue());
-  return attr.getRawData();
+  ArrayRef<char> raw = attr.getRawData();
+  if (!attr.isSplat())
+    return std::vector<char>(raw.begin(), raw.end());
+  // A splat stores one element; the hardware needs all of them.
+  int64_t n = attr.getNumElements();
+  std::vector<char> out;
+  out.reserve(raw.size() * n);
+  for (int64_t i = 0; i < n; ++i)
+    out.insert(out.end(), raw.begin(), raw.end());
+  return out;
 }
 
 std::vector<char> tileColumns(ArrayRef<char> matrix, int64_t k, int64_t n,

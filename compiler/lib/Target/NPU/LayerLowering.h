@@ -132,8 +132,9 @@ inline int64_t columnTileOffset(int64_t k, int64_t nt, int64_t j) {
 }
 /// Constant operand bytes in the NPU's int8 domain (uint8 weights flipped).
 std::vector<char> constantInt8(mlir::Value v);
-/// Raw bytes of a constant operand (through quant.scast).
-llvm::ArrayRef<char> constantBytes(mlir::Value v);
+/// Bytes of a constant operand (through quant.scast), row-major; splat
+/// constants (e.g. an all-zero bias) are expanded to every element.
+std::vector<char> constantBytes(mlir::Value v);
 
 llvm::Error loweringError(mlir::Operation *op, const llvm::Twine &msg);
 

@@ -21,7 +21,9 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
   fn.addPass(createPlanTiles(tiles));
-  fn.addPass(createAllocateDram());
+  AllocateDramOptions dram;
+  dram.reuse = options.reuseDram;
+  fn.addPass(createAllocateDram(dram));
 }
 
 namespace {

@@ -97,6 +97,10 @@ public:
   /// and the fault; report() is still valid (statistics up to the fault).
   llvm::Error run();
   llvm::Expected<HostTensor> output(llvm::StringRef name) const;
+  /// Any tensor of the binary as it is in DRAM after the run (intermediates
+  /// may have been overwritten by later tensors sharing their buffer; compile
+  /// with --no-dram-reuse to keep them all).
+  llvm::Expected<HostTensor> tensor(const isa::TensorDesc &desc) const;
   const RunReport &report() const { return rep; }
   const Model &model() const { return m; }
 

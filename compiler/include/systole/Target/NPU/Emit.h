@@ -30,6 +30,8 @@ llvm::Expected<isa::Program> emitProgram(mlir::func::FuncOp func,
 
 struct PipelineOptions {
   std::string hw = "default-32x32";
+  /// Reuse DRAM buffers of dead tensors (off: every intermediate survives).
+  bool reuseDram = true;
 };
 
 /// Graph cleanup, layout, partitioning, tiling and DRAM allocation: every

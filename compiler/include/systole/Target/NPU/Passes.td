@@ -50,6 +50,11 @@ def AllocateDram : Pass<"npu-allocate-dram", "mlir::func::FuncOp"> {
     its last use, so non-overlapping lifetimes share memory. Reshapes alias
     their input. Graph inputs and outputs get their own regions.
   }];
+  let options = [
+    Option<"reuse", "reuse", "bool", /*default=*/"true",
+           "reuse freed buffers (false: every tensor keeps its own, so all "
+           "intermediates survive the run for debugging)">
+  ];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
