@@ -93,7 +93,7 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
               " bytes)");
 
   QParams x = perTensorParams(op.getInput().getType());
-  QParams y = perTensorParams(op.getOutput().getType());
+  Epilogue epi = epilogueOf(op);
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
@@ -107,10 +107,9 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
     std::vector<float> scales(C);
     for (int64_t c = 0; c < C; ++c)
       scales[c] = requantScale(
-          x.scale, channelScale(op.getFilter().getType(), c), y.scale);
+          x.scale, channelScale(op.getFilter().getType(), c), epi.y.scale);
     scaleAddr = b.constantBase + b.addConstant(scales.data(), C * 4);
   }
-  auto [lo, hi] = clampBounds(op);
 
   std::vector<Item> items;
   for (int64_t n = 0; n < g.batch; ++n)
@@ -146,8 +145,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                      *outSlot[slot],
                      m,
                      ct};
-        appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0,
-                                scaleAddr + 4 * c0);
+        appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
+                            scaleAddr + 4 * c0);
         Instruction dw(Opcode::Dwconv);
         dw.set(Field::Dwconv_in_zp, x.zeroPoint);
         dw.set(Field::Dwconv_w_zp, wZp);
@@ -168,13 +167,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         dw.set(Field::Dwconv_c_row_stride, g.ow * ct);
         dw.set(Field::Dwconv_c_pix_stride, ct);
         it.computes.push_back(dw);
-        it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
-        DmaBox out;
-        out.dram = io.output + (n * g.oh + oy0) * g.ow * C + c0;
-        out.sram = *outSlot[slot];
-        out.n[0] = ct, out.n[1] = m, out.s[1] = C, out.t[1] = ct;
-        out.flipSign = y.isUnsigned;
-        it.stores.push_back(makeStore(out));
+        appendEpilogue(it, tile, epi, io.output,
+                       (n * g.oh + oy0) * g.ow * C + c0, C);
         items.push_back(std::move(it));
       }
   return items;
@@ -265,7 +259,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // Constants: weights as the [K, Cout] matrix (HWIO is already that),
   // int32 bias, fp32 requantization scales per output channel.
   QParams x = perTensorParams(op.getInput().getType());
-  QParams y = perTensorParams(op.getOutput().getType());
+  Epilogue epi = epilogueOf(op);
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
@@ -285,11 +279,10 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     std::vector<float> scales(g.cout);
     for (int64_t c = 0; c < g.cout; ++c)
       scales[c] = requantScale(
-          x.scale, channelScale(op.getFilter().getType(), c), y.scale);
+          x.scale, channelScale(op.getFilter().getType(), c), epi.y.scale);
     scaleAddr =
         b.constantBase + b.addConstant(scales.data(), scales.size() * 4);
   }
-  auto [lo, hi] = clampBounds(op);
 
   // Rows whose pixels are narrower than a DRAM burst load as whole rows
   // (per-pixel runs would each waste most of a burst); the side padding then
@@ -308,7 +301,6 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t rowTiles = (g.oh + rows - 1) / rows;
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
   uint64_t inBytesPerImage = g.h * g.w * g.cin;
-  uint64_t outBytesPerImage = g.oh * g.ow * g.cout;
   int64_t rowTilesSeen = 0;
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t r = 0; r < rowTiles; ++r) {
@@ -375,8 +367,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                      *outSlot[slot],
                      m,
                      nt};
-        appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0,
-                                scaleAddr + 4 * c0);
+        appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
+                            scaleAddr + 4 * c0);
 
         uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[slot];
         int64_t bStride = resident ? g.cout : nt;
@@ -423,15 +415,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
               matmul(ro, ox0, 1, std::min(R, g.ow - ox0), 0, K, true);
         }
-        it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
-
-        DmaBox out;
-        out.dram = io.output + n * outBytesPerImage + oy0 * g.ow * g.cout + c0;
-        out.sram = *outSlot[slot];
-        out.n[0] = nt, out.n[1] = m;
-        out.s[1] = g.cout, out.t[1] = nt;
-        out.flipSign = y.isUnsigned;
-        it.stores.push_back(makeStore(out));
+        appendEpilogue(it, tile, epi, io.output,
+                       (n * g.oh + oy0) * g.ow * g.cout + c0, g.cout);
         items.push_back(std::move(it));
       }
     }

@@ -116,8 +116,22 @@ std::vector<char> tileColumns(ArrayRef<char> matrix, int64_t k, int64_t n,
   return out;
 }
 
-void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
-                             uint64_t scaleDram) {
+Epilogue epilogueOf(Operation *op) {
+  Epilogue e;
+  Type out = getElementTypeOrSelf(op->getResult(0).getType());
+  if (!llvm::isa<quant::QuantizedType>(out)) {
+    e.int32Out = true;
+    return e;
+  }
+  e.y = perTensorParams(op->getResult(0).getType());
+  std::tie(e.lo, e.hi) = clampBounds(op);
+  return e;
+}
+
+void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
+                         uint64_t biasDram, uint64_t scaleDram) {
+  if (e.int32Out)
+    return;
   DmaBox bias;
   bias.acc = true, bias.elemBytes = 4;
   bias.dram = biasDram, bias.sram = tile.bias, bias.n[0] = tile.nt;
@@ -128,12 +142,23 @@ void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
   item.loads.push_back(makeLoad(sc));
 }
 
-Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
-                        int64_t hi) {
+void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
+                    uint64_t outBase, int64_t elemOffset, int64_t rowStride) {
+  DmaBox out;
+  out.n[0] = tile.nt, out.n[1] = tile.m;
+  out.t[1] = tile.nt;
+  if (e.int32Out) {
+    out.acc = true, out.elemBytes = 4;
+    out.sram = tile.acc;
+    out.dram = outBase + 4 * elemOffset;
+    out.s[1] = 4 * rowStride;
+    item.stores.push_back(makeStore(out));
+    return;
+  }
   Instruction rq(Opcode::Requant);
-  rq.set(Field::Requant_zp, zeroPoint);
-  rq.set(Field::Requant_lo, lo);
-  rq.set(Field::Requant_hi, hi);
+  rq.set(Field::Requant_zp, e.y.zeroPoint);
+  rq.set(Field::Requant_lo, e.lo);
+  rq.set(Field::Requant_hi, e.hi);
   rq.set(Field::Requant_c_addr, static_cast<int64_t>(tile.acc));
   rq.set(Field::Requant_c_stride, tile.nt);
   rq.set(Field::Requant_scale_addr, static_cast<int64_t>(tile.scales));
@@ -143,7 +168,12 @@ Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
   rq.set(Field::Requant_o_stride, tile.nt);
   rq.set(Field::Requant_m, tile.m);
   rq.set(Field::Requant_n, tile.nt);
-  return rq;
+  item.computes.push_back(rq);
+  out.sram = tile.out;
+  out.dram = outBase + elemOffset;
+  out.s[1] = rowStride;
+  out.flipSign = e.y.isUnsigned;
+  item.stores.push_back(makeStore(out));
 }
 
 unsigned numActivationOperands(Operation *op) {

@@ -48,19 +48,37 @@ private:
   uint64_t capacity, bankBytes, top = 0;
 };
 
+struct QParams {
+  float scale = 1.0f;
+  int64_t zeroPoint = 0;   ///< as the NPU sees it (uint8: zp - 128)
+  bool isUnsigned = false; ///< uint8 in DRAM: DMA flips the sign bit
+};
+
 /// The accumulator tile of a conv/matmul item: int32 partial sums, fp32
 /// scales (ACC words) and the int8 output (SP bytes), `m` x `nt`.
 struct AccTile {
   uint64_t acc = 0, scales = 0, bias = 0, out = 0;
   int64_t m = 0, nt = 0;
 };
-/// Loads of an accumulator tile's per-channel int32 bias and fp32 scales;
-/// REQUANT adds the bias, so the first MATMUL of a tile overwrites.
-void appendBiasAndScaleLoads(Item &item, const AccTile &tile, uint64_t biasDram,
-                             uint64_t scaleDram);
-/// REQUANT of an accumulator tile into its int8 output.
-Instruction makeRequant(const AccTile &tile, int64_t zeroPoint, int64_t lo,
-                        int64_t hi);
+/// How an accumulator tile leaves the NPU: requantized to int8/uint8
+/// (REQUANT, then a scratchpad store), or as raw int32 straight from the
+/// accumulator (ConvInteger/MatMulInteger, whose result type is i32).
+struct Epilogue {
+  bool int32Out = false;
+  QParams y;
+  int64_t lo = -128, hi = 127;
+};
+Epilogue epilogueOf(mlir::Operation *op);
+/// Loads of an accumulator tile's per-channel int32 bias and fp32 scales
+/// (none for int32 outputs); REQUANT adds the bias, so the first MATMUL of a
+/// tile overwrites.
+void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
+                         uint64_t biasDram, uint64_t scaleDram);
+/// REQUANT (int8 outputs) and the store of `tile.m` rows of `tile.nt`
+/// elements to element `elemOffset` of the tensor at `outBase`, rows
+/// `rowStride` elements apart in DRAM.
+void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
+                    uint64_t outBase, int64_t elemOffset, int64_t rowStride);
 
 /// Generates the pipeline items of `op` with `plan`. Fails with a message
 /// naming what does not fit when the plan exceeds the SRAMs.
@@ -107,11 +125,6 @@ std::vector<TilePlan> rowCandidates(int64_t outRows);
 // Quantization arithmetic shared by the generators ------------------------
 
 /// Per-tensor scale and zero point of a quantized tensor type.
-struct QParams {
-  float scale = 1.0f;
-  int64_t zeroPoint = 0;   ///< as the NPU sees it (uint8: zp - 128)
-  bool isUnsigned = false; ///< uint8 in DRAM: DMA flips the sign bit
-};
 QParams perTensorParams(mlir::Type tensorType);
 /// Scale of channel `c` (per-axis) or the scale (per-tensor).
 float channelScale(mlir::Type tensorType, int64_t c);

@@ -12,12 +12,19 @@ using namespace mlir;
 
 namespace systole::npu {
 
+/// Bytes between two batches' weights in the constant pool (each tiled
+/// matrix is padded to the pool's 64-byte alignment).
+static int64_t weightStride(int64_t k, int64_t n) {
+  return (k * n + 63) / 64 * 64;
+}
+
 std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
                                        const isa::HwConfig &hw) {
   auto rhs = cast<ShapedType>(op.getRhs().getType());
   auto lhs = cast<ShapedType>(op.getLhs().getType());
-  int64_t m = lhs.getNumElements() / lhs.getShape().back();
-  int64_t n = rhs.getDimSize(1);
+  int64_t n = rhs.getShape().back();
+  int64_t batches = rhs.getNumElements() / (n * lhs.getShape().back());
+  int64_t m = lhs.getNumElements() / lhs.getShape().back() / batches;
   int64_t nt = std::min<int64_t>(hw.array.cols, n);
   std::vector<TilePlan> plans;
   if (hw.array.os)
@@ -36,9 +43,12 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   const isa::HwConfig &hw = b.hw;
   auto lhsType = cast<ShapedType>(op.getLhs().getType());
   auto rhsType = cast<ShapedType>(op.getRhs().getType());
+  // A batched constant rhs [..., K, N] is one weight matrix per batch entry;
+  // the lhs rows of batch b are the b-th block of M / batches rows.
   int64_t K = lhsType.getShape().back();
-  int64_t M = lhsType.getNumElements() / K;
-  int64_t N = rhsType.getDimSize(1);
+  int64_t N = rhsType.getShape().back();
+  int64_t batches = rhsType.getNumElements() / (K * N);
+  int64_t M = lhsType.getNumElements() / K / batches;
   bool os = plan.at("os");
   int64_t rows = plan.at("rows"), ntMax = plan.at("n");
   int64_t R = hw.array.rows;
@@ -74,13 +84,21 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
                   " bytes)");
 
   QParams x = perTensorParams(op.getLhs().getType());
-  QParams y = perTensorParams(op.getOutput().getType());
+  Epilogue epi = epilogueOf(op);
   int64_t wZp = uniformZeroPoint(op.getRhs().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
-    std::vector<char> tiled =
-        tileColumns(constantInt8(op.getRhs()), K, N, ntMax);
-    wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+    std::vector<char> all = constantInt8(op.getRhs());
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      std::vector<char> tiled = tileColumns(
+          llvm::ArrayRef<char>(all).slice(bi * K * N, K * N), K, N, ntMax);
+      uint64_t at = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+      if (bi == 0)
+        wAddr = at;
+      else if (at != wAddr + bi * weightStride(K, N))
+        return loweringError(op, "internal error: batched weights not "
+                                 "contiguous in the constant pool");
+    }
     std::vector<int32_t> bias(N, 0);
     if (op.getBias())
       std::memcpy(bias.data(), constantBytes(op.getBias()).data(), N * 4);
@@ -88,78 +106,75 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
     std::vector<float> scales(N);
     for (int64_t c = 0; c < N; ++c)
       scales[c] = requantScale(x.scale, channelScale(op.getRhs().getType(), c),
-                               y.scale);
+                               epi.y.scale);
     scaleAddr = b.constantBase + b.addConstant(scales.data(), N * 4);
   }
-  auto [lo, hi] = clampBounds(op);
 
   std::vector<Item> items;
   int64_t mTiles = (M + rows - 1) / rows, nTiles = (N + ntMax - 1) / ntMax;
-  for (int64_t i = 0; i < mTiles; ++i) {
-    int64_t m0 = i * rows, mt = std::min(rows, M - m0);
-    for (int64_t j = 0; j < nTiles; ++j) {
-      size_t slot = items.size() % 2;
-      int64_t c0 = j * ntMax, nt = std::min(ntMax, N - c0);
-      uint64_t aBase = *aSlot[i % 2];
-      Item it;
-      if (j == 0) {
-        DmaBox a;
-        a.dram = io.inputs[0] + m0 * K, a.sram = aBase;
-        a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
-        a.flipSign = x.isUnsigned;
-        it.loads.push_back(makeLoad(a));
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t i = 0; i < mTiles; ++i) {
+      int64_t m0 = i * rows, mt = std::min(rows, M - m0);
+      for (int64_t j = 0; j < nTiles; ++j) {
+        size_t slot = items.size() % 2;
+        int64_t c0 = j * ntMax, nt = std::min(ntMax, N - c0);
+        uint64_t aBase = *aSlot[(bi * mTiles + i) % 2];
+        Item it;
+        if (j == 0) {
+          DmaBox a;
+          a.dram = io.inputs[0] + (bi * M + m0) * K, a.sram = aBase;
+          a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
+          a.flipSign = x.isUnsigned;
+          it.loads.push_back(makeLoad(a));
+        }
+        for (const DmaBox &wb :
+             contiguousBoxes(wAddr + bi * weightStride(K, N) +
+                                 columnTileOffset(K, ntMax, j),
+                             *wSlot[slot], K * nt))
+          it.loads.push_back(makeLoad(wb));
+        AccTile tile{*accSlot[slot],
+                     *scaleSlot[slot],
+                     *biasSlot[slot],
+                     *outSlot[slot],
+                     mt,
+                     nt};
+        appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
+                            scaleAddr + 4 * c0);
+
+        auto matmul = [&](int64_t k0, int64_t kc) {
+          Instruction mm(Opcode::Matmul);
+          mm.set(Field::Matmul_dataflow,
+                 os ? isa::Dataflow_os : isa::Dataflow_ws);
+          mm.set(Field::Matmul_preload, os ? 0 : 1);
+          mm.set(Field::Matmul_accumulate, k0 > 0);
+          mm.set(Field::Matmul_a_zp, x.zeroPoint);
+          mm.set(Field::Matmul_b_zp, wZp);
+          mm.set(Field::Matmul_a_addr, aBase);
+          mm.set(Field::Matmul_a_m_inner, mt);
+          mm.set(Field::Matmul_a_m_inner_stride, K);
+          mm.set(Field::Matmul_a_m_outer_stride, 0);
+          mm.set(Field::Matmul_a_k_inner, K);
+          mm.set(Field::Matmul_a_k_outer_stride, 0);
+          mm.set(Field::Matmul_a_k_offset, k0);
+          mm.set(Field::Matmul_m, mt);
+          mm.set(Field::Matmul_k, kc);
+          mm.set(Field::Matmul_n, nt);
+          mm.set(Field::Matmul_b_addr, *wSlot[slot] + k0 * nt);
+          mm.set(Field::Matmul_b_stride, nt);
+          mm.set(Field::Matmul_c_addr, *accSlot[slot]);
+          mm.set(Field::Matmul_c_stride, nt);
+          it.computes.push_back(mm);
+        };
+        if (os)
+          matmul(0, K);
+        else
+          for (int64_t k0 = 0; k0 < K; k0 += R)
+            matmul(k0, std::min(R, K - k0));
+
+        appendEpilogue(it, tile, epi, io.output, (bi * M + m0) * N + c0, N);
+        items.push_back(std::move(it));
       }
-      for (const DmaBox &wb : contiguousBoxes(
-               wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
-        it.loads.push_back(makeLoad(wb));
-      AccTile tile{*accSlot[slot],
-                   *scaleSlot[slot],
-                   *biasSlot[slot],
-                   *outSlot[slot],
-                   mt,
-                   nt};
-      appendBiasAndScaleLoads(it, tile, biasAddr + 4 * c0, scaleAddr + 4 * c0);
-
-      auto matmul = [&](int64_t k0, int64_t kc) {
-        Instruction mm(Opcode::Matmul);
-        mm.set(Field::Matmul_dataflow,
-               os ? isa::Dataflow_os : isa::Dataflow_ws);
-        mm.set(Field::Matmul_preload, os ? 0 : 1);
-        mm.set(Field::Matmul_accumulate, k0 > 0);
-        mm.set(Field::Matmul_a_zp, x.zeroPoint);
-        mm.set(Field::Matmul_b_zp, wZp);
-        mm.set(Field::Matmul_a_addr, aBase);
-        mm.set(Field::Matmul_a_m_inner, mt);
-        mm.set(Field::Matmul_a_m_inner_stride, K);
-        mm.set(Field::Matmul_a_m_outer_stride, 0);
-        mm.set(Field::Matmul_a_k_inner, K);
-        mm.set(Field::Matmul_a_k_outer_stride, 0);
-        mm.set(Field::Matmul_a_k_offset, k0);
-        mm.set(Field::Matmul_m, mt);
-        mm.set(Field::Matmul_k, kc);
-        mm.set(Field::Matmul_n, nt);
-        mm.set(Field::Matmul_b_addr, *wSlot[slot] + k0 * nt);
-        mm.set(Field::Matmul_b_stride, nt);
-        mm.set(Field::Matmul_c_addr, *accSlot[slot]);
-        mm.set(Field::Matmul_c_stride, nt);
-        it.computes.push_back(mm);
-      };
-      if (os)
-        matmul(0, K);
-      else
-        for (int64_t k0 = 0; k0 < K; k0 += R)
-          matmul(k0, std::min(R, K - k0));
-
-      it.computes.push_back(makeRequant(tile, y.zeroPoint, lo, hi));
-
-      DmaBox out;
-      out.dram = io.output + m0 * N + c0, out.sram = *outSlot[slot];
-      out.n[0] = nt, out.n[1] = mt, out.s[1] = N, out.t[1] = nt;
-      out.flipSign = y.isUnsigned;
-      it.stores.push_back(makeStore(out));
-      items.push_back(std::move(it));
     }
-  }
   return items;
 }
 

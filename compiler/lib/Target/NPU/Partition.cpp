@@ -42,6 +42,14 @@ bool isConstant(Value v) {
   return v.getDefiningOp<arith::ConstantOp>() != nullptr;
 }
 
+/// int8 (requantized) or int32 (ConvInteger/MatMulInteger: raw accumulator).
+bool isNpuResult(Type t) {
+  Type e = getElementTypeOrSelf(t);
+  if (auto i = dyn_cast<IntegerType>(e))
+    return i.getWidth() == 32;
+  return isI8PerTensor(t);
+}
+
 /// Weights may be per-axis, but the array subtracts one zero point from B.
 bool hasUniformZeroPoint(Type t) {
   Type e = getElementTypeOrSelf(t);
@@ -60,8 +68,9 @@ std::string npuRejection(Operation *op) {
     if (conv.getLayout() != Layout::NHWC)
       return "convolution is not in NHWC (run graph-to-nhwc first)";
     if (!isI8PerTensor(conv.getInput().getType()) ||
-        !isI8PerTensor(conv.getOutput().getType()))
-      return "convolution input and output must be int8 per-tensor quantized";
+        !isNpuResult(conv.getOutput().getType()))
+      return "convolution input must be int8 per-tensor quantized and its "
+             "output int8 or int32";
     if (!isConstant(conv.getFilter()) ||
         !hasUniformZeroPoint(conv.getFilter().getType()))
       return "convolution weights must be constant int8 with one zero point";
@@ -77,12 +86,18 @@ std::string npuRejection(Operation *op) {
   }
   if (auto mm = dyn_cast<MatMulOp>(op)) {
     if (!isI8PerTensor(mm.getLhs().getType()) ||
-        !isI8PerTensor(mm.getOutput().getType()))
-      return "matmul input and output must be int8 per-tensor quantized";
-    if (!isConstant(mm.getRhs()) ||
-        cast<ShapedType>(mm.getRhs().getType()).getRank() != 2 ||
-        !hasUniformZeroPoint(mm.getRhs().getType()))
-      return "matmul right-hand side must be a constant 2-D int8 matrix";
+        !isNpuResult(mm.getOutput().getType()))
+      return "matmul input must be int8 per-tensor quantized and its output "
+             "int8 or int32";
+    auto lhsT = cast<ShapedType>(mm.getLhs().getType());
+    auto rhsT = cast<ShapedType>(mm.getRhs().getType());
+    if (!isConstant(mm.getRhs()) || !hasUniformZeroPoint(rhsT))
+      return "matmul right-hand side must be a constant int8 matrix";
+    // A batched rhs needs the same batch dims on the lhs (no broadcast).
+    if (rhsT.getRank() > 2 &&
+        (lhsT.getRank() != rhsT.getRank() ||
+         lhsT.getShape().drop_back(2) != rhsT.getShape().drop_back(2)))
+      return "batched matmul needs equal batch dimensions on both sides";
     if (mm.getBias() && !isConstant(mm.getBias()))
       return "matmul bias must be constant";
     return "";
