@@ -191,11 +191,14 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
     if ((os && !hw.array.os) || (!os && !hw.array.ws))
       continue;
     for (int64_t resident : {1, 0})
-      for (const TilePlan &rows : rowCandidates(g.oh))
-        plans.push_back({{"rows", rows.at("rows")},
-                         {"n", nt},
-                         {"resident", resident},
-                         {"os", os}});
+      for (int64_t order : {0, 1})
+        for (const TilePlan &rows : rowCandidates(g.oh))
+          if (!resident || !order)
+            plans.push_back({{"rows", rows.at("rows")},
+                             {"n", nt},
+                             {"resident", resident},
+                             {"os", os},
+                             {"order", order}});
   }
   return plans;
 }
@@ -211,6 +214,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t rows = plan.at("rows"), ntMax = plan.at("n");
   bool resident = plan.at("resident");
   bool os = plan.count("os") && plan.at("os");
+  bool channelsOuter = !resident && plan.count("order") && plan.at("order");
   int64_t K = g.k(), R = hw.array.rows;
   int64_t wp = g.paddedWidth();
   int64_t inTile = g.inRowsFor(rows) * wp * g.cin;
@@ -301,9 +305,26 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t rowTiles = (g.oh + rows - 1) / rows;
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
   uint64_t inBytesPerImage = g.h * g.w * g.cin;
+  // Loop order: row tiles outer reuse each input tile across the channel
+  // tiles; channel tiles outer (streamed weights only) load each weight
+  // slice once and re-read the input instead, the better trade when the
+  // weights outweigh the activations (late layers).
+  struct Step {
+    int64_t n, r, j;
+  };
+  std::vector<Step> steps;
+  for (int64_t n = 0; n < g.batch; ++n)
+    for (int64_t outer = 0; outer < (channelsOuter ? nTiles : rowTiles);
+         ++outer)
+      for (int64_t inner = 0; inner < (channelsOuter ? rowTiles : nTiles);
+           ++inner)
+        steps.push_back(channelsOuter ? Step{n, inner, outer}
+                                      : Step{n, outer, inner});
   int64_t rowTilesSeen = 0;
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t r = 0; r < rowTiles; ++r) {
+  uint64_t inBase = 0;
+  for (const Step &step : steps) {
+    int64_t n = step.n, r = step.r, j = step.j;
+    {
       int64_t oy0 = r * rows, th = std::min(rows, g.oh - oy0);
       int64_t m = th * g.ow;
       int64_t iyStart = oy0 * g.sh - g.pt;
@@ -312,14 +333,18 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       int64_t padBottom = std::max<int64_t>(0, iyEnd - g.h);
       int64_t iy0 = std::max<int64_t>(0, iyStart);
       int64_t realRows = std::min(g.h, iyEnd) - iy0;
-      // Input slots alternate per row tile across images too, so two
-      // consecutive row tiles never share a buffer.
-      uint64_t inBase = *inSlot[rowTilesSeen++ % 2];
-      for (int64_t j = 0; j < nTiles; ++j) {
+      // Input slots alternate per loaded input tile (across images too), so
+      // two consecutive tiles never share a buffer.
+      bool loadInput = channelsOuter || j == 0;
+      if (loadInput)
+        inBase = *inSlot[rowTilesSeen++ % 2];
+      {
         size_t slot = items.size() % 2;
         int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
+        // Channels outer keep a weight slice for a whole channel tile.
+        size_t wIdx = channelsOuter ? j % 2 : slot;
         Item it;
-        if (j == 0) {
+        if (loadInput) {
           DmaBox in;
           in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * g.cin;
           in.sram = inBase;
@@ -357,9 +382,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                  contiguousBoxes(wAddr, *wSlot[0], K * g.cout))
               it.loads.push_back(makeLoad(wb));
         }
-        if (!resident)
+        if (!resident && (!channelsOuter || r == 0))
           for (const DmaBox &wb : contiguousBoxes(
-                   wAddr + columnTileOffset(K, ntMax, j), *wSlot[slot], K * nt))
+                   wAddr + columnTileOffset(K, ntMax, j), *wSlot[wIdx], K * nt))
             it.loads.push_back(makeLoad(wb));
         AccTile tile{*accSlot[slot],
                      *scaleSlot[slot],
@@ -370,7 +395,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                             scaleAddr + 4 * c0);
 
-        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[slot];
+        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[wIdx];
         int64_t bStride = resident ? g.cout : nt;
         // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
         // of this tile: `cols` = OW walks whole rows (im2col groups), fewer

@@ -146,37 +146,44 @@ std::vector<Instruction> ProgramBuilder::finishSegment() {
 
 uint64_t
 ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
-  // Three-stage pipeline over items: load(i+1) overlaps compute(i), stores
-  // trail; each stage's item time is the sum of its instructions' times.
-  auto dma = [&](const std::vector<Instruction> &v) {
-    uint64_t c = 0;
-    for (const Instruction &i : v) {
-      isa::DmaTiming t = isa::dmaTiming(i, hw);
-      c += t.channelCycles;
-    }
-    return c + (v.empty() ? 0 : hw.dram.latencyCycles);
-  };
-  auto compute = [&](const std::vector<Instruction> &v) {
-    uint64_t c = 0;
-    for (const Instruction &i : v)
-      c += isa::computeCycles(i, hw);
-    return c;
-  };
-  uint64_t loadDone = 0, computeDone = 0, storeDone = 0;
+  // The protocol's pipeline over items with the one DRAM channel shared by
+  // loads and stores: loads of item i wait for the compute of item i-2 (slot
+  // reuse), compute waits for its loads and for the store of item i-2,
+  // stores follow their compute; every DMA occupies the channel for its
+  // bursts and completes `latency` later.
+  uint64_t latency = hw.dram.latencyCycles;
+  uint64_t channelFree = 0, computeDone = 0, end = 0;
   std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
+  auto transfer = [&](const std::vector<Instruction> &dmas, uint64_t ready) {
+    uint64_t t = ready, done = ready;
+    for (const Instruction &i : dmas) {
+      t = std::max(t, channelFree);
+      channelFree = t + isa::dmaTiming(i, hw).channelCycles;
+      t = channelFree;
+      done = channelFree + latency;
+    }
+    return done;
+  };
+  // Loads of item i+1 reach the channel before the store of item i: they
+  // only wait for compute i-1, the store waits for compute i.
+  std::vector<uint64_t> loadDone(items.size());
+  if (!items.empty())
+    loadDone[0] = transfer(items[0].loads, 0);
   for (size_t i = 0; i < items.size(); ++i) {
-    uint64_t loadStart = loadDone;
+    uint64_t start = std::max(loadDone[i], computeDone);
     if (i >= 2)
-      loadStart = std::max(loadStart, computeEnd[i - 2]);
-    loadDone = loadStart + dma(items[i].loads);
-    uint64_t cStart = std::max(loadDone, computeDone);
-    if (i >= 2)
-      cStart = std::max(cStart, storeEnd[i - 2]);
-    computeDone = computeEnd[i] = cStart + compute(items[i].computes);
-    storeDone = storeEnd[i] =
-        std::max(computeDone, storeDone) + dma(items[i].stores);
+      start = std::max(start, storeEnd[i - 2]);
+    if (i + 1 < items.size())
+      loadDone[i + 1] =
+          transfer(items[i + 1].loads, i >= 1 ? computeEnd[i - 1] : 0);
+    uint64_t c = 0;
+    for (const Instruction &inst : items[i].computes)
+      c += isa::computeCycles(inst, hw);
+    computeDone = computeEnd[i] = start + c;
+    storeEnd[i] = transfer(items[i].stores, computeDone);
+    end = std::max(end, storeEnd[i]);
   }
-  return storeDone;
+  return end;
 }
 
 } // namespace systole::npu
