@@ -230,8 +230,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2];
-  for (int s = 0; s < 2; ++s)
-    inSlot[s] = sp.allocate(inTile);
+  // One input tile in the whole layer (row tiles outer, one image, one row
+  // tile) needs no second buffer: the space goes to larger tiles instead.
+  int64_t inputTiles = g.batch * ((g.oh + rows - 1) / rows) *
+                       (channelsOuter ? (g.cout + ntMax - 1) / ntMax : 1);
+  inSlot[0] = sp.allocate(inTile);
+  inSlot[1] = inputTiles > 1 ? sp.allocate(inTile) : inSlot[0];
   if (resident)
     wSlot[0] = wSlot[1] = sp.allocate(K * g.cout);
   else
