@@ -63,6 +63,7 @@ static llvm::json::Value reportJson(const std::vector<npu::LayerReport> &ls,
         {"instructions", static_cast<int64_t>(l.instructions)},
         {"macs", static_cast<int64_t>(l.macs)},
         {"dram_bytes", static_cast<int64_t>(l.dramBytes)},
+        {"compulsory_bytes", static_cast<int64_t>(l.compulsoryBytes)},
         {"predicted_cycles", static_cast<int64_t>(l.predictedCycles)},
         {"compute_bound_cycles", static_cast<int64_t>(l.computeBoundCycles)},
         {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)}});

@@ -251,8 +251,17 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       r.predictedCycles = predicted;
       r.computeBoundCycles = (r.macs + hw.array.rows * hw.array.cols - 1) /
                              (hw.array.rows * hw.array.cols);
-      r.memoryBoundCycles =
-          (r.dramBytes + hw.dram.bytesPerCycle - 1) / hw.dram.bytesPerCycle;
+      for (Value v : op.getOperands())
+        r.compulsoryBytes += storedBytes(v.getType());
+      r.compulsoryBytes += storedBytes(op.getResult(0).getType());
+      if (llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) {
+        // Bias (int32) and requantization scales (fp32) per output channel.
+        int64_t channels =
+            cast<ShapedType>(op.getResult(0).getType()).getShape().back();
+        r.compulsoryBytes += 4 * channels;
+      }
+      r.memoryBoundCycles = (r.compulsoryBytes + hw.dram.bytesPerCycle - 1) /
+                            hw.dram.bytesPerCycle;
       report->push_back(std::move(r));
     }
     prog.layers.push_back(std::move(layer));

@@ -18,9 +18,14 @@ struct LayerReport {
   uint64_t instructions = 0;
   uint64_t macs = 0;
   uint64_t dramBytes = 0; ///< DMA bytes moved (ISA timing model)
+  /// Bytes the layer must move at least: every operand read once, the
+  /// result written once (activations, weights, bias, scales).
+  uint64_t compulsoryBytes = 0;
   uint64_t predictedCycles = 0;
   uint64_t computeBoundCycles = 0; ///< macs / (rows * cols)
-  uint64_t memoryBoundCycles = 0;  ///< dramBytes / bytes_per_cycle
+  /// compulsoryBytes / bytes_per_cycle: with computeBoundCycles, the
+  /// layer's roofline bound.
+  uint64_t memoryBoundCycles = 0;
 };
 
 /// Lowers a partitioned, tiled, DRAM-allocated function into a program.
