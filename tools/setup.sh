@@ -8,7 +8,7 @@ ORT_VERSION=1.23.2
 
 DEBS=(
   build-essential cmake ninja-build pkg-config git
-  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19 libclang-rt-19-dev
   libsystemc-dev verilator yosys
   libflatbuffers-dev flatbuffers-compiler
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
