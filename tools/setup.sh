@@ -16,6 +16,7 @@ DEBS=(
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   python3-sklearn
   nodejs
+  slurm-wlm munge chromium
 )
 
 missing=()
