@@ -1,0 +1,188 @@
+//===- CmdReport.cpp - `systole report`: roofline, energy, cycle charts ---===//
+//
+// Thin driver over rt::runAndAnalyze and the writers of Analysis.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Subcommands.h"
+
+#include "systole/Runtime/Analysis.h"
+#include "systole/Runtime/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+
+using namespace systole;
+
+static void usage(llvm::raw_ostream &os) {
+  os << "usage: systole report MODEL.npu [--mode estimate|cycle|functional]\n"
+        "                      [--input NAME=FILE.npy ...] [--json FILE]\n"
+        "                      [--csv FILE] [--html FILE] [--quiet]\n\n"
+        "Runs MODEL.npu (default --mode estimate: timing only, no values; "
+        "cycle:\n"
+        "the SystemC model) and reports per layer and for the model: "
+        "roofline\n"
+        "(operational intensity, attainable vs achieved ops/cycle, compute "
+        "or\n"
+        "memory bound), cycles split into compute / DMA / stall, and energy "
+        "per\n"
+        "component from the config's per-action table (docs/energy.md).\n"
+        "Inputs not given are zeros (timing does not depend on values).\n"
+        "  --json  machine-readable report      --csv  one row per layer\n"
+        "  --html  self-contained page with SVG charts (roofline, cycles, "
+        "energy)\n";
+}
+
+static llvm::Error writeFile(llvm::StringRef path,
+                             llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return llvm::createStringError(ec, "cannot write '%s': %s",
+                                   path.str().c_str(), ec.message().c_str());
+  fn(os);
+  return llvm::Error::success();
+}
+
+static int runReport(int argc, char **argv) {
+  std::string model, jsonPath, csvPath, htmlPath, modeName = "estimate";
+  std::vector<std::pair<std::string, std::string>> inputFiles;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = argv[i];
+    std::string value;
+    auto take = [&](llvm::StringRef flag) {
+      if (a == flag) {
+        if (i + 1 >= argc)
+          return false;
+        value = argv[++i];
+        return true;
+      }
+      if (a.consume_front((flag + "=").str())) {
+        value = a.str();
+        return true;
+      }
+      return false;
+    };
+    if (a == "-h" || a == "--help") {
+      usage(llvm::outs());
+      return 0;
+    } else if (a == "--quiet" || a == "-q") {
+      quiet = true;
+    } else if (take("--mode")) {
+      modeName = value;
+    } else if (take("--json")) {
+      jsonPath = value;
+    } else if (take("--csv")) {
+      csvPath = value;
+    } else if (take("--html")) {
+      htmlPath = value;
+    } else if (take("--input")) {
+      auto [name, file] = llvm::StringRef(value).split('=');
+      if (file.empty())
+        inputFiles.emplace_back("", name.str());
+      else
+        inputFiles.emplace_back(name.str(), file.str());
+    } else if (a.starts_with("-")) {
+      llvm::errs() << "systole report: unknown option '" << a << "'\n";
+      usage(llvm::errs());
+      return 2;
+    } else if (model.empty()) {
+      model = a.str();
+    } else {
+      llvm::errs() << "systole report: more than one model file\n";
+      return 2;
+    }
+  }
+  if (model.empty()) {
+    usage(llvm::errs());
+    return 2;
+  }
+  auto mode = rt::analysisModeByName(modeName);
+  if (!mode) {
+    llvm::errs() << "systole report: --mode: '" << modeName
+                 << "' is not one of estimate, cycle, functional\n";
+    return 2;
+  }
+  auto loaded = rt::Model::loadFile(model);
+  if (!loaded) {
+    llvm::errs() << "systole report: " << llvm::toString(loaded.takeError())
+                 << "\n";
+    return 1;
+  }
+  const rt::Model &m = **loaded;
+  std::map<std::string, HostTensor> inputs;
+  for (auto &[name, file] : inputFiles) {
+    std::string key = name;
+    if (key.empty()) {
+      if (m.inputs().size() != 1) {
+        llvm::errs() << "systole report: --input FILE needs NAME=FILE for a "
+                        "model with several inputs\n";
+        return 2;
+      }
+      key = m.inputs()[0].name;
+    }
+    auto t = readNpy(file);
+    if (!t) {
+      llvm::errs() << "systole report: " << file << ": "
+                   << llvm::toString(t.takeError()) << "\n";
+      return 1;
+    }
+    inputs[key] = std::move(*t);
+  }
+  auto analysis =
+      rt::runAndAnalyze(m, *mode, inputs, llvm::sys::path::filename(model));
+  if (!analysis) {
+    llvm::errs() << "systole report: " << llvm::toString(analysis.takeError())
+                 << "\n";
+    return 1;
+  }
+  const rt::ModelAnalysis &a = *analysis;
+  if (!jsonPath.empty())
+    if (auto e = writeFile(jsonPath, [&](llvm::raw_ostream &os) {
+          os << llvm::formatv("{0:2}", rt::analysisToJson(a)) << "\n";
+        })) {
+      llvm::errs() << "systole report: " << llvm::toString(std::move(e))
+                   << "\n";
+      return 1;
+    }
+  if (!csvPath.empty())
+    if (auto e = writeFile(csvPath, [&](llvm::raw_ostream &os) {
+          rt::writeAnalysisCsv(a, os);
+        })) {
+      llvm::errs() << "systole report: " << llvm::toString(std::move(e))
+                   << "\n";
+      return 1;
+    }
+  if (!htmlPath.empty())
+    if (auto e = writeFile(htmlPath, [&](llvm::raw_ostream &os) {
+          rt::writeAnalysisHtml(a, os);
+        })) {
+      llvm::errs() << "systole report: " << llvm::toString(std::move(e))
+                   << "\n";
+      return 1;
+    }
+  if (!quiet) {
+    llvm::outs() << llvm::formatv(
+        "{0} on {1} ({2}): {3} cycles ({4:f1} us), roofline bound {5:f0} "
+        "cycles ({6}-bound, cycles/bound {7:f2}), energy {8:f1} uJ "
+        "(DRAM {9:f0}%), cycles compute/DMA/stall {10}/{11}/{12}\n",
+        a.model, a.config.name, a.backend, a.totalCycles, a.timeUs(),
+        a.roof.boundCycles, a.roof.computeBound ? "compute" : "memory",
+        a.roof.boundCycles > 0 ? double(a.totalCycles) / a.roof.boundCycles
+                               : 0.0,
+        a.energy.total() / 1e6,
+        a.energy.total() > 0 ? 100 * a.energy.dram / a.energy.total() : 0.0,
+        a.breakdown.compute, a.breakdown.dma, a.breakdown.stall);
+  }
+  return 0;
+}
+
+static cli::SubcommandRegistration
+    reg("report",
+        "roofline, cycle breakdown and energy of a .npu (JSON, CSV, HTML)",
+        runReport);

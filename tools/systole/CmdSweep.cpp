@@ -1,0 +1,276 @@
+//===- CmdSweep.cpp - `systole sweep`: hardware design-space sweeps -------===//
+//
+// Thin driver over systole/Runtime/Sweep.h. `--point I` is the worker that
+// both executors start (one process per point).
+//
+//===----------------------------------------------------------------------===//
+#include "Subcommands.h"
+
+#include "systole/Runtime/Sweep.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <thread>
+
+using namespace systole;
+
+static void usage(llvm::raw_ostream &os) {
+  os << "usage: systole sweep --model M.onnx --array 8x8,16x16,... "
+        "--sram 256K,1M,...\n"
+        "                     --dram-bw 8,16,... --out DIR [--hw BASE]\n"
+        "                     [--mode estimate|cycle] [-j N] "
+        "[--executor local|slurm]\n"
+        "                     [--slurm-partition P] [--slurm-max-running N]\n"
+        "                     [--compile-arg ARG ...] [--area-table FILE] "
+        "[--quiet]\n\n"
+        "Compiles and simulates every point of array x scratchpad x DRAM "
+        "bandwidth\n"
+        "(other fields from --hw, default default-32x32; docs/sweep.md), -j "
+        "points at\n"
+        "a time (default: all cores) or as one Slurm job array. Finished "
+        "points are\n"
+        "kept in DIR/points, so running the same command again resumes. "
+        "Writes\n"
+        "DIR/sweep.csv and DIR/sweep.html (Pareto front of latency, energy, "
+        "area).\n";
+}
+
+static int fail(const llvm::Twine &msg, int code = 1) {
+  llvm::errs() << "systole sweep: " << msg << "\n";
+  return code;
+}
+
+namespace {
+/// A one-line progress bar on a terminal, a line per 10% otherwise.
+class ProgressBar {
+public:
+  explicit ProgressBar(bool quiet)
+      : quiet(quiet), tty(llvm::sys::Process::StandardErrIsDisplayed()),
+        start(std::chrono::steady_clock::now()) {}
+  void operator()(size_t done, size_t total) {
+    if (quiet || !total)
+      return;
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    double rate = s > 0 ? done / s : 0;
+    const int width = 30;
+    int filled = int(width * done / total);
+    std::string bar(filled, '=');
+    bar += std::string(width - filled, ' ');
+    std::string line = llvm::formatv(
+        "[{0}] {1}/{2} points, {3:f1} s, {4:f2} points/s{5}", bar, done, total,
+        s, rate,
+        rate > 0 && done < total
+            ? llvm::formatv(", ETA {0:f0} s", (total - done) / rate).str()
+            : std::string());
+    if (tty) {
+      llvm::errs() << "\r" << line << (done == total ? "\n" : "");
+    } else if (done == total || done * 10 / total != lastDecile) {
+      lastDecile = done * 10 / total;
+      llvm::errs() << line << "\n";
+    }
+    llvm::errs().flush();
+  }
+
+private:
+  bool quiet, tty;
+  size_t lastDecile = 0;
+  std::chrono::steady_clock::time_point start;
+};
+} // namespace
+
+static int runSweep(int argc, char **argv) {
+  std::string model, arrays, srams, bws, out,
+      hw = "default-32x32", mode = "estimate", executor = "local", areaTable,
+      point;
+  std::vector<std::string> compileArgs;
+  rt::SlurmOptions slurm;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef a = argv[i];
+    std::string value;
+    auto take = [&](llvm::StringRef flag) {
+      if (a == flag) {
+        if (i + 1 >= argc)
+          return false;
+        value = argv[++i];
+        return true;
+      }
+      if (a.consume_front((flag + "=").str())) {
+        value = a.str();
+        return true;
+      }
+      return false;
+    };
+    if (a == "-h" || a == "--help") {
+      usage(llvm::outs());
+      return 0;
+    } else if (a == "--quiet" || a == "-q") {
+      quiet = true;
+    } else if (take("--model")) {
+      model = value;
+    } else if (take("--array")) {
+      arrays = value;
+    } else if (take("--sram")) {
+      srams = value;
+    } else if (take("--dram-bw")) {
+      bws = value;
+    } else if (take("--out")) {
+      out = value;
+    } else if (take("--hw")) {
+      hw = value;
+    } else if (take("--mode")) {
+      mode = value;
+    } else if (take("--executor")) {
+      executor = value;
+    } else if (take("--area-table")) {
+      areaTable = value;
+    } else if (take("--compile-arg")) {
+      compileArgs.push_back(value);
+    } else if (take("--slurm-partition")) {
+      slurm.partition = value;
+    } else if (take("--slurm-max-running")) {
+      if (llvm::StringRef(value).getAsInteger(10, slurm.maxConcurrent))
+        return fail("--slurm-max-running: '" + value + "' is not a number", 2);
+    } else if (take("--point")) {
+      point = value;
+    } else if (take("-j") || take("--jobs")) {
+      if (llvm::StringRef(value).getAsInteger(10, jobs) || !jobs)
+        return fail("-j: '" + value + "' is not a positive number", 2);
+    } else if (a.starts_with("-j") && !a.drop_front(2).getAsInteger(10, jobs)) {
+    } else {
+      llvm::errs() << "systole sweep: unknown argument '" << a << "'\n";
+      usage(llvm::errs());
+      return 2;
+    }
+  }
+  if (out.empty()) {
+    usage(llvm::errs());
+    return 2;
+  }
+  std::string exe =
+      llvm::sys::fs::getMainExecutable(argv[0], (void *)&runSweep);
+  llvm::SmallString<256> absOut(out);
+  llvm::sys::fs::make_absolute(absOut);
+  rt::SweepDir dir{std::string(absOut)};
+
+  if (!point.empty()) { // worker
+    size_t index;
+    if (llvm::StringRef(point).getAsInteger(10, index))
+      return fail("--point: '" + point + "' is not a number", 2);
+    auto spec = rt::loadSweepSpec(dir);
+    if (!spec)
+      return fail(llvm::toString(spec.takeError()));
+    if (index >= spec->size())
+      return fail(llvm::formatv("--point {0}: the sweep has {1} points", index,
+                                spec->size()),
+                  2);
+    if (auto e = rt::runSweepPoint(dir, *spec, index, exe))
+      return fail(llvm::toString(std::move(e)));
+    return 0;
+  }
+
+  if (model.empty() || arrays.empty() || srams.empty() || bws.empty()) {
+    usage(llvm::errs());
+    return 2;
+  }
+  if (mode != "estimate" && mode != "cycle")
+    return fail("--mode: '" + mode + "' is not one of estimate, cycle", 2);
+  if (executor != "local" && executor != "slurm")
+    return fail("--executor: '" + executor + "' is not one of local, slurm", 2);
+  rt::SweepSpec spec;
+  llvm::SmallString<256> absModel(model);
+  llvm::sys::fs::make_absolute(absModel);
+  if (!llvm::sys::fs::exists(absModel))
+    return fail("--model: no such file '" + model + "'");
+  spec.model = std::string(absModel);
+  spec.mode = mode;
+  spec.compileArgs = compileArgs;
+  std::string hwPath = llvm::sys::fs::exists(hw)
+                           ? hw
+                           : cli::presetDirectory() + "/" + hw + ".json";
+  auto base = isa::loadHwConfigFile(hwPath);
+  if (!base)
+    return fail("--hw " + hw + ": " + llvm::toString(base.takeError()));
+  spec.base = *base;
+  auto a = rt::parseArrayList(arrays);
+  if (!a)
+    return fail("--array: " + llvm::toString(a.takeError()), 2);
+  auto s = rt::parseSizeList(srams);
+  if (!s)
+    return fail("--sram: " + llvm::toString(s.takeError()), 2);
+  auto b = rt::parseSizeList(bws);
+  if (!b)
+    return fail("--dram-bw: " + llvm::toString(b.takeError()), 2);
+  spec.arrays = *a;
+  spec.scratchpadBytes = *s;
+  spec.dramBytesPerCycle = *b;
+  if (areaTable.empty())
+    areaTable = rt::findYosysAreaTable(SYSTOLE_SOURCE_DIR);
+  if (!areaTable.empty()) {
+    llvm::SmallString<256> p(areaTable);
+    llvm::sys::fs::make_absolute(p);
+    spec.areaTable = std::string(p);
+  }
+  // Every point's config must be valid before anything runs.
+  for (size_t i = 0; i < spec.size(); ++i)
+    if (auto cfg = rt::sweepPointConfig(spec, rt::sweepPoint(spec, i)); !cfg)
+      return fail(llvm::toString(cfg.takeError()), 2);
+  if (auto e = rt::prepareSweepDir(dir, spec))
+    return fail(llvm::toString(std::move(e)));
+
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<size_t> pending = rt::pendingPoints(dir, spec);
+  if (!quiet)
+    llvm::errs() << llvm::formatv(
+        "systole sweep: {0} points, {1} to run ({2} already done), {3}\n",
+        spec.size(), pending.size(), spec.size() - pending.size(),
+        executor == "local" ? llvm::formatv("{0} local jobs", jobs).str()
+                            : std::string("Slurm job array"));
+  llvm::Error err = llvm::Error::success();
+  if (executor == "local") {
+    ProgressBar bar(quiet);
+    err = rt::runLocalExecutor(
+        dir, pending, exe, jobs,
+        [&](size_t done, size_t total) { bar(done, total); });
+  } else {
+    err = rt::runSlurmExecutor(dir, pending, exe, slurm);
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  auto results = rt::gatherSweep(dir, spec);
+  if (!results)
+    return fail(llvm::toString(results.takeError()));
+  if (err)
+    return fail(llvm::toString(std::move(err)));
+  size_t ok = 0, pareto = 0;
+  for (const rt::PointResult &r : *results) {
+    ok += r.status == "ok";
+    pareto += r.pareto;
+  }
+  if (results->size() != spec.size())
+    return fail(llvm::formatv("only {0} of {1} points have results",
+                              results->size(), spec.size()));
+  if (!quiet)
+    llvm::outs() << llvm::formatv(
+        "{0} points ({1} mapped, {2} on the Pareto front); ran {3} in {4:f1} "
+        "s ({5:f2} points/s)\n  {6}\n  {7}\n",
+        spec.size(), ok, pareto, pending.size(), seconds,
+        seconds > 0 ? pending.size() / seconds : 0.0, dir.csvPath(),
+        dir.htmlPath());
+  return 0;
+}
+
+static cli::SubcommandRegistration
+    reg("sweep",
+        "hardware co-design sweep (array, SRAM, bandwidth): CSV and Pareto "
+        "page",
+        runSweep);
