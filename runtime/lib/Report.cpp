@@ -60,6 +60,10 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
         Object{{"name", s.name},
                {"kind", s.npu ? "npu" : "host"},
                {"host_kernel", s.hostKernel},
+               {"host_device", s.hostDevice},
+               {"host_bytes_in", int64_t(s.hostBytesIn)},
+               {"host_bytes_out", int64_t(s.hostBytesOut)},
+               {"transfer_cycles", int64_t(s.transferCycles)},
                {"start_cycle", int64_t(s.startCycle)},
                {"cycles", int64_t(s.stats.totalCycles)},
                {"instructions", int64_t(s.stats.instructionsRetired)},
@@ -153,6 +157,26 @@ void rt::printSummary(const RunReport &r, const Model &model,
     for (unsigned u = 0; u < sim::kNumUnits; ++u)
       os << " " << sim::unitName(sim::Unit(u)) << "=" << t.unitBusy[u];
     os << "\n";
+  }
+  // Compiled host code: which ops ran where, and the DRAM transfers.
+  bool anyHost = false;
+  for (const SegmentReport &s : r.segments)
+    anyHost |= !s.npu && s.hostDevice != "builtin";
+  if (anyHost) {
+    os << "host segments:\n";
+    os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10}\n",
+                        "ops", "device", "bytes in", "bytes out",
+                        "xfer cyc", "wall us");
+    for (const SegmentReport &s : r.segments) {
+      if (s.npu || s.hostDevice == "builtin")
+        continue;
+      std::string ops = s.name.substr(s.name.find(':') + 1);
+      if (ops.size() > 44)
+        ops = ops.substr(0, 41) + "...";
+      os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10:f1}\n",
+                          ops, s.hostDevice, s.hostBytesIn, s.hostBytesOut,
+                          s.transferCycles, s.wallSeconds * 1e6);
+    }
   }
   if (!t.layers.empty()) {
     os << "per layer:\n";

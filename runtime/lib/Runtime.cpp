@@ -1,5 +1,6 @@
 //===- Runtime.cpp - Models, sessions, segment execution ------------------===//
 #include "systole/Runtime/Runtime.h"
+#include "systole/Runtime/HostCode.h"
 #include "systole/Runtime/HostKernels.h"
 
 #include "systole/ISA/Verifier.h"
@@ -171,11 +172,11 @@ Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
       continue;
     }
     const isa::HostSegment &h = p.segments[s].host();
-    if (h.kind != isa::HostCodeKind::Builtin)
-      return error(formatv(
-          "segments[{0}] '{1}': host code of kind {2} is not supported by "
-          "this runtime yet (only builtin host kernels)",
-          s, p.segments[s].name, isa::hostCodeKindName(h.kind)));
+    if (h.kind != isa::HostCodeKind::Builtin) {
+      if (auto e = checkHostCode(p, s))
+        return std::move(e);
+      continue;
+    }
     if (auto e = checkBuiltin(p, s))
       return std::move(e);
   }
@@ -231,6 +232,7 @@ llvm::Error Session::run() {
 
   llvm::Error result = llvm::Error::success();
   uint64_t cycles = 0;
+  bool skipNextHost = false;
   for (size_t s = 0; s < p.segments.size(); ++s) {
     const isa::Segment &seg = p.segments[s];
     SegmentReport sr;
@@ -256,9 +258,42 @@ llvm::Error Session::run() {
         result =
             error(formatv("segment '{0}': {1}", seg.name, r.fault->message()));
       }
+    } else if (seg.host().kind != isa::HostCodeKind::Builtin) {
+      const isa::HostSegment &h = seg.host();
+      sr.hostKernel = h.entry;
+      for (size_t a = 0; a < h.args.size(); ++a)
+        (a < size_t(h.params[0]) ? sr.hostBytesIn : sr.hostBytesOut) +=
+            p.tensors[h.args[a]].sizeBytes;
+      uint64_t bpc = std::max<uint64_t>(cfg.dram.bytesPerCycle, 1);
+      sr.transferCycles = (sr.hostBytesIn + sr.hostBytesOut + bpc - 1) / bpc +
+                          h.args.size() * cfg.dram.latencyCycles;
+      llvm::Error e = llvm::Error::success();
+      if (h.kind == isa::HostCodeKind::Ptx) {
+        // Run on the GPU when there is one and skip the CPU copy; else
+        // skip this segment and run the CPU copy.
+        if (gpuAvailable()) {
+          sr.hostDevice = "gpu";
+          e = runGpuHostCode(p, h, state.dram.data(), state.dram.size());
+          skipNextHost = true;
+        } else {
+          sr.hostDevice = "skipped";
+          sr.hostBytesIn = sr.hostBytesOut = sr.transferCycles = 0;
+        }
+      } else if (skipNextHost) {
+        sr.hostDevice = "skipped";
+        sr.hostBytesIn = sr.hostBytesOut = sr.transferCycles = 0;
+        skipNextHost = false;
+      } else {
+        sr.hostDevice = "cpu";
+        e = runCpuHostCode(h, state.dram.data());
+      }
+      if (e)
+        result = error(formatv("segment '{0}': {1}", seg.name,
+                               llvm::toString(std::move(e))));
     } else {
       const isa::HostSegment &h = seg.host();
       sr.hostKernel = h.entry;
+      sr.hostDevice = "builtin";
       const isa::TensorDesc &in = p.tensors[h.args[0]],
                             &out = p.tensors[h.args[1]];
       if (auto e = runBuiltin(h, {&in, state.dram.data() + in.dramOffset},

@@ -66,7 +66,11 @@ static llvm::json::Value reportJson(const std::vector<npu::LayerReport> &ls,
         {"compulsory_bytes", static_cast<int64_t>(l.compulsoryBytes)},
         {"predicted_cycles", static_cast<int64_t>(l.predictedCycles)},
         {"compute_bound_cycles", static_cast<int64_t>(l.computeBoundCycles)},
-        {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)}});
+        {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)},
+        {"placement", l.onHost ? "host" : "npu"},
+        {"host_bytes_in", static_cast<int64_t>(l.hostBytesIn)},
+        {"host_bytes_out", static_cast<int64_t>(l.hostBytesOut)},
+        {"transfer_cycles", static_cast<int64_t>(l.transferCycles)}});
   }
   return llvm::json::Object{
       {"hw", hw.name},
@@ -102,6 +106,14 @@ static int runCompile(int argc, char **argv) {
       cl::desc("give every tensor its own DRAM buffer (debugging: all "
                "intermediates can be read back after a run)"),
       cl::cat(cat));
+  cl::opt<std::string> hostTarget(
+      "host-target",
+      cl::desc("compiled host code: cpu (a native shared object) or gpu "
+               "(PTX beside the CPU code; the runtime uses a GPU if present)"),
+      cl::init("cpu"), cl::cat(cat));
+  cl::opt<std::string> gpuArch("gpu-arch",
+                               cl::desc("PTX target for --host-target gpu"),
+                               cl::init("sm_70"), cl::cat(cat));
   cl::opt<bool> quiet("q", cl::desc("do not print the per-layer report"),
                       cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
@@ -161,7 +173,12 @@ static int runCompile(int argc, char **argv) {
   llvm::errs() << "[3/4] generating NPU code\n";
   auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
   std::vector<npu::LayerReport> layers;
-  auto program = npu::emitProgram(func, *config, &layers);
+  if (hostTarget != "cpu" && hostTarget != "gpu")
+    return fail("--host-target must be cpu or gpu");
+  npu::EmitOptions emitOptions;
+  emitOptions.hostGpu = hostTarget == "gpu";
+  emitOptions.gpuArch = gpuArch;
+  auto program = npu::emitProgram(func, *config, &layers, emitOptions);
   if (!program)
     return fail(llvm::toString(program.takeError()));
 

@@ -97,6 +97,7 @@ void registerLinearImporters(llvm::StringMap<OpImporter> &table);
 void registerElementwiseImporters(llvm::StringMap<OpImporter> &table);
 void registerPoolImporters(llvm::StringMap<OpImporter> &table);
 void registerShapeImporters(llvm::StringMap<OpImporter> &table);
+void registerFloatImporters(llvm::StringMap<OpImporter> &table);
 
 /// Key of the translator table: "op" for ai.onnx, "domain::op" otherwise.
 std::string importerKey(llvm::StringRef domain, llvm::StringRef opType);

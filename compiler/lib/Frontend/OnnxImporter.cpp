@@ -298,6 +298,7 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerElementwiseImporters(t);
     registerPoolImporters(t);
     registerShapeImporters(t);
+    registerFloatImporters(t);
     return t;
   }();
   return table;

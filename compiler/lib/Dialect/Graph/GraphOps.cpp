@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/Graph/GraphOps.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -221,6 +223,92 @@ LogicalResult AddOp::verify() {
 LogicalResult MulOp::verify() {
   return verifyBinary(*this, getLhs(), getRhs(), getOutput(), getActMin(),
                       getActMax());
+}
+
+LogicalResult SubOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOutput(), getActMin(),
+                      getActMax());
+}
+
+LogicalResult DivOp::verify() {
+  return verifyBinary(*this, getLhs(), getRhs(), getOutput(), getActMin(),
+                      getActMax());
+}
+
+LogicalResult UnaryOp::verify() {
+  static const llvm::StringSet<> known = {
+      "exp", "sigmoid", "tanh",       "erf",       "sqrt",
+      "neg", "abs",     "reciprocal", "hardswish", "gelu"};
+  if (!known.contains(getFn()))
+    return emitOpError("unknown function '") << getFn() << "'";
+  if (!isa<FloatType>(rankedType(getInput()).getElementType()))
+    return emitOpError("expects a float tensor");
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = rankedType(getInput()).getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ")
+           << getAxis() << " out of range for rank " << rank;
+  if (!isa<FloatType>(rankedType(getInput()).getElementType()))
+    return emitOpError("expects a float tensor");
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  auto in = rankedType(getInput());
+  if (getAxis() < 0 || getAxis() >= in.getRank())
+    return emitOpError("axis ")
+           << getAxis() << " out of range for rank " << in.getRank();
+  ArrayRef<int64_t> norm = in.getShape().drop_front(getAxis());
+  for (Value v : {getScale(), getBias()}) {
+    if (!v)
+      continue;
+    ArrayRef<int64_t> s = rankedType(v).getShape();
+    int64_t n = 1, m = 1;
+    for (int64_t d : s)
+      n *= d;
+    for (int64_t d : norm)
+      m *= d;
+    if (n != m)
+      return emitOpError("scale/bias must have the normalized shape");
+  }
+  if (failed(verifyResultShape(*this, in.getShape(), getOutput())))
+    return failure();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (getKind() != "mean" && getKind() != "sum" && getKind() != "max")
+    return emitOpError("unknown reduction '") << getKind() << "'";
+  auto in = rankedType(getInput());
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    bool reduced = llvm::is_contained(getAxes(), d);
+    if (!reduced)
+      expected.push_back(in.getShape()[d]);
+    else if (getKeepdims())
+      expected.push_back(1);
+  }
+  for (int64_t a : getAxes())
+    if (a < 0 || a >= in.getRank())
+      return emitOpError("axis ") << a << " out of range";
+  return verifyResultShape(*this, expected, getOutput());
+}
+
+LogicalResult SliceOp::verify() {
+  auto in = rankedType(getInput()), out = rankedType(getOutput());
+  if (int64_t(getOffsets().size()) != in.getRank() ||
+      int64_t(getStrides().size()) != in.getRank() ||
+      out.getRank() != in.getRank())
+    return emitOpError("offsets/strides/result must match the input rank");
+  for (int64_t d = 0; d < in.getRank(); ++d) {
+    int64_t o = getOffsets()[d], s = getStrides()[d], n = out.getShape()[d];
+    if (o < 0 || s < 1 || (n > 0 && o + (n - 1) * s >= in.getShape()[d]))
+      return emitOpError("slice of dim ") << d << " out of bounds";
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,6 +11,7 @@
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Emit.h"
 
+#include "systole/Conversion/HostCodegen.h"
 #include "systole/ISA/Timing.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -101,9 +102,32 @@ std::string describePlan(Operation *op) {
 
 } // namespace
 
+/// Builtin kernels run the model boundary: quantize/dequantize, and
+/// transposes of graph inputs or of non-float tensors. Every other host op
+/// is compiled (and grouped with its neighbours into one function).
+static bool isBuiltinHostOp(Operation &op) {
+  if (llvm::isa<graph::QuantizeOp, graph::DequantizeOp>(op))
+    return true;
+  if (auto t = dyn_cast<graph::TransposeOp>(op))
+    return !getElementTypeOrSelf(t.getInput().getType()).isF32() ||
+           llvm::isa<BlockArgument>(t.getInput()) ||
+           llvm::isa_and_nonnull<graph::DequantizeOp>(
+               t.getInput().getDefiningOp());
+  return false;
+}
+
+/// Host transfer cost: every tensor the host reads or writes crosses the
+/// NPU's DRAM interface once, at its bandwidth, plus its latency.
+static uint64_t transferCycles(uint64_t bytes, size_t tensors,
+                               const isa::HwConfig &hw) {
+  uint64_t bpc = std::max<uint64_t>(hw.dram.bytesPerCycle, 1);
+  return (bytes + bpc - 1) / bpc + tensors * hw.dram.latencyCycles;
+}
+
 llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
                                          const isa::HwConfig &hw,
-                                         std::vector<LayerReport> *report) {
+                                         std::vector<LayerReport> *report,
+                                         const EmitOptions &options) {
   isa::Program prog;
   prog.producer = "systole compile";
   prog.config = hw;
@@ -188,10 +212,139 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         {"npu" + std::to_string(prog.segments.size()), std::move(seg)});
     npuOpen = false;
   };
+  // Consecutive compiled host ops: one function, one segment.
+  std::vector<Operation *> hostGroup;
+  llvm::DenseSet<Value> groupInputs;
+  unsigned hostFunctions = 0;
+  auto closeHost = [&]() -> llvm::Error {
+    if (hostGroup.empty())
+      return llvm::Error::success();
+    // Reshapes at the end of a group have nothing to compute.
+    while (!hostGroup.empty() && llvm::isa<graph::ReshapeOp>(hostGroup.back()))
+      hostGroup.pop_back();
+    if (hostGroup.empty())
+      return llvm::Error::success();
+    host::HostGroup group;
+    group.ops = hostGroup;
+    group.dramOffset = [](Value v) { return *getDramOffset(v); };
+    group.dramBytes = std::max<int64_t>(arena, 1);
+    std::string entry = "systole_host_" + std::to_string(hostFunctions++);
+    auto code = host::compileHostGroup(group, entry,
+                                       options.hostGpu ? host::HostTarget::Gpu
+                                                       : host::HostTarget::Cpu,
+                                       options.gpuArch);
+    if (!code)
+      return loweringError(hostGroup.front(),
+                           "host code generation: " +
+                               llvm::toString(code.takeError()));
+    std::string ops;
+    for (Operation *op : hostGroup)
+      if (!llvm::isa<graph::ReshapeOp>(op)) {
+        std::string name = op->getName().stripDialect().str();
+        if (auto u = dyn_cast<graph::UnaryOp>(op))
+          name = u.getFn().str();
+        ops += (ops.empty() ? "" : "+") + name;
+      }
+    isa::HostSegment seg;
+    seg.kind = isa::HostCodeKind::CpuObject;
+    seg.entry = entry;
+    seg.code = std::move(code->sharedObject);
+    uint64_t in = 0, out = 0;
+    for (Value v : code->inputs) {
+      seg.args.push_back(tensorIndex.lookup(v));
+      in += storedBytes(v.getType());
+    }
+    for (Value v : code->outputs) {
+      seg.args.push_back(tensorIndex.lookup(v));
+      out += storedBytes(v.getType());
+    }
+    // params[0]: how many of args are inputs (the rest are outputs).
+    seg.params = {static_cast<int64_t>(code->inputs.size())};
+    if (options.hostGpu) {
+      // The PTX alternative precedes its CPU code; the runtime runs one.
+      isa::HostSegment gpu;
+      gpu.kind = isa::HostCodeKind::Ptx;
+      gpu.entry = entry;
+      gpu.code.assign(code->ptx.begin(), code->ptx.end());
+      gpu.args = seg.args;
+      // params: [#inputs, #launches, per launch: grid xyz, block xyz,
+      // #args, arg DRAM offsets...]; kernel i is "<entry>_k<i>".
+      gpu.params = {static_cast<int64_t>(code->inputs.size()),
+                    static_cast<int64_t>(code->launches.size())};
+      for (const host::GpuLaunch &l : code->launches) {
+        gpu.params.insert(gpu.params.end(), l.grid, l.grid + 3);
+        gpu.params.insert(gpu.params.end(), l.block, l.block + 3);
+        gpu.params.push_back(static_cast<int64_t>(l.argOffsets.size()));
+        gpu.params.insert(gpu.params.end(), l.argOffsets.begin(),
+                          l.argOffsets.end());
+      }
+      prog.segments.push_back({"host_gpu:" + ops, std::move(gpu)});
+    }
+    prog.segments.push_back({"host:" + ops, std::move(seg)});
+    if (report) {
+      LayerReport r;
+      r.name = locationName(hostGroup.front()->getLoc());
+      if (r.name.empty())
+        r.name = entry;
+      r.op = "host";
+      r.mapping = (options.hostGpu ? "host gpu|cpu: " : "host cpu: ") + ops;
+      r.onHost = true;
+      r.hostBytesIn = in;
+      r.hostBytesOut = out;
+      r.dramBytes = in + out;
+      r.transferCycles = transferCycles(
+          in + out, code->inputs.size() + code->outputs.size(), hw);
+      r.predictedCycles = r.transferCycles;
+      report->push_back(std::move(r));
+    }
+    hostGroup.clear();
+    groupInputs.clear();
+    return llvm::Error::success();
+  };
+  // A result written by the group must not overlap a buffer the group still
+  // reads (DRAM reuse): such an op starts a new group.
+  auto overlapsGroupInputs = [&](Operation &op) {
+    for (Value r : op.getResults()) {
+      auto ro = getDramOffset(r);
+      if (!ro)
+        continue;
+      int64_t rs = *ro, re = rs + storedBytes(r.getType());
+      for (Value in : groupInputs) {
+        int64_t is = *getDramOffset(in), ie = is + storedBytes(in.getType());
+        if (rs < ie && is < re)
+          return true;
+      }
+    }
+    return false;
+  };
   for (Operation &op : func.getBody().front()) {
     auto placement = getPlacement(&op);
     if (!placement)
       continue;
+    if (*placement == Placement::Host && !isBuiltinHostOp(op)) {
+      closeNpu();
+      if (overlapsGroupInputs(op))
+        if (auto e = closeHost())
+          return std::move(e);
+      llvm::DenseSet<Operation *> members(hostGroup.begin(), hostGroup.end());
+      for (Value v : op.getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (def && (members.contains(def) || llvm::isa<arith::ConstantOp>(def)))
+          continue;
+        groupInputs.insert(v);
+      }
+      hostGroup.push_back(&op);
+      continue;
+    }
+    if (!hostGroup.empty() && llvm::isa<graph::ReshapeOp>(op) &&
+        getElementTypeOrSelf(op.getResult(0).getType()).isF32()) {
+      if (!llvm::is_contained(hostGroup, op.getOperand(0).getDefiningOp()))
+        groupInputs.insert(op.getOperand(0));
+      hostGroup.push_back(&op); // an alias; keeps the group fused
+      continue;
+    }
+    if (auto e = closeHost())
+      return std::move(e);
     if (*placement == Placement::Host) {
       closeNpu();
       isa::HostSegment host;
@@ -266,6 +419,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     }
     prog.layers.push_back(std::move(layer));
   }
+  if (auto e = closeHost())
+    return std::move(e);
   closeNpu();
 
   const std::vector<uint8_t> &pool = builder.constantPool();

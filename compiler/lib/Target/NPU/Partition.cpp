@@ -1,9 +1,10 @@
 //===- Partition.cpp - Assign ops to the NPU or the host ------------------===//
 //
 // The NPU runs quantized compute; the host runs the model boundary (float <->
-// int8 and layout changes of inputs/outputs) as builtin runtime kernels.
-// Everything else is an error that names the op until the LLVM host fallback
-// exists.
+// int8 and layout changes of inputs/outputs) as builtin runtime kernels and
+// every float op the NPU cannot run (softmax, layer norm, gelu, float
+// matmul/conv, ...) as code compiled through upstream MLIR (docs/host.md).
+// An op neither can run is an error that names both reasons.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Target/NPU/Annotations.h"
@@ -144,6 +145,28 @@ bool isHostBoundaryOp(Operation *op) {
   return llvm::isa<QuantizeOp, DequantizeOp, TransposeOp>(op);
 }
 
+bool isF32(Type t) { return getElementTypeOrSelf(t).isF32(); }
+
+/// Why the host's compiled code (graph -> linalg -> LLVM) cannot run `op`,
+/// or an empty string if it can: float32 tensors only (quantized values
+/// reach the host through dequantize), and the ops convert-graph-to-linalg
+/// lowers.
+std::string hostRejection(Operation *op) {
+  for (Type t : op->getOperandTypes())
+    if (!isF32(t))
+      return "the host runs float32 ops only";
+  for (Type t : op->getResultTypes())
+    if (!isF32(t))
+      return "the host runs float32 ops only";
+  if (auto conv = dyn_cast<Conv2DOp>(op))
+    return conv.getGroup() == 1 ? "" : "grouped float convolution";
+  if (llvm::isa<AddOp, SubOp, MulOp, DivOp, UnaryOp, ClipOp, SoftmaxOp,
+                LayerNormOp, ReduceOp, MatMulOp, PoolOp, GlobalAvgPoolOp,
+                TransposeOp, SliceOp, ConcatOp, PadOp>(op))
+    return "";
+  return "no host lowering for this op";
+}
+
 struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
   void runOnOperation() override {
     bool failed = false;
@@ -160,9 +183,13 @@ struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
         setPlacement(op, systole::npu::Placement::Npu);
         return;
       }
+      std::string hostWhy = hostRejection(op);
+      if (hostWhy.empty()) {
+        setPlacement(op, systole::npu::Placement::Host);
+        return;
+      }
       op->emitError() << "'" << op->getName() << "' cannot run on the NPU ("
-                      << why
-                      << ") and the host fallback does not support it yet";
+                      << why << ") nor on the host (" << hostWhy << ")";
       failed = true;
     });
     if (failed)

@@ -69,6 +69,11 @@ struct SegmentReport {
   std::string name;
   bool npu = true;
   std::string hostKernel;  ///< builtin entry for host segments
+  /// Host segments: "builtin", "cpu" or "gpu" ("skipped" for the
+  /// alternative not taken), and the bytes the host read from / wrote to
+  /// DRAM with their transfer cost at the DRAM's bandwidth and latency.
+  std::string hostDevice;
+  uint64_t hostBytesIn = 0, hostBytesOut = 0, transferCycles = 0;
   uint64_t startCycle = 0; ///< NPU cycles before this segment
   double wallSeconds = 0;
   sim::RunStats stats; ///< NPU segments only

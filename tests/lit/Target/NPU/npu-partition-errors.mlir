@@ -1,10 +1,10 @@
 // RUN: systole-opt %s --npu-partition --split-input-file --verify-diagnostics
 
-// A float op has no NPU lowering and, until the host fallback lands, no host
-// kernel either.
-func.func @float_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
-  // expected-error @+1 {{'graph.conv2d' cannot run on the NPU (convolution input must be int8 per-tensor quantized and its output int8 or int32)}}
-  %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+// A float op has no NPU lowering; the host's compiled code runs float ops,
+// but not grouped convolutions.
+func.func @float_grouped_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32> {
+  // expected-error @+1 {{'graph.conv2d' cannot run on the NPU (convolution input must be int8 per-tensor quantized and its output int8 or int32) nor on the host (grouped float convolution)}}
+  %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32>
   return %y : tensor<1x4x4x2xf32>
 }
 

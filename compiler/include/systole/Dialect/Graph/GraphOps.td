@@ -122,6 +122,63 @@ def Graph_MulOp : Graph_BinaryOp<"mul"> {
   let summary = "elementwise multiply with ONNX broadcasting (Mul / QLinearMul)";
 }
 
+def Graph_SubOp : Graph_BinaryOp<"sub"> {
+  let summary = "elementwise subtract with ONNX broadcasting (float, host)";
+}
+def Graph_DivOp : Graph_BinaryOp<"div"> {
+  let summary = "elementwise divide with ONNX broadcasting (float, host)";
+}
+
+def Graph_UnaryOp : Graph_PureOp<"unary", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "float elementwise function (Exp, Sigmoid, Tanh, Erf, ...)";
+  let description = [{
+    `fn` names the function: exp, sigmoid, tanh, erf, sqrt, neg, abs,
+    reciprocal, hardswish (x * clamp(x / 6 + 0.5, 0, 1)) or gelu
+    (0.5 * x * (1 + erf(x / sqrt(2)))). These run on the host (the NPU has
+    no float unit).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, StrAttr:$fn);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$fn $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_SoftmaxOp : Graph_PureOp<"softmax", [AllTypesMatch<["input", "output"]>]> {
+  let summary = "softmax along `axis` (ONNX Softmax, opset 13)";
+  let description = [{ `exp(x - max) / sum(exp(x - max))` along one axis. }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_LayerNormOp : Graph_PureOp<"layer_norm"> {
+  let summary = "layer normalization over dims [axis, rank) (ONNX 17)";
+  let description = [{
+    `(x - mean) / sqrt(var + epsilon) * scale + bias` with the mean and the
+    (biased) variance taken over the trailing dims from `axis`; `scale` and
+    `bias` have the shape of those trailing dims.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scale,
+                   Optional<AnyRankedTensor>:$bias, I64Attr:$axis,
+                   F64Attr:$epsilon);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:`
+    `(` type($input) `,` type($scale) (`,` type($bias)^)? `)` `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_ReduceOp : Graph_PureOp<"reduce"> {
+  let summary = "reduction over `axes` (ReduceMean/ReduceSum/ReduceMax)";
+  let arguments = (ins AnyRankedTensor:$input, StrAttr:$kind,
+                   DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ClipOp : Graph_PureOp<"clip", [AllTypesMatch<["input", "output"]>]> {
   let summary = "clamp to [min, max] in real values (Relu is min=0, no max)";
   let arguments = (ins AnyRankedTensor:$input, OptionalAttr<F64Attr>:$min,
@@ -182,6 +239,20 @@ def Graph_TransposeOp : Graph_PureOp<"transpose"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def Graph_SliceOp : Graph_PureOp<"slice"> {
+  let summary = "strided slice (ONNX Slice with constant, normalized bounds)";
+  let description = [{
+    `output[i] = input[offsets + i * strides]` per dim; offsets are in range
+    and strides positive (the importer normalizes ONNX's negative and clamped
+    bounds).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$offsets,
+                   DenseI64ArrayAttr:$strides);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
 }
 
 def Graph_PadOp : Graph_PureOp<"pad"> {

@@ -26,12 +26,25 @@ struct LayerReport {
   /// compulsoryBytes / bytes_per_cycle: with computeBoundCycles, the
   /// layer's roofline bound.
   uint64_t memoryBoundCycles = 0;
+  /// Host groups (placement "host"): the bytes the host reads from and
+  /// writes to the NPU's DRAM, and what moving them costs at the DRAM's
+  /// bandwidth and latency (NPU cycles).
+  bool onHost = false;
+  uint64_t hostBytesIn = 0, hostBytesOut = 0, transferCycles = 0;
+};
+
+/// Where compiled host code runs: the CPU only, or also the GPU (PTX beside
+/// the CPU code; the runtime picks the GPU when one is present).
+struct EmitOptions {
+  bool hostGpu = false;
+  std::string gpuArch = "sm_70";
 };
 
 /// Lowers a partitioned, tiled, DRAM-allocated function into a program.
 llvm::Expected<isa::Program> emitProgram(mlir::func::FuncOp func,
                                          const isa::HwConfig &hw,
-                                         std::vector<LayerReport> *report);
+                                         std::vector<LayerReport> *report,
+                                         const EmitOptions &options = {});
 
 struct PipelineOptions {
   std::string hw = "default-32x32";

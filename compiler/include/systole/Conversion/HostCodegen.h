@@ -1,0 +1,91 @@
+//===- HostCodegen.h - Host ops -> native code / PTX ------------*- C++ -*-===//
+//
+// A host group is a run of consecutive graph ops placed on the host. It is
+// outlined into `func.func @<entry>(%dram: memref<N x i8>)` whose operands
+// and results are views of the NPU's DRAM image at their allocated offsets
+// (the host and the NPU share one DRAM image, so a transfer is the host
+// reading/writing those bytes), lowered through upstream MLIR and compiled
+// ahead of time: a shared object for the CPU (ABI: `void entry(uint8_t
+// *dram)`), optionally PTX kernels for a GPU.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_CONVERSION_HOSTCODEGEN_H
+#define SYSTOLE_CONVERSION_HOSTCODEGEN_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace systole::host {
+
+enum class HostTarget { Cpu, Gpu };
+
+struct HostGroup {
+  std::vector<mlir::Operation *> ops;
+  /// DRAM offset of a value (op result or function argument).
+  std::function<int64_t(mlir::Value)> dramOffset;
+  /// Size of the DRAM view the function receives.
+  int64_t dramBytes = 0;
+};
+
+/// A kernel launch of the GPU form: `entry` in the PTX module, a 3-D grid and
+/// block, and the kernel's pointer arguments as DRAM byte offsets (each
+/// parameter is `dram_base + offset`).
+struct GpuLaunch {
+  std::string kernel;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  std::vector<int64_t> argOffsets;
+};
+
+struct CompiledHostCode {
+  std::string entry;
+  std::vector<mlir::Value> inputs;  ///< read from DRAM, in order
+  std::vector<mlir::Value> outputs; ///< written to DRAM, in order
+  std::vector<uint8_t> sharedObject;
+  std::string ptx; ///< empty unless HostTarget::Gpu
+  std::vector<GpuLaunch> launches;
+};
+
+/// Builds the outlined module (graph ops still unconverted) for `group`.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
+                 std::vector<mlir::Value> &inputs,
+                 std::vector<mlir::Value> &outputs);
+
+/// graph -> linalg -> bufferized loops -> LLVM dialect (bare-pointer ABI).
+void populateHostCpuPipeline(mlir::OpPassManager &pm);
+/// graph -> linalg -> bufferized parallel loops -> gpu.launch -> outlined
+/// kernels lowered to NVVM (host side stays in the func dialect).
+void populateHostGpuPipeline(mlir::OpPassManager &pm);
+void registerHostPipelines();
+
+/// LLVM-dialect module -> relocatable object for the host CPU (generic
+/// x86-64 / the host triple, PIC, no FP contraction).
+llvm::Expected<std::vector<uint8_t>> emitHostObject(mlir::ModuleOp module);
+/// Links an object into a shared object with the system linker (`ld
+/// -shared`, binutils).
+llvm::Expected<std::vector<uint8_t>>
+linkSharedObject(llvm::ArrayRef<uint8_t> object);
+
+/// GPU form of an outlined module: parallel loops mapped to blocks/threads,
+/// kernels outlined and lowered to NVVM, serialized to PTX for `sm`; fills
+/// the launch table the runtime replays with the CUDA driver API.
+llvm::Expected<std::string>
+compileHostGroupToPtx(mlir::ModuleOp module, llvm::StringRef sm,
+                      std::vector<GpuLaunch> &launches);
+
+/// Lowers and compiles one group: always the CPU shared object; with
+/// HostTarget::Gpu also PTX for `sm` (e.g. "sm_70") and the launch table.
+llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
+                                                  llvm::StringRef entry,
+                                                  HostTarget target,
+                                                  llvm::StringRef sm = "sm_70");
+
+} // namespace systole::host
+
+#endif // SYSTOLE_CONVERSION_HOSTCODEGEN_H

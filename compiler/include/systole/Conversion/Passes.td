@@ -1,0 +1,39 @@
+//===- Passes.td - Host code conversion passes --------------*- tablegen -*-===//
+//
+// The host fallback: graph ops the NPU cannot run are lowered through
+// upstream MLIR (linalg -> scf -> llvm, or gpu -> nvvm) to native code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_CONVERSION_PASSES_TD
+#define SYSTOLE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower float graph ops to linalg/tensor/arith/math";
+  let description = [{
+    Elementwise ops (with ONNX broadcasting) become linalg.generic, matmul a
+    linalg.generic contraction, conv and pooling the linalg named ops over a
+    tensor.pad, softmax/layer_norm/reduce linalg reductions in the order ONNX
+    Runtime computes them, transpose/reshape/slice/concat tensor ops. Only
+    float32 ops are converted; anything else fails to legalize.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+def ApproximateMath : Pass<"systole-approximate-math"> {
+  let summary = "Expand math.exp/tanh/erf into polynomials (CPU and GPU alike)";
+  let description = [{
+    Upstream's polynomial approximations, so the shared object needs no
+    libm and the PTX no libdevice, and both targets compute the same values.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+#endif // SYSTOLE_CONVERSION_PASSES_TD

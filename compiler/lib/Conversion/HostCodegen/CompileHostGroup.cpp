@@ -1,0 +1,84 @@
+//===- CompileHostGroup.cpp - Outline, lower and compile one host group ---===//
+#include "systole/Conversion/HostCodegen.h"
+
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+namespace systole::host {
+
+namespace {
+llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+void registerBufferization(MLIRContext *ctx) {
+  DialectRegistry registry;
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  ctx->appendDialectRegistry(registry);
+}
+
+/// Runs `pm` on `module`, collecting the first diagnostic for the error.
+llvm::Error runPipeline(PassManager &pm, ModuleOp module,
+                        llvm::StringRef what) {
+  std::string diag;
+  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
+    if (diag.empty())
+      diag = d.str();
+    return success();
+  });
+  if (failed(pm.run(module)))
+    return error(what + " failed: " + diag);
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
+                                                  llvm::StringRef entry,
+                                                  HostTarget target,
+                                                  llvm::StringRef sm) {
+  CompiledHostCode out;
+  out.entry = entry.str();
+  auto module = outlineHostGroup(group, entry, out.inputs, out.outputs);
+  if (!module)
+    return module.takeError();
+  MLIRContext *ctx = (*module)->getContext();
+  registerBufferization(ctx);
+
+  OwningOpRef<ModuleOp> gpuModule;
+  if (target == HostTarget::Gpu)
+    gpuModule = cast<ModuleOp>((**module)->clone());
+
+  {
+    PassManager pm(ctx);
+    populateHostCpuPipeline(pm);
+    if (auto e = runPipeline(pm, **module, "host CPU lowering"))
+      return std::move(e);
+  }
+  auto object = emitHostObject(**module);
+  if (!object)
+    return object.takeError();
+  auto so = linkSharedObject(*object);
+  if (!so)
+    return so.takeError();
+  out.sharedObject = std::move(*so);
+
+  if (target == HostTarget::Gpu) {
+    auto ptx = compileHostGroupToPtx(*gpuModule, sm, out.launches);
+    if (!ptx)
+      return ptx.takeError();
+    out.ptx = std::move(*ptx);
+  }
+  return out;
+}
+
+} // namespace systole::host

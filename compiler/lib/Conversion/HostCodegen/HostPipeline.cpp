@@ -1,0 +1,77 @@
+//===- HostPipeline.cpp - Pass pipelines from graph ops to LLVM/NVVM ------===//
+#include "systole/Conversion/HostCodegen.h"
+#include "systole/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace systole::host {
+
+namespace {
+/// Bufferization to identity-layout buffers; copies as linalg.copy so they
+/// become loops (memref.copy of strided views would call MLIR's C runner
+/// library, which the runtime must not need).
+void addBufferization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(conversion::createConvertGraphToLinalg());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  bufferization::OneShotBufferizationOptions opts;
+  opts.memCpyFn = [](OpBuilder &b, Location loc, Value from,
+                     Value to) -> LogicalResult {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
+  pm.addPass(bufferization::createOneShotBufferizePass(opts));
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+}
+
+void addToLLVM(OpPassManager &pm) {
+  pm.addPass(conversion::createApproximateMath());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  ConvertFuncToLLVMPassOptions func;
+  func.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(func));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+} // namespace
+
+void populateHostCpuPipeline(OpPassManager &pm) {
+  addBufferization(pm);
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  addToLLVM(pm);
+}
+
+void registerHostPipelines() {
+  PassPipelineRegistration<>(
+      "systole-host-cpu-pipeline",
+      "Outlined host function (graph ops over DRAM views) -> LLVM dialect "
+      "with the bare-pointer ABI",
+      [](OpPassManager &pm) { populateHostCpuPipeline(pm); });
+}
+
+} // namespace systole::host

@@ -1,0 +1,93 @@
+//===- OutlineHostGroup.cpp - A run of host ops -> func over DRAM views ---===//
+//
+// Values produced and consumed inside the group stay SSA tensors (so the
+// group is one fused function); values from outside are read from their
+// DRAM views and results used outside are written back to theirs. The DRAM
+// image is the only interface, which keeps the ABI `void entry(uint8_t *)`
+// for the CPU and a device copy of the same image for the GPU.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Conversion/HostCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace systole::host {
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
+                 std::vector<Value> &inputs, std::vector<Value> &outputs) {
+  assert(!group.ops.empty() && "empty host group");
+  MLIRContext *ctx = group.ops.front()->getContext();
+  ctx->loadDialect<memref::MemRefDialect, bufferization::BufferizationDialect,
+                   func::FuncDialect, arith::ArithDialect>();
+  Location loc = group.ops.front()->getLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module->getBody());
+  auto dramType = MemRefType::get({group.dramBytes}, b.getI8Type());
+  auto func =
+      b.create<func::FuncOp>(loc, entry, b.getFunctionType({dramType}, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  Value dram = body->getArgument(0);
+
+  llvm::DenseSet<Operation *> inGroup(group.ops.begin(), group.ops.end());
+  auto viewOf = [&](Value v) -> Value {
+    auto t = cast<RankedTensorType>(v.getType());
+    Value off = b.create<arith::ConstantIndexOp>(loc, group.dramOffset(v));
+    auto mt = MemRefType::get(t.getShape(), t.getElementType());
+    return b.create<memref::ViewOp>(loc, mt, dram, off, ValueRange{});
+  };
+  IRMapping map;
+  for (Operation *op : group.ops) {
+    for (Value operand : op->getOperands()) {
+      if (map.contains(operand))
+        continue;
+      Operation *def = operand.getDefiningOp();
+      if (def && inGroup.contains(def))
+        continue;
+      if (def && llvm::isa<arith::ConstantOp>(def)) {
+        b.clone(*def, map);
+        continue;
+      }
+      if (!isa<RankedTensorType>(operand.getType()) ||
+          !cast<RankedTensorType>(operand.getType()).getElementType().isF32())
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "host code reads a non-float32 tensor (quantized values cross "
+            "the host boundary through quantize/dequantize)");
+      Value t = b.create<bufferization::ToTensorOp>(
+          loc, operand.getType(), viewOf(operand), /*restrict=*/true,
+          /*writable=*/false);
+      map.map(operand, t);
+      inputs.push_back(operand);
+    }
+    Operation *clone = b.clone(*op, map);
+    for (NamedAttribute a : op->getAttrs())
+      if (a.getName().strref().starts_with("npu."))
+        clone->removeAttr(a.getName());
+    for (Value r : op->getResults()) {
+      bool usedOutside = false;
+      for (Operation *user : r.getUsers())
+        usedOutside |= !inGroup.contains(user);
+      if (!usedOutside)
+        continue;
+      auto m = b.create<bufferization::MaterializeInDestinationOp>(
+          loc, map.lookup(r), viewOf(r));
+      m.setRestrict(true);
+      m.setWritable(true);
+      outputs.push_back(r);
+    }
+  }
+  b.create<func::ReturnOp>(loc);
+  return module;
+}
+
+} // namespace systole::host

@@ -1,0 +1,230 @@
+//===- ImportFloat.cpp - Float-only ops the host runs (Softmax, LayerNorm) ===//
+//
+// Activations, normalizations, reductions and slices that only exist in
+// float in quantized models (ORT keeps them float too); the partitioner
+// sends them to the host's compiled code.
+//
+//===----------------------------------------------------------------------===//
+#include "ImportContext.h"
+
+using namespace mlir;
+
+namespace systole::frontend {
+
+namespace {
+
+llvm::Expected<Value> floatInput(ImportContext &ic, int i) {
+  auto x = ic.input(i);
+  if (!x)
+    return x.takeError();
+  if (!isa<FloatType>(elementOf(*x)))
+    return ic.fail("expects float tensors (int8 activations come as QDQ)");
+  return *x;
+}
+
+llvm::Error buildUnary(ImportContext &ic, StringRef fn) {
+  auto x = floatInput(ic, 0);
+  if (!x)
+    return x.takeError();
+  Value y = ic.builder.create<graph::UnaryOp>(ic.loc(), x->getType(), *x,
+                                              ic.builder.getStringAttr(fn));
+  return ic.defineOutput(0, y);
+}
+
+template <const char *Fn> llvm::Error importUnary(ImportContext &ic) {
+  return buildUnary(ic, Fn);
+}
+
+const char kExp[] = "exp", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
+           kErf[] = "erf", kSqrt[] = "sqrt", kNeg[] = "neg", kAbs[] = "abs",
+           kReciprocal[] = "reciprocal", kHardSwish[] = "hardswish",
+           kGelu[] = "gelu";
+
+template <typename OpT> llvm::Error importBinary(ImportContext &ic) {
+  auto a = floatInput(ic, 0), b = floatInput(ic, 1);
+  if (!a)
+    return a.takeError();
+  if (!b)
+    return b.takeError();
+  auto shape = graph::broadcastShapes(shapeOf(*a), shapeOf(*b));
+  if (failed(shape))
+    return ic.fail("operand shapes do not broadcast");
+  Value y = ic.builder.create<OpT>(ic.loc(), tensorType(*shape, elementOf(*a)),
+                                   *a, *b, IntegerAttr(), IntegerAttr());
+  return ic.defineOutput(0, y);
+}
+
+int64_t normalizeAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+llvm::Error importSoftmax(ImportContext &ic) {
+  auto x = floatInput(ic, 0);
+  if (!x)
+    return x.takeError();
+  int64_t rank = shapeOf(*x).size();
+  int64_t axis = normalizeAxis(ic.attrInt("axis", -1), rank);
+  if (axis < 0 || axis >= rank)
+    return ic.fail("Softmax axis out of range");
+  Value y = ic.builder.create<graph::SoftmaxOp>(
+      ic.loc(), x->getType(), *x, ic.builder.getI64IntegerAttr(axis));
+  return ic.defineOutput(0, y);
+}
+
+llvm::Error importLayerNormalization(ImportContext &ic) {
+  if (ic.node->output_size() > 1)
+    for (int i = 1; i < ic.node->output_size(); ++i)
+      if (!ic.node->output(i).empty())
+        return ic.fail("LayerNormalization's Mean/InvStdDev outputs are not "
+                       "supported");
+  if (ic.attrInt("stash_type", 1) != 1)
+    return ic.fail("LayerNormalization stash_type must be 1 (float)");
+  auto x = floatInput(ic, 0), scale = floatInput(ic, 1);
+  if (!x)
+    return x.takeError();
+  if (!scale)
+    return scale.takeError();
+  Value bias;
+  if (ic.hasInput(2)) {
+    auto b = floatInput(ic, 2);
+    if (!b)
+      return b.takeError();
+    bias = *b;
+  }
+  int64_t rank = shapeOf(*x).size();
+  int64_t axis = normalizeAxis(ic.attrInt("axis", -1), rank);
+  if (axis < 0 || axis >= rank)
+    return ic.fail("LayerNormalization axis out of range");
+  auto &b = ic.builder;
+  Value y = b.create<graph::LayerNormOp>(
+      ic.loc(), x->getType(), *x, *scale, bias, b.getI64IntegerAttr(axis),
+      b.getF64FloatAttr(ic.attrFloat("epsilon", 1e-5f)));
+  return ic.defineOutput(0, y);
+}
+
+llvm::Error importReduce(ImportContext &ic) {
+  auto x = floatInput(ic, 0);
+  if (!x)
+    return x.takeError();
+  StringRef op = ic.node->op_type();
+  StringRef kind = op == "ReduceMean"  ? "mean"
+                   : op == "ReduceSum" ? "sum"
+                                       : "max";
+  int64_t rank = shapeOf(*x).size();
+  std::vector<int64_t> axes;
+  if (auto a = ic.attrInts("axes"))
+    axes = *a;
+  else if (ic.hasInput(1)) { // ReduceSum (13) and all reductions from 18
+    auto c = ic.constantInts(1);
+    if (!c)
+      return c.takeError();
+    axes = *c;
+  }
+  if (axes.empty()) {
+    if (ic.attrInt("noop_with_empty_axes", 0))
+      return ic.fail("noop_with_empty_axes is not supported");
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  for (int64_t &a : axes) {
+    a = normalizeAxis(a, rank);
+    if (a < 0 || a >= rank)
+      return ic.fail("reduction axis out of range");
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  bool keep = ic.attrInt("keepdims", 1) != 0;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!llvm::is_contained(axes, d))
+      shape.push_back(shapeOf(*x)[d]);
+    else if (keep)
+      shape.push_back(1);
+  }
+  auto &b = ic.builder;
+  Value y = b.create<graph::ReduceOp>(
+      ic.loc(), tensorType(shape, elementOf(*x)), *x, b.getStringAttr(kind),
+      b.getDenseI64ArrayAttr(axes), b.getBoolAttr(keep));
+  return ic.defineOutput(0, y);
+}
+
+/// Slice with constant starts/ends/axes/steps, normalized as ONNX specifies
+/// (negative bounds count from the end, then clamp); positive steps only.
+llvm::Error importSlice(ImportContext &ic) {
+  auto x = ic.input(0);
+  if (!x)
+    return x.takeError();
+  ArrayRef<int64_t> in = shapeOf(*x);
+  int64_t rank = in.size();
+  auto starts = ic.constantInts(1), ends = ic.constantInts(2);
+  if (!starts)
+    return starts.takeError();
+  if (!ends)
+    return ends.takeError();
+  std::vector<int64_t> axes, steps(starts->size(), 1);
+  if (ic.hasInput(3)) {
+    auto a = ic.constantInts(3);
+    if (!a)
+      return a.takeError();
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  }
+  if (ic.hasInput(4)) {
+    auto s = ic.constantInts(4);
+    if (!s)
+      return s.takeError();
+    steps = *s;
+  }
+  if (axes.size() != starts->size() || ends->size() != starts->size() ||
+      steps.size() != starts->size())
+    return ic.fail("Slice starts/ends/axes/steps differ in length");
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1), shape(in);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = normalizeAxis(axes[i], rank);
+    if (a < 0 || a >= rank)
+      return ic.fail("Slice axis out of range");
+    int64_t dim = in[a], step = steps[i];
+    if (step <= 0)
+      return ic.fail("Slice with a non-positive step is not supported");
+    int64_t s = (*starts)[i], e = (*ends)[i];
+    s = std::clamp<int64_t>(s < 0 ? s + dim : s, 0, dim);
+    e = std::clamp<int64_t>(e < 0 ? e + dim : e, 0, dim);
+    offsets[a] = s;
+    strides[a] = step;
+    shape[a] = e > s ? (e - s + step - 1) / step : 0;
+    if (shape[a] == 0)
+      return ic.fail("Slice produces an empty tensor");
+  }
+  auto &b = ic.builder;
+  Value y = b.create<graph::SliceOp>(ic.loc(), tensorType(shape, elementOf(*x)),
+                                     *x, b.getDenseI64ArrayAttr(offsets),
+                                     b.getDenseI64ArrayAttr(strides));
+  return ic.defineOutput(0, y);
+}
+
+} // namespace
+
+void registerFloatImporters(llvm::StringMap<OpImporter> &table) {
+  table["Exp"] = importUnary<kExp>;
+  table["Sigmoid"] = importUnary<kSigmoid>;
+  table["Tanh"] = importUnary<kTanh>;
+  table["Erf"] = importUnary<kErf>;
+  table["Sqrt"] = importUnary<kSqrt>;
+  table["Neg"] = importUnary<kNeg>;
+  table["Abs"] = importUnary<kAbs>;
+  table["Reciprocal"] = importUnary<kReciprocal>;
+  table["HardSwish"] = importUnary<kHardSwish>;
+  table["Gelu"] = importUnary<kGelu>;
+  table["Sub"] = importBinary<graph::SubOp>;
+  table["Div"] = importBinary<graph::DivOp>;
+  table["Softmax"] = importSoftmax;
+  table["LayerNormalization"] = importLayerNormalization;
+  table["ReduceMean"] = importReduce;
+  table["ReduceSum"] = importReduce;
+  table["ReduceMax"] = importReduce;
+  table["Slice"] = importSlice;
+}
+
+} // namespace systole::frontend

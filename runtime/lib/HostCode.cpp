@@ -1,0 +1,108 @@
+//===- HostCode.cpp - Load and call compiled host code (CPU) --------------===//
+//
+// The shared object is written to a private temporary file and dlopen'ed
+// (RTLD_LOCAL: two models' entries never collide), once per distinct code
+// blob per process.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Runtime/HostCode.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+#include <mutex>
+
+using namespace systole;
+using llvm::formatv;
+
+namespace {
+llvm::Error error(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
+}
+
+using EntryFn = void (*)(uint8_t *);
+
+llvm::Expected<EntryFn> loadEntry(const isa::HostSegment &h) {
+  static std::mutex mutex;
+  static llvm::StringMap<EntryFn> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string key(reinterpret_cast<const char *>(h.code.data()), h.code.size());
+  key += '\0' + h.entry;
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second;
+  llvm::SmallString<128> path;
+  int fd;
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("systole-host", "so", fd, path))
+    return error("cannot write host code to a temporary file: " + ec.message());
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(reinterpret_cast<const char *>(h.code.data()), h.code.size());
+  }
+  void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  llvm::sys::fs::remove(path); // the mapping stays valid
+  if (!lib)
+    return error(
+        formatv("cannot load host code '{0}': {1}", h.entry, dlerror()));
+  auto fn = reinterpret_cast<EntryFn>(dlsym(lib, h.entry.c_str()));
+  if (!fn)
+    return error(formatv("host code has no symbol '{0}'", h.entry));
+  cache[key] = fn;
+  return fn;
+}
+} // namespace
+
+llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
+  const isa::HostSegment &h = p.segments[s].host();
+  auto where = formatv("segments[{0}] '{1}'", s, p.segments[s].name).str();
+  if (h.params.empty() || h.params[0] < 0 ||
+      uint64_t(h.params[0]) > h.args.size())
+    return error(where + ": params[0] must be the number of input arguments");
+  for (uint32_t a : h.args) {
+    const isa::TensorDesc &t = p.tensors[a];
+    if (t.dtype != isa::DType::Float32)
+      return error(formatv("{0}: argument '{1}' must be float32, is {2}", where,
+                           t.name, isa::dtypeName(t.dtype)));
+  }
+  if (h.kind == isa::HostCodeKind::Ptx) {
+    // The CPU fallback must follow.
+    if (s + 1 >= p.segments.size() || p.segments[s + 1].isNpu() ||
+        p.segments[s + 1].host().kind != isa::HostCodeKind::CpuObject ||
+        p.segments[s + 1].host().entry != h.entry)
+      return error(where + ": a ptx segment must be followed by the "
+                           "cpu_object segment of the same entry");
+    // Launch table: see EmitProgram.cpp.
+    size_t i = 1;
+    if (h.params.size() < 2)
+      return error(where + ": missing launch table");
+    int64_t launches = h.params[i++];
+    for (int64_t l = 0; l < launches; ++l) {
+      if (i + 7 > h.params.size())
+        return error(where + ": truncated launch table");
+      for (int d = 0; d < 6; ++d)
+        if (h.params[i + d] < 1)
+          return error(where + ": grid/block sizes must be positive");
+      int64_t n = h.params[i + 6];
+      i += 7;
+      if (n < 0 || i + n > h.params.size())
+        return error(where + ": truncated launch table");
+      for (int64_t k = 0; k < n; ++k)
+        if (h.params[i + k] < 0 ||
+            uint64_t(h.params[i + k]) >= p.memoryPlan.dramSize)
+          return error(where + ": kernel argument outside DRAM");
+      i += n;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error rt::runCpuHostCode(const isa::HostSegment &h, uint8_t *dram) {
+  auto fn = loadEntry(h);
+  if (!fn)
+    return fn.takeError();
+  (*fn)(dram);
+  return llvm::Error::success();
+}

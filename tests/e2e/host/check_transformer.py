@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Transformer encoder (2 layers, int8 matmuls) through the host fallback.
+
+usage: check_transformer.py SYSTOLE MODEL_DIR WORK [--host-target cpu|gpu]
+
+Builds the model into MODEL_DIR if absent (models/systole_models/transformer),
+compiles it, checks the compile report places every quantized matmul on the
+NPU and softmax / layer norm / erf on the host, runs the reference inputs on
+the functional backend and bounds the error against ONNX Runtime on the same
+QDQ model: cosine >= 0.999 per output, max abs error printed and < 0.05.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "models"))
+
+systole, model_dir, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+host_target = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--host-target" else "cpu"
+work.mkdir(parents=True, exist_ok=True)
+model = model_dir / "transformer_int8_qdq.onnx"
+if not model.is_file():
+    from systole_models import transformer
+    transformer.build(model_dir)
+
+npu = work / "transformer.npu"
+report = work / "compile.json"
+subprocess.run([systole, "compile", str(model), "-o", str(npu), "--hw", "default-32x32", "-q",
+                "--host-target", host_target, "--report", str(report)], check=True)
+layers = json.loads(report.read_text())["layers"]
+npu_matmuls = [l for l in layers if l["placement"] == "npu" and "matmul" in l["op"]]
+host_ops = "+".join(l["mapping"] for l in layers if l["placement"] == "host")
+print(f"compile: {len(npu_matmuls)} int8 matmuls on the NPU; host groups: "
+      f"{sum(l['placement'] == 'host' for l in layers)}")
+assert len(npu_matmuls) == 8, f"expected 8 int8 matmuls on the NPU, got {len(npu_matmuls)}"
+for op in ("softmax", "layer_norm", "erf", "matmul"):
+    assert op in host_ops, f"{op} is not on the host: {host_ops}"
+
+worst = 0.0
+for i in range(3):
+    out = work / f"out_{i}"
+    r = subprocess.run([systole, "run", str(npu), "--input", f"input={model_dir}/inputs/input_{i}.npy",
+                        "--out-dir", str(out), "--backend", "functional"], check=True,
+                       capture_output=True, text=True)
+    if i == 0:
+        print("\n".join(l for l in r.stdout.splitlines() if "host" in l.lower() or l.startswith("  ")
+                        and ("cpu" in l or "gpu" in l or "skipped" in l)))
+    got = np.load(out / "output.npy").astype(np.float64).ravel()
+    ref = np.load(model_dir / "reference" / f"output_{i}.npy").astype(np.float64).ravel()
+    cos = float(got @ ref / (np.linalg.norm(got) * np.linalg.norm(ref)))
+    err = float(np.abs(got - ref).max())
+    worst = max(worst, err)
+    print(f"input_{i}: cosine {cos:.6f}, max abs error {err:.3g}")
+    assert cos >= 0.999, f"cosine {cos} < 0.999"
+    assert err < 0.05, f"max abs error {err} >= 0.05"
+print(f"PASS transformer ({host_target}): max abs error {worst:.3g}")

@@ -1,0 +1,63 @@
+// RUN: systole-opt %s --convert-graph-to-linalg | FileCheck %s
+
+// Broadcasting add: the [4] operand is read along the last loop dim.
+// CHECK-LABEL: func.func @add_broadcast
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]
+// CHECK: arith.addf
+// CHECK-NOT: graph.
+func.func @add_broadcast(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %0 = graph.add %a, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// Softmax as ORT computes it: max, exp(x - max), sum, x * (1 / sum).
+// CHECK-LABEL: func.func @softmax
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: arith.mulf
+func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %0 = graph.softmax %x {axis = 1 : i64} : tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// Layer norm: one pass for the sum and the sum of squares, then
+// (x - mean) / sqrt(ms - mean^2 + eps) * scale + bias.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: math.sqrt
+// CHECK: arith.divf
+func.func @layer_norm(%x: tensor<8x32xf32>, %s: tensor<32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %0 = graph.layer_norm %x, %s, %b {axis = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// Batched float matmul with a broadcast rhs: one contraction.
+// CHECK-LABEL: func.func @matmul
+// CHECK: linalg.fill
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul(%a: tensor<4x8x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8x8xf32> {
+  %0 = graph.matmul %a, %b : (tensor<4x8x16xf32>, tensor<16x8xf32>) -> tensor<4x8x8xf32>
+  return %0 : tensor<4x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @gelu
+// CHECK: math.erf
+func.func @gelu(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = graph.unary "gelu" %x : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @slice_transpose
+// CHECK: tensor.extract_slice %{{.*}}[0, 32] [8, 32] [1, 1]
+// CHECK: linalg.transpose
+func.func @slice_transpose(%x: tensor<8x96xf32>) -> tensor<32x8xf32> {
+  %0 = graph.slice %x {offsets = array<i64: 0, 32>, strides = array<i64: 1, 1>} : tensor<8x96xf32> -> tensor<8x32xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 1, 0>} : tensor<8x32xf32> -> tensor<32x8xf32>
+  return %1 : tensor<32x8xf32>
+}
