@@ -25,13 +25,17 @@ static double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/// The last non-empty line of a log (the compiler's error).
-static std::string lastLine(llvm::StringRef path) {
+/// The first diagnostic of a log (the compiler's reason), else its last
+/// line.
+static std::string compileError(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return "";
   llvm::StringRef text = (*buf)->getBuffer().rtrim();
-  return text.substr(text.rfind('\n') + 1).str();
+  size_t at = text.find("error: ");
+  if (at == llvm::StringRef::npos)
+    return text.substr(text.rfind('\n') + 1).str();
+  return text.substr(at).split('\n').first.str();
 }
 
 static llvm::Error writeAtomically(llvm::StringRef path,
@@ -89,7 +93,7 @@ llvm::Error rt::runSweepPoint(const SweepDir &dir, const SweepSpec &spec,
   r.compileSeconds = secondsSince(t0);
   if (rc != 0) {
     r.status = rc < 0 ? "error" : "infeasible";
-    r.message = rc < 0 ? execError : lastLine(log);
+    r.message = rc < 0 ? execError : compileError(log);
     llvm::sys::fs::remove(npu);
     return writeAtomically(dir.resultPath(index), pointResultToJson(r));
   }
