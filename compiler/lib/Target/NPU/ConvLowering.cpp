@@ -186,19 +186,27 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
         plans.push_back({{"rows", rows.at("rows")}, {"n", ct}});
     return plans;
   }
-  int64_t nt = std::min<int64_t>(hw.array.cols, g.cout);
+  // Item widths: the array width and multiples of it (an item then runs
+  // one MATMUL per column group); wider items store longer DRAM runs.
+  std::vector<int64_t> widths;
+  for (int64_t w = hw.array.cols;; w *= 2) {
+    widths.push_back(std::min(w, g.cout));
+    if (w >= g.cout || widths.size() == 4)
+      break;
+  }
   for (int64_t os : {0, 1}) {
     if ((os && !hw.array.os) || (!os && !hw.array.ws))
       continue;
-    for (int64_t resident : {1, 0})
-      for (int64_t order : {0, 1})
-        for (const TilePlan &rows : rowCandidates(g.oh))
-          if (!resident || !order)
-            plans.push_back({{"rows", rows.at("rows")},
-                             {"n", nt},
-                             {"resident", resident},
-                             {"os", os},
-                             {"order", order}});
+    for (int64_t nt : widths)
+      for (int64_t resident : {1, 0})
+        for (int64_t order : {0, 1})
+          for (const TilePlan &rows : rowCandidates(g.oh))
+            if (!resident || !order)
+              plans.push_back({{"rows", rows.at("rows")},
+                               {"n", nt},
+                               {"resident", resident},
+                               {"os", os},
+                               {"order", order}});
   }
   return plans;
 }
@@ -404,8 +412,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
         // of this tile: `cols` = OW walks whole rows (im2col groups), fewer
         // columns stay within one row.
+        // One MATMUL covers at most the array's C output channels: column
+        // group [g0, g0 + gw) of the item's nt channels.
+        int64_t C = hw.array.cols;
         auto matmul = [&](int64_t rowOff, int64_t ox0, int64_t rowsM,
-                          int64_t cols, int64_t k0, int64_t kc, bool osFlow) {
+                          int64_t cols, int64_t k0, int64_t kc, bool osFlow,
+                          int64_t g0, int64_t gw) {
           Instruction mm(Opcode::Matmul);
           mm.set(Field::Matmul_dataflow,
                  osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
@@ -423,26 +435,30 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           mm.set(Field::Matmul_a_k_offset, k0);
           mm.set(Field::Matmul_m, rowsM * cols);
           mm.set(Field::Matmul_k, kc);
-          mm.set(Field::Matmul_n, nt);
-          mm.set(Field::Matmul_b_addr, bBase + k0 * bStride);
+          mm.set(Field::Matmul_n, gw);
+          mm.set(Field::Matmul_b_addr, bBase + k0 * bStride + g0);
           mm.set(Field::Matmul_b_stride, bStride);
           mm.set(Field::Matmul_c_addr,
-                 *accSlot[slot] + (rowOff * g.ow + ox0) * nt);
+                 *accSlot[slot] + (rowOff * g.ow + ox0) * nt + g0);
           mm.set(Field::Matmul_c_stride, nt);
           it.computes.push_back(mm);
         };
-        if (!os) {
-          for (int64_t k0 = 0; k0 < K; k0 += R)
-            matmul(0, 0, th, g.ow, k0, std::min(R, K - k0), false);
-        } else if (g.ow <= R) {
-          // Output-stationary: at most R pixels per MATMUL, all of K at once.
-          int64_t rowsPer = R / g.ow;
-          for (int64_t ro = 0; ro < th; ro += rowsPer)
-            matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, 0, K, true);
-        } else {
-          for (int64_t ro = 0; ro < th; ++ro)
-            for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
-              matmul(ro, ox0, 1, std::min(R, g.ow - ox0), 0, K, true);
+        for (int64_t g0 = 0; g0 < nt; g0 += C) {
+          int64_t gw = std::min(C, nt - g0);
+          if (!os) {
+            for (int64_t k0 = 0; k0 < K; k0 += R)
+              matmul(0, 0, th, g.ow, k0, std::min(R, K - k0), false, g0, gw);
+          } else if (g.ow <= R) {
+            // Output-stationary: at most R pixels per MATMUL, all of K.
+            int64_t rowsPer = R / g.ow;
+            for (int64_t ro = 0; ro < th; ro += rowsPer)
+              matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, 0, K, true, g0,
+                     gw);
+          } else {
+            for (int64_t ro = 0; ro < th; ++ro)
+              for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
+                matmul(ro, ox0, 1, std::min(R, g.ow - ox0), 0, K, true, g0, gw);
+          }
         }
         appendEpilogue(it, tile, epi, io.output,
                        (n * g.oh + oy0) * g.ow * g.cout + c0, g.cout);

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
 #include <cmath>
+#include <set>
 
 using namespace mlir;
 
@@ -183,9 +184,17 @@ unsigned numActivationOperands(Operation *op) {
 }
 
 std::vector<TilePlan> rowCandidates(int64_t outRows) {
+  // Halvings of the height plus the tile heights that split it into k equal
+  // tiles for small k: large tiles amortize per-tile overheads, and equal
+  // tiles avoid a nearly empty last one.
+  std::set<int64_t> rows;
+  for (int64_t r = outRows; r >= 1; r = r > 1 ? (r + 1) / 2 : 0)
+    rows.insert(r);
+  for (int64_t k = 2; k <= 16 && k <= outRows; ++k)
+    rows.insert((outRows + k - 1) / k);
   std::vector<TilePlan> plans;
-  for (int64_t rows = outRows; rows >= 1; rows = rows > 1 ? (rows + 1) / 2 : 0)
-    plans.push_back({{"rows", rows}});
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+    plans.push_back({{"rows", *it}});
   return plans;
 }
 

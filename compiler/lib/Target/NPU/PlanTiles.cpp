@@ -21,6 +21,29 @@ using namespace systole::npu;
 
 namespace {
 
+/// The op's name, operand/result types and inherent attributes, printed.
+std::string layerSignature(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName();
+  // Shapes and storage widths decide the timing; scales do not (and differ
+  // per layer), so types are reduced to their shapes.
+  auto shape = [&](Type t) {
+    if (auto st = dyn_cast<ShapedType>(t))
+      for (int64_t d : st.getShape())
+        os << "x" << d;
+    os << ":" << (isa<ShapedType>(t) ? storedElementBytes(t) : 0);
+  };
+  for (Type t : op->getOperandTypes())
+    shape(t), os << " ";
+  for (Type t : op->getResultTypes())
+    os << "-> ", shape(t);
+  for (NamedAttribute a : op->getAttrs())
+    if (!a.getName().getValue().starts_with("npu."))
+      os << " " << a.getName().getValue() << "=" << a.getValue();
+  return os.str();
+}
+
 struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
   using PlanTilesBase::PlanTilesBase;
 
@@ -31,15 +54,25 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
       return signalPassFailure();
     }
     bool failed = false;
+    std::map<std::string, std::pair<TilePlan, uint64_t>> memo;
     getOperation().walk([&](Operation *op) {
       if (getPlacement(op) != Placement::Npu)
         return;
       std::vector<TilePlan> plans = candidatePlans(op, *hw);
       if (plans.empty())
         return; // no code (e.g. reshape)
+      // Networks repeat layer shapes (ResNet blocks): the timing of a plan
+      // depends only on the op, its types and attributes, so identical
+      // layers share one search.
+      std::string key = layerSignature(op);
       std::optional<TilePlan> best;
       uint64_t bestCycles = UINT64_MAX;
       std::string lastError;
+      if (auto it = memo.find(key); it != memo.end()) {
+        best = it->second.first;
+        bestCycles = it->second.second;
+        plans.clear();
+      }
       for (const TilePlan &plan : plans) {
         ProgramBuilder scratch(*hw);
         LayerIO io;
@@ -56,6 +89,8 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
           best = plan;
         }
       }
+      if (best)
+        memo[key] = {*best, bestCycles};
       if (!best) {
         op->emitError() << "no tiling fits the hardware config '" << hw->name
                         << "': " << lastError;
