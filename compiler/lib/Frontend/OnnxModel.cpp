@@ -32,10 +32,15 @@ loadOnnxModel(StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!buf)
     return makeError(path + ": cannot read: " + buf.getError().message());
-  if ((*buf)->getBufferSize() >= INT32_MAX)
+  return parseOnnxModel((*buf)->getBuffer(), path);
+}
+
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+parseOnnxModel(StringRef bytes, StringRef path) {
+  if (bytes.size() >= INT32_MAX)
     return makeError(path + ": file exceeds protobuf's 2 GiB limit");
   auto model = std::make_unique<onnx::ModelProto>();
-  if (!parseLarge(*model, (*buf)->getBuffer()))
+  if (!parseLarge(*model, bytes))
     return makeError(path + ": not a valid ONNX model (protobuf parse of "
                             "ModelProto failed; truncated or not ONNX?)");
   if (!model->has_graph())

@@ -25,6 +25,10 @@ namespace systole::frontend {
 /// no graph, or reference external data (weights must be inline).
 llvm::Expected<std::unique_ptr<onnx::ModelProto>>
 loadOnnxModel(llvm::StringRef path);
+/// Parses ModelProto bytes (what loadOnnxModel does after reading the file);
+/// `path` names the source in error messages.
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+parseOnnxModel(llvm::StringRef bytes, llvm::StringRef path);
 
 /// Parses a serialized TensorProto (e.g. a node test's input_0.pb).
 llvm::Expected<HostTensor> loadTensorProtoFile(llvm::StringRef path);
