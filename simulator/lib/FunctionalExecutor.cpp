@@ -12,6 +12,8 @@
 
 #include "TokenRules.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <chrono>
 #include <deque>
 
@@ -21,7 +23,9 @@ using isa::Instruction;
 using isa::Queue;
 
 const char *sim::backendName(BackendKind k) {
-  return k == BackendKind::Functional ? "functional" : "cycle";
+  return k == BackendKind::Functional ? "functional"
+         : k == BackendKind::Cycle    ? "cycle"
+                                      : "rtl";
 }
 
 std::optional<BackendKind> sim::backendByName(llvm::StringRef name) {
@@ -29,6 +33,8 @@ std::optional<BackendKind> sim::backendByName(llvm::StringRef name) {
     return BackendKind::Functional;
   if (name == "cycle")
     return BackendKind::Cycle;
+  if (name == "rtl")
+    return BackendKind::Rtl;
   return std::nullopt;
 }
 
@@ -36,6 +42,14 @@ RunResult sim::runSegment(BackendKind backend,
                           llvm::ArrayRef<Instruction> stream,
                           const isa::HwConfig &cfg, MachineState &state,
                           const RunOptions &options) {
+  if (backend == BackendKind::Rtl) {
+    RtlRunOptions rtl;
+    rtl.wavesPath = options.wavesPath;
+    auto r = runRtl(stream, cfg, state, options, rtl);
+    if (!r) // callers check rtlSupports first
+      llvm::report_fatal_error(r.takeError());
+    return std::move(*r);
+  }
   return backend == BackendKind::Functional
              ? runFunctional(stream, cfg, state, options)
              : runCycleAccurate(stream, cfg, state, options);

@@ -17,13 +17,15 @@
 #include "systole/Simulator/Stats.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <optional>
+#include <string>
 
 namespace systole::sim {
 
-enum class BackendKind : uint8_t { Functional, Cycle };
+enum class BackendKind : uint8_t { Functional, Cycle, Rtl };
 const char *backendName(BackendKind k);
 std::optional<BackendKind> backendByName(llvm::StringRef name);
 
@@ -40,6 +42,13 @@ struct RunOptions {
   /// Called about every `progressIntervalSeconds` of wall time.
   std::function<void(const Progress &)> progress;
   double progressIntervalSeconds = 2.0;
+  /// RTL backend: write an FST waveform of the run here (empty: none).
+  std::string wavesPath;
+};
+
+/// Options only the RTL backend reads.
+struct RtlRunOptions {
+  std::string wavesPath;
 };
 
 struct RunResult {
@@ -54,6 +63,14 @@ RunResult runFunctional(llvm::ArrayRef<isa::Instruction> stream,
 RunResult runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
                            const isa::HwConfig &cfg, MachineState &state,
                            const RunOptions &options = {});
+/// The Verilated RTL (docs/rtl.md) of `cfg`'s parameters inside SystemC;
+/// an error if no verilated model matches the config.
+llvm::Expected<RunResult> runRtl(llvm::ArrayRef<isa::Instruction> stream,
+                                 const isa::HwConfig &cfg, MachineState &state,
+                                 const RunOptions &options = {},
+                                 const RtlRunOptions &rtlOptions = {});
+/// Whether runRtl has a Verilated model for `cfg` (the error says why not).
+llvm::Error rtlSupports(const isa::HwConfig &cfg);
 RunResult runSegment(BackendKind backend,
                      llvm::ArrayRef<isa::Instruction> stream,
                      const isa::HwConfig &cfg, MachineState &state,

@@ -1,0 +1,262 @@
+// The controller (docs/isa.md §3, docs/simulator.md "Timing rules"): fetch
+// (one instruction per cycle into the cmd_depth-deep load/compute/store
+// queues, stalling on a full queue), in-order issue per queue gated by the
+// unit and the dependency tokens (popped at issue), the DRAM channel
+// arbiter (request order, ties to the load path, non-preemptive), and
+// in-order retirement that pushes tokens at completion.
+//
+// Order of decisions inside one cycle, as in the SystemC model: retirement
+// pushes, then fetch (sees queue occupancy at the start of the cycle), then
+// issue (sees this cycle's pushes and a just-fetched head), then arbitration
+// (sees this cycle's requests).
+module npu_controller
+  import systole_isa_pkg::*;
+  import npu_cfg_pkg::*;
+  import npu_timing_pkg::*;
+(
+    input  logic                  clk,
+    input  logic                  rst,
+    input  logic                  start,
+    // instruction fetch port
+    output logic [31:0]           fetch_idx,
+    input  logic [INSTR_BITS-1:0] fetch_inst,
+    // DMA engine
+    output logic                  dma_start,
+    output logic [INSTR_BITS-1:0] dma_start_inst,
+    input  logic                  dma_active,
+    input  logic                  dma_last_beat,
+    // datapath: compute instruction completing at the end of this cycle
+    output logic                  exec,
+    output logic [INSTR_BITS-1:0] exec_inst,
+    // status
+    output logic [63:0]           cycle,
+    output logic                  running,
+    output logic                  done,
+    output logic                  quiescent,
+    output logic                  fault_overflow,
+    output logic                  fault_internal,
+    // per-cycle events for traces and the per-instruction comparison
+    output logic                  ev_fetch_valid,
+    output logic [31:0]           ev_fetch_idx,
+    output logic [2:0]            ev_issue_valid,
+    output logic [95:0]           ev_issue_idx,
+    output logic                  ev_grant_valid,
+    output logic [31:0]           ev_grant_idx,
+    output logic [2:0]            ev_sched_valid,
+    output logic [95:0]           ev_sched_idx,
+    output logic [191:0]          ev_sched_end,
+    output logic [63:0]           ev_chan_end
+);
+  localparam int QL = 0, QC = 1, QS = 2;
+  // Token FIFOs: load->compute, compute->load, compute->store, store->compute.
+  localparam int L2C = 0, C2L = 1, C2S = 2, S2C = 3;
+  localparam logic [63:0] NEVER = '1;
+
+  logic end_seen, fault_q;
+  logic [31:0] pc;
+
+  // ---- fetch ----
+  logic [7:0] fop;
+  logic [1:0] fq;
+  logic fetch_go, fetch_end;
+  logic [2:0] qpush, qfull, qempty, hvalid;
+  logic [31:0] hidx[3];
+  logic [INSTR_BITS-1:0] hinst[3];
+  assign fop = fetch_inst[7:0];
+  assign fq = fop == OP_LOAD ? 2'(QL) : fop == OP_STORE ? 2'(QS) :
+              fop == OP_FENCE ? fetch_inst[FENCE_QUEUE_LSB +: 2] : 2'(QC);
+  assign fetch_go = running && !end_seen && !fault_q;
+  assign fetch_end = fetch_go && fop == OP_END;
+  always_comb
+    for (int q = 0; q < 3; q++)
+      qpush[q] = fetch_go && fop != OP_END && 32'(fq) == q && !qfull[q];
+  assign fetch_idx = pc;
+  assign ev_fetch_valid = fetch_end || qpush != 0;
+  assign ev_fetch_idx = pc;
+
+  logic [2:0] issue;
+  for (genvar q = 0; q < 3; q++) begin : g_queue
+    npu_cmd_queue #(.DEPTH(int'(CMD_DEPTH))) u_queue (
+        .clk, .rst,
+        .push(qpush[q]), .push_idx(pc), .push_inst(fetch_inst),
+        .pop(issue[q]),
+        .full(qfull[q]), .empty(qempty[q]),
+        .head_valid(hvalid[q]), .head_idx(hidx[q]), .head_inst(hinst[q]));
+  end
+
+  // ---- retirement and tokens ----
+  logic [2:0] rpush, rempty, roverrun;
+  logic [63:0] rend[3];
+  logic [7:0] rprev[3], rnext[3];
+  for (genvar q = 0; q < 3; q++) begin : g_retire
+    npu_retire_queue #(.DEPTH(q == QC ? 4 : int'(INFLIGHT_DEPTH))) u_retire (
+        .clk, .rst, .cycle,
+        .push(rpush[q]), .push_end(rend[q]),
+        .push_prev_flag(rq_flags[q][1]), .push_next_flag(rq_flags[q][0]),
+        .retire_prev(rprev[q]), .retire_next(rnext[q]),
+        .empty(rempty[q]), .overrun(roverrun[q]));
+  end
+  logic [1:0] rq_flags[3];
+
+  logic [3:0] tpop, tavail, tover;
+  logic [7:0] tpush[4];
+  assign tpush[L2C] = rnext[QL];
+  assign tpush[C2L] = rprev[QC];
+  assign tpush[C2S] = rnext[QC];
+  assign tpush[S2C] = rprev[QS];
+  for (genvar f = 0; f < 4; f++) begin : g_tokens
+    npu_token_fifo #(.DEPTH(int'(TOKEN_DEPTH))) u_fifo (
+        .clk, .rst, .push_count(tpush[f]), .pop(tpop[f]),
+        .available(tavail[f]), .overflow(tover[f]));
+  end
+
+  // ---- issue ----
+  logic [63:0] unit_free[3], last_end[3];
+  logic [2:0] tok_ok, unit_ok, is_dma;
+  always_comb begin
+    tok_ok[QL] = !hinst[QL][9] || tavail[C2L];
+    tok_ok[QC] = (!hinst[QC][8] || tavail[L2C]) && (!hinst[QC][9] || tavail[S2C]);
+    tok_ok[QS] = !hinst[QS][8] || tavail[C2S];
+    for (int q = 0; q < 3; q++) begin
+      unit_ok[q] = cycle >= unit_free[q];
+      is_dma[q] = hinst[q][7:0] == OP_LOAD || hinst[q][7:0] == OP_STORE;
+      issue[q] = running && !fault_q && hvalid[q] && unit_ok[q] && tok_ok[q];
+    end
+    tpop[L2C] = issue[QC] && hinst[QC][8];
+    tpop[C2L] = issue[QL] && hinst[QL][9];
+    tpop[C2S] = issue[QS] && hinst[QS][8];
+    tpop[S2C] = issue[QC] && hinst[QC][9];
+  end
+  assign ev_issue_valid = issue;
+  assign ev_issue_idx = {hidx[2], hidx[1], hidx[0]};
+
+  // Compute: occupancy and completion are known at issue.
+  logic [63:0] cdur, cend;
+  logic c_busy;
+  logic [63:0] c_end;
+  logic [INSTR_BITS-1:0] c_inst;
+  assign cdur = compute_cycles(hinst[QC]);
+  assign cend = cycle + cdur > last_end[QC] ? cycle + cdur : last_end[QC];
+  wire c_exec_now = issue[QC] && cdur == 1 && hinst[QC][7:0] != OP_FENCE;
+  assign exec = c_exec_now || (c_busy && cycle + 1 == c_end);
+  assign exec_inst = c_exec_now ? hinst[QC] : c_inst;
+
+  // ---- DRAM channel: a pending request per path (load = 0, store = 1) ----
+  logic [1:0] req_q, req_v, grant;
+  logic [63:0] req_cyc_q[2], req_cyc[2];
+  logic [31:0] req_idx_q[2], req_idx[2];
+  logic [INSTR_BITS-1:0] req_inst_q[2], req_inst[2];
+  always_comb begin
+    for (int p = 0; p < 2; p++) begin
+      automatic logic [1:0] q = p == 0 ? 2'(QL) : 2'(QS);
+      req_v[p] = req_q[p] || (issue[q] && is_dma[q]);
+      req_cyc[p] = req_q[p] ? req_cyc_q[p] : cycle;
+      req_idx[p] = req_q[p] ? req_idx_q[p] : hidx[q];
+      req_inst[p] = req_q[p] ? req_inst_q[p] : hinst[q];
+    end
+    grant[0] = !dma_active && req_v[0] && (!req_v[1] || req_cyc[0] <= req_cyc[1]);
+    grant[1] = !dma_active && req_v[1] && !grant[0];
+  end
+  assign dma_start = grant != 0;
+  assign dma_start_inst = grant[1] ? req_inst[1] : req_inst[0];
+  assign ev_grant_valid = dma_start;
+  assign ev_grant_idx = grant[1] ? req_idx[1] : req_idx[0];
+  logic owner;  // path of the transfer on the channel
+  logic [31:0] owner_idx;
+  logic [1:0] owner_flags;
+  wire oq_is_store = dma_start ? grant[1] : owner;
+  wire [31:0] oidx = dma_start ? ev_grant_idx : owner_idx;
+  wire [1:0] oflags = dma_start ? {dma_start_inst[10], dma_start_inst[11]} : owner_flags;
+
+  // ---- retire queue pushes and the scheduling events ----
+  always_comb begin
+    for (int q = 0; q < 3; q++) begin
+      rpush[q] = 1'b0;
+      rend[q] = '0;
+      rq_flags[q] = {hinst[q][10], hinst[q][11]};  // {push_prev, push_next}
+      ev_sched_idx[q*32 +: 32] = hidx[q];
+    end
+    ev_chan_end = cycle + 1;
+    // compute queue: every instruction, at issue
+    rpush[QC] = issue[QC];
+    rend[QC] = cend;
+    // load/store queue FENCE: one cycle, retires in order
+    for (int q = 0; q < 3; q += 2)
+      if (issue[q] && !is_dma[q]) begin
+        rpush[q] = 1'b1;
+        rend[q] = cycle + 1 > last_end[q] ? cycle + 1 : last_end[q];
+      end
+    // a DMA's completion is known at its last beat
+    for (int q = 0; q < 3; q += 2)
+      if (dma_last_beat && oq_is_store == (q == QS)) begin
+        rpush[q] = 1'b1;
+        rend[q] = cycle + 1 + 64'(DRAM_LATENCY) > last_end[q] ?
+                  cycle + 1 + 64'(DRAM_LATENCY) : last_end[q];
+        rq_flags[q] = oflags;
+        ev_sched_idx[q*32 +: 32] = oidx;
+      end
+    ev_sched_valid = rpush;
+    ev_sched_end = {rend[2], rend[1], rend[0]};
+  end
+
+  // ---- status ----
+  wire idle = rempty == 3'b111 && qempty == 3'b111 && req_q == 2'b00 && !dma_active && !c_busy;
+  assign done = running && end_seen && idle;
+  assign quiescent = running && !done && issue == 0 && !ev_fetch_valid &&
+                     rempty == 3'b111 && req_q == 2'b00 && !dma_active && !c_busy;
+  assign fault_overflow = fault_q;
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      running <= 1'b0;
+      cycle <= '0;
+      pc <= '0;
+      end_seen <= 1'b0;
+      fault_q <= 1'b0;
+      fault_internal <= 1'b0;
+      c_busy <= 1'b0;
+      req_q <= '0;
+      for (int q = 0; q < 3; q++) begin
+        unit_free[q] <= '0;
+        last_end[q] <= '0;
+      end
+    end else begin
+      if (start) running <= 1'b1;
+      if (running && !done) cycle <= cycle + 1;
+      if (tover != 0) fault_q <= 1'b1;
+      if (roverrun != 0) fault_internal <= 1'b1;
+      if (ev_fetch_valid) pc <= pc + 1;
+      if (fetch_end) end_seen <= 1'b1;
+      for (int q = 0; q < 3; q++)
+        if (rpush[q]) last_end[q] <= rend[q];
+      // compute unit
+      if (c_busy && cycle + 1 == c_end) c_busy <= 1'b0;
+      if (issue[QC]) begin
+        unit_free[QC] <= cycle + cdur;
+        if (hinst[QC][7:0] != OP_FENCE && cdur > 1) begin
+          c_busy <= 1'b1;
+          c_end <= cycle + cdur;
+          c_inst <= hinst[QC];
+        end
+      end
+      // load/store queues
+      for (int p = 0; p < 2; p++) begin
+        automatic logic [1:0] q = p == 0 ? 2'(QL) : 2'(QS);
+        if (issue[q]) unit_free[q] <= is_dma[q] ? NEVER : cycle + 1;
+        if (issue[q] && is_dma[q] && !grant[p]) begin
+          req_q[p] <= 1'b1;
+          req_cyc_q[p] <= cycle;
+          req_idx_q[p] <= hidx[q];
+          req_inst_q[p] <= hinst[q];
+        end
+        if (grant[p]) req_q[p] <= 1'b0;
+      end
+      if (dma_start) begin
+        owner <= grant[1];
+        owner_idx <= ev_grant_idx;
+        owner_flags <= {dma_start_inst[10], dma_start_inst[11]};
+      end
+      if (dma_last_beat) unit_free[oq_is_store ? QS : QL] <= cycle + 1;
+    end
+  end
+endmodule
