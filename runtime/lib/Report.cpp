@@ -124,7 +124,7 @@ void rt::printSummary(const RunReport &r, const Model &model,
                       llvm::raw_ostream &os) {
   const isa::HwConfig &cfg = model.config();
   const sim::RunStats &t = r.total;
-  bool cyc = r.backend == sim::BackendKind::Cycle;
+  bool cyc = r.backend != sim::BackendKind::Functional; // cycle or rtl
   os << llvm::formatv(
       "backend: {0} on {1} ({2}x{3} array, {4} MHz), wall {5:f3} s\n",
       sim::backendName(r.backend), cfg.name, cfg.array.rows, cfg.array.cols,

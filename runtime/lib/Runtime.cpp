@@ -218,7 +218,7 @@ llvm::Error Session::run() {
           formatv("input '{0}' ({1}) is not bound", t.name, t.describe()));
   rep = RunReport();
   rep.backend = opts.backend;
-  rep.total.cycleAccurate = opts.backend == sim::BackendKind::Cycle;
+  rep.total.cycleAccurate = opts.backend != sim::BackendKind::Functional;
   auto t0 = Clock::now();
 
   sim::MachineState state =

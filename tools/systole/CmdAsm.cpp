@@ -15,12 +15,14 @@
 using namespace systole;
 
 static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole asm IN.s -o OUT.npu --hw CONFIG.json|PRESET\n"
+  os << "usage: systole asm IN.s -o OUT.npu --hw CONFIG.json|PRESET "
+        "[--no-verify]\n"
         "       systole asm --emit-isa-table=md|sv\n\n"
         "Assembles NPU assembly text (see docs/isa.md) for a hardware config\n"
         "(a JSON file or the name of a bundled preset), verifies it and "
         "writes\n"
-        "the .npu binary.\n";
+        "the .npu binary. --no-verify skips the verifier: it writes hostile\n"
+        "binaries for testing loaders (docs/security.md).\n";
 }
 
 /// A path, or the name of a bundled preset.
@@ -39,6 +41,7 @@ static llvm::Expected<isa::HwConfig> loadConfigArg(llvm::StringRef arg) {
 
 static int runAsm(int argc, char **argv) {
   std::string in, out, hw;
+  bool verify = true;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a = argv[i];
     auto value = [&](std::string &dst) {
@@ -68,6 +71,8 @@ static int runAsm(int argc, char **argv) {
       }
     } else if (a.consume_front("--hw=")) {
       hw = a.str();
+    } else if (a == "--no-verify") {
+      verify = false;
     } else if (a.starts_with("-") && a != "-") {
       llvm::errs() << "systole asm: unknown option '" << a << "'\n";
       usage(llvm::errs());
@@ -101,7 +106,7 @@ static int runAsm(int argc, char **argv) {
   }
   if (prog->producer.empty())
     prog->producer = "systole asm";
-  if (auto e = isa::verifyProgram(*prog)) {
+  if (auto e = verify ? isa::verifyProgram(*prog) : llvm::Error::success()) {
     llvm::errs() << in << ": error: " << llvm::toString(std::move(e)) << "\n";
     return 1;
   }

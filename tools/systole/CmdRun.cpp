@@ -19,7 +19,8 @@ using namespace systole;
 
 static void usage(llvm::raw_ostream &os) {
   os << "usage: systole run MODEL.npu --input NAME=FILE.npy ... --out-dir DIR\n"
-        "                   [--backend functional|cycle] [--trace TRACE.json]\n"
+        "                   [--backend functional|cycle|rtl] [--waves OUT.fst]\n"
+        "                   [--trace TRACE.json]\n"
         "                   [--report REPORT.json] [--max-cycles N] "
         "[--quiet]\n\n"
         "Verifies MODEL.npu, binds each input from a .npy file (dtype and "
@@ -50,7 +51,7 @@ static std::string fileNameFor(llvm::StringRef name) {
 }
 
 static int runRun(int argc, char **argv) {
-  std::string model, outDir, tracePath, reportPath, dumpDir,
+  std::string model, outDir, tracePath, reportPath, dumpDir, wavesPath,
       backendName = "cycle";
   std::vector<std::pair<std::string, std::string>> inputs;
   uint64_t maxCycles = 0;
@@ -88,6 +89,8 @@ static int runRun(int argc, char **argv) {
       backendName = value;
     } else if (take("--trace")) {
       tracePath = value;
+    } else if (take("--waves")) {
+      wavesPath = value;
     } else if (take("--report")) {
       reportPath = value;
     } else if (take("--dump-tensors")) {
@@ -116,7 +119,7 @@ static int runRun(int argc, char **argv) {
   auto backend = sim::backendByName(backendName);
   if (!backend) {
     llvm::errs() << "systole run: --backend: '" << backendName
-                 << "' is not one of functional, cycle\n";
+                 << "' is not one of functional, cycle, rtl\n";
     return 2;
   }
 
@@ -130,6 +133,16 @@ static int runRun(int argc, char **argv) {
   rt::SessionOptions opts;
   opts.backend = *backend;
   opts.sim.maxCycles = maxCycles;
+  opts.sim.wavesPath = wavesPath;
+  if (!wavesPath.empty() && *backend != sim::BackendKind::Rtl) {
+    llvm::errs() << "systole run: --waves needs --backend rtl\n";
+    return 2;
+  }
+  if (*backend == sim::BackendKind::Rtl)
+    if (auto e = sim::rtlSupports(m.config())) {
+      llvm::errs() << "systole run: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
   if (!quiet)
     opts.sim.progress = [](const sim::Progress &p) {
       llvm::errs() << llvm::formatv(
