@@ -16,6 +16,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 
 using namespace mlir;
 using llvm::StringRef;
@@ -381,6 +382,16 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
     return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
                    " is not supported (10 or later is); convert the model "
                    "with onnx.version_converter");
+  // A newer opset may change an op's meaning; the checker below only knows
+  // the schemas up to libonnx's newest opset.
+  int64_t newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                       .Map()
+                       .at(onnx::ONNX_DOMAIN)
+                       .second;
+  if (opset > newest)
+    return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
+                   " is newer than the ONNX library knows (up to " +
+                   llvm::Twine(newest) + ")");
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {
