@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "onnx/onnx_pb.h"
 #include "systole/Frontend/OnnxModel.h"
 
@@ -88,7 +90,8 @@ llvm::Error importReshape(ImportContext &ic) {
       return ic.fail("invalid target dimension " + llvm::Twine(d));
     }
     shape.push_back(d);
-    known *= d;
+    if (llvm::MulOverflow(known, d, known))
+      return ic.fail("target shape is too large");
   }
   int64_t total = checkedNumElements(*in);
   if (inferred >= 0) {
