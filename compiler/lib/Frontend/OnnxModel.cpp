@@ -63,6 +63,13 @@ llvm::Expected<HostTensor> loadTensorProtoFile(StringRef path) {
   return tensorFromProto(proto, path);
 }
 
+/// memcpy that accepts the null data pointer of a zero-element tensor
+/// (memcpy's arguments must be non-null even for 0 bytes; fuzz-onnx-import).
+static void copyBytes(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+}
+
 static bool elementTypeOf(int32_t dataType, ElementType &type) {
   switch (dataType) {
   case onnx::TensorProto::INT8:
@@ -115,7 +122,7 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
                        llvm::Twine(proto.raw_data().size()) +
                        " bytes, the shape needs " + llvm::Twine(n * elem));
     HostTensor t(type, std::move(shape));
-    std::memcpy(t.data(), proto.raw_data().data(), t.byteSize());
+    copyBytes(t.data(), proto.raw_data().data(), t.byteSize());
     return t;
   }
   // Typed fields: ONNX stores small integer types widened in int32_data.
@@ -130,17 +137,17 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
   case ElementType::Float32:
     if (auto e = count(proto.float_data_size()))
       return std::move(e);
-    std::memcpy(t.data(), proto.float_data().data(), t.byteSize());
+    copyBytes(t.data(), proto.float_data().data(), t.byteSize());
     break;
   case ElementType::Float64:
     if (auto e = count(proto.double_data_size()))
       return std::move(e);
-    std::memcpy(t.data(), proto.double_data().data(), t.byteSize());
+    copyBytes(t.data(), proto.double_data().data(), t.byteSize());
     break;
   case ElementType::Int64:
     if (auto e = count(proto.int64_data_size()))
       return std::move(e);
-    std::memcpy(t.data(), proto.int64_data().data(), t.byteSize());
+    copyBytes(t.data(), proto.int64_data().data(), t.byteSize());
     break;
   default: {
     if (auto e = count(proto.int32_data_size()))
