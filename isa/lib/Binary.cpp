@@ -8,6 +8,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 using namespace systole::isa;
 using llvm::createStringError;
 using llvm::inconvertibleErrorCode;
@@ -184,8 +186,30 @@ llvm::Error systole::isa::writeProgramFile(const Program &p,
   return llvm::Error::success();
 }
 
+/// Copies a vector of 8-byte scalars. The FlatBuffers 2.0 Verifier checks
+/// the alignment of a vector's length but not of its elements: a hostile file
+/// can put an int64 vector at 4 mod 8, where reading elements is undefined
+/// behaviour (UBSan, fuzz-npu-load). memcpy reads any alignment.
+template <typename T>
+static std::vector<T> copyScalars(const flatbuffers::Vector<T> *v) {
+  static_assert(FLATBUFFERS_LITTLEENDIAN, "FlatBuffers data is little-endian");
+  std::vector<T> out(v->size());
+  if (!out.empty())
+    std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
 llvm::Expected<Program>
 systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
+  // The Verifier checks field alignment relative to the buffer start, so the
+  // start itself must be 8-aligned for those fields to be.
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
+    std::vector<uint64_t> aligned((bytes.size() + 7) / 8);
+    if (!bytes.empty())
+      std::memcpy(aligned.data(), bytes.data(), bytes.size());
+    return readProgram(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(aligned.data()), bytes.size()));
+  }
   if (bytes.size() < 8)
     return err("not a .npu file: %zu bytes is too short", bytes.size());
   if (!fb::ProgramBufferHasIdentifier(bytes.data()))
@@ -230,7 +254,7 @@ systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
       d.kind = static_cast<TensorKind>(t->kind());
       d.dtype = static_cast<DType>(t->dtype());
       if (t->shape())
-        d.shape.assign(t->shape()->begin(), t->shape()->end());
+        d.shape = copyScalars(t->shape());
       if (const fb::Quantization *q = t->quant()) {
         QuantParams qp;
         if (q->scales())
@@ -306,7 +330,7 @@ systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
         if (h->args())
           host.args.assign(h->args()->begin(), h->args()->end());
         if (h->params())
-          host.params.assign(h->params()->begin(), h->params()->end());
+          host.params = copyScalars(h->params());
         seg.body = std::move(host);
       } else {
         return err("segments[%u] '%s': missing or unknown segment body", i,

@@ -132,3 +132,29 @@ TEST(HostileRuntime, WrongInputShapeAndDtype) {
             "input 'a': expected 6x4xint8, got 6xint8");
   EXPECT_EQ(llvm::toString(s.run()), "input 'a' (6x4xint8) is not bound");
 }
+
+// fuzz-npu-load found an int64 vector (a tensor shape) at 4 mod 8: the
+// FlatBuffers 2.0 Verifier accepts it and reading it was undefined behaviour
+// (UBSan: misaligned load). The regression input and a valid binary at an odd
+// address must both decode (under the sanitizer build: without a report).
+TEST(HostileBinary, MisalignedVectorsAndBuffers) {
+  auto crash = llvm::MemoryBuffer::getFile(
+      SYSTOLE_FUZZ_REGRESSIONS "/npu-load/misaligned-int64-vector.npu");
+  ASSERT_TRUE(bool(crash));
+  auto r = isa::readProgram(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>((*crash)->getBufferStart()),
+      (*crash)->getBufferSize()));
+  if (!r)
+    llvm::consumeError(r.takeError());
+
+  isa::Program p = unverified(SYSTOLE_LIT_INPUTS "/isa/Inputs/matmul-tile.s");
+  std::vector<uint8_t> bytes = isa::writeProgram(p);
+  std::vector<uint8_t> shifted(bytes.size() + 1);
+  std::copy(bytes.begin(), bytes.end(), shifted.begin() + 1);
+  auto q = isa::readProgram(llvm::ArrayRef<uint8_t>(bytes));
+  auto s = isa::readProgram(llvm::ArrayRef<uint8_t>(shifted).drop_front());
+  ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
+  ASSERT_TRUE(bool(s)) << llvm::toString(s.takeError());
+  EXPECT_TRUE(*q == *s);
+  EXPECT_EQ(s->tensors[0].shape, (std::vector<int64_t>{6, 4}));
+}
