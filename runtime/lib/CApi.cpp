@@ -41,6 +41,7 @@ int systole_model_load(const char *path, const systole_limits *limits,
     l.maxDramBytes = limits->max_dram_bytes;
     l.maxTensorBytes = limits->max_tensor_bytes;
     l.maxInstructions = limits->max_instructions;
+    l.maxSramBytes = limits->max_sram_bytes;
   }
   auto m = rt::Model::loadFile(path, l);
   if (!m)

@@ -160,6 +160,14 @@ Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
     return error(formatv(
         "memory_plan.dram_size {0} exceeds the runtime limit of {1} bytes",
         p.memoryPlan.dramSize, limits.maxDramBytes));
+  // The verifier bounds SRAM only by the config's own ranges (up to 20 GiB);
+  // a session allocates what the config declares.
+  uint64_t sram =
+      p.config.sram.scratchpadBytes + p.config.sram.accumulatorBytes;
+  if (sram > limits.maxSramBytes)
+    return error(formatv("hardware config '{0}': scratchpad + accumulator {1} "
+                         "bytes exceed the runtime limit of {2} bytes",
+                         p.config.name, sram, limits.maxSramBytes));
   for (const isa::TensorDesc &t : p.tensors)
     if (t.sizeBytes > limits.maxTensorBytes)
       return error(formatv(

@@ -115,6 +115,28 @@ TEST(HostileSimulator, SramOutOfRange) {
   }
 }
 
+// Row "huge SRAM in the embedded config": the verifier accepts any config in
+// the schema's ranges (scratchpad up to 4 GiB, accumulator up to 16 GiB); a
+// session would allocate both, so the runtime refuses it by default.
+TEST(HostileRuntime, HugeSramConfigIsRefused) {
+  isa::Program p = unverified(SYSTOLE_LIT_INPUTS "/isa/Inputs/matmul-tile.s");
+  p.config.sram.scratchpadBytes = uint64_t(1) << 32;
+  p.config.sram.accumulatorBytes = uint64_t(1) << 34;
+  std::vector<uint8_t> bytes = isa::writeProgram(p);
+  ASSERT_FALSE(bool(isa::readProgram(bytes).takeError())); // verifier: valid
+  auto m = rt::Model::loadBytes(bytes);
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "hardware config 'tiny-4x4': scratchpad + accumulator 21474836480 "
+            "bytes exceed the runtime limit of 1073741824 bytes");
+  rt::Limits generous;
+  generous.maxSramBytes = uint64_t(32) << 30;
+  m = rt::Model::loadBytes(bytes, generous);
+  EXPECT_TRUE(bool(m));
+  if (!m)
+    llvm::consumeError(m.takeError());
+}
+
 // Row "wrong input shape / dtype" through the C++ API.
 TEST(HostileRuntime, WrongInputShapeAndDtype) {
   isa::Program p = unverified(SYSTOLE_LIT_INPUTS "/isa/Inputs/matmul-tile.s");

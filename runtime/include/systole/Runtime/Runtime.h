@@ -32,6 +32,9 @@ struct Limits {
   uint64_t maxDramBytes = uint64_t(4) << 30;    ///< memory_plan.dram_size
   uint64_t maxTensorBytes = uint64_t(2) << 30;  ///< any one tensor
   uint64_t maxInstructions = uint64_t(1) << 26; ///< summed over segments
+  /// Scratchpad + accumulator bytes of the embedded config (a session
+  /// allocates both).
+  uint64_t maxSramBytes = uint64_t(1) << 30;
 };
 
 struct TensorInfo {
