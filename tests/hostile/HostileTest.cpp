@@ -64,6 +64,23 @@ constexpr auto kFunctional = sim::BackendKind::Functional;
 
 } // namespace
 
+// Row "token deadlock": balanced tokens that can never flow. Under a cycle
+// limit the deadlock is reported at its last event (cycle 2), not at the
+// limit: the cycle backend used to run the clock to maxCycles first and
+// report "cycle 1000000".
+TEST(HostileSimulator, TokenDeadlock) {
+  EXPECT_EQ(faultOf(kInputs + "/deadlock.s", kCycle),
+            "fault: token deadlock at instruction #0 (load, load queue), cycle "
+            "2: waits for a compute->load token that can never arrive (no "
+            "instruction in flight); compute queue blocked at instruction #1 "
+            "(fence)");
+  EXPECT_EQ(faultOf(kInputs + "/deadlock.s", kFunctional),
+            "fault: token deadlock at instruction #0 (load, load queue), cycle "
+            "0: waits for a compute->load token that can never arrive (no "
+            "instruction in flight); compute queue blocked at instruction #1 "
+            "(fence)");
+}
+
 // Row "token wait that can never be satisfied": a pop nobody pushes.
 TEST(HostileSimulator, UnbalancedTokens) {
   EXPECT_EQ(faultOf(kInputs + "/unbalanced.s", kCycle),

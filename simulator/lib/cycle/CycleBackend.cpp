@@ -52,8 +52,11 @@ RunResult sim::runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
     sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
     sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
     auto npu = std::make_unique<Npu>("npu", ctx);
+    // Exit on starvation: a deadlock under a cycle limit must stop at its
+    // last event (the cycle it reports), not run the clock to the limit.
     if (options.maxCycles)
-      sc_start(sc_time::from_value(options.maxCycles * kPeriod + kPeriod - 1));
+      sc_start(sc_time::from_value(options.maxCycles * kPeriod + kPeriod - 1),
+               SC_EXIT_ON_STARVATION);
     else
       sc_start();
     bool finished = ctx.endFetched != UINT64_MAX;
