@@ -2,15 +2,17 @@
 // signed multiplier (operands minus zero point) and a 32-bit wrapping adder.
 //   WS: the weight shifts in from the top during the preload and is latched;
 //       A moves right, the partial sum moves down, adding A * W.
-//   OS: A moves right, B moves down, the PE accumulates A * B; `drain`
-//       shifts the accumulators down one row per cycle.
+//   OS: A moves right, B moves down, the PE accumulates A * B. `capture`
+//       (in the cycle of the array's last MAC) moves acc + A * B into the
+//       output register and clears acc; `shift` then moves the captured
+//       results down one row per cycle (R cycles of drain, isa.md §6).
 module npu_pe (
     input  logic               clk,
     input  logic               rst,
     input  logic               os_mode,
     input  logic               load_w,    // WS: latch the weight shifting past
-    input  logic               clear,     // OS: start a new tile
-    input  logic               drain,     // OS: accumulators shift down
+    input  logic               capture,   // OS: results to the output register
+    input  logic               shift,     // OS: output registers shift down
     input  logic signed [8:0]  a_in,
     input  logic signed [8:0]  b_in,
     input  logic signed [31:0] psum_in,
@@ -36,10 +38,13 @@ module npu_pe (
       b_out <= b_in;
       if (load_w) w <= b_in;
       if (!os_mode) psum_out <= psum_in + 32'(prod);
-      else if (drain) begin
-        psum_out <= acc;
-        acc <= psum_in;
-      end else acc <= (clear ? 32'sd0 : acc) + 32'(prod);
+      else if (capture) begin
+        psum_out <= acc + 32'(prod);
+        acc <= '0;
+      end else begin
+        acc <= acc + 32'(prod);
+        if (shift) psum_out <= psum_in;
+      end
     end
   end
 endmodule
