@@ -42,6 +42,7 @@ int systole_model_load(const char *path, const systole_limits *limits,
     l.maxTensorBytes = limits->max_tensor_bytes;
     l.maxInstructions = limits->max_instructions;
     l.maxSramBytes = limits->max_sram_bytes;
+    l.allowNativeHostCode = limits->allow_native_host_code != 0;
   }
   auto m = rt::Model::loadFile(path, l);
   if (!m)

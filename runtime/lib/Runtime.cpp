@@ -181,6 +181,11 @@ Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
     }
     const isa::HostSegment &h = p.segments[s].host();
     if (h.kind != isa::HostCodeKind::Builtin) {
+      if (!limits.allowNativeHostCode)
+        return error(formatv("segments[{0}] '{1}': native host code ({2}) is "
+                             "not allowed by the runtime limits",
+                             s, p.segments[s].name,
+                             isa::hostCodeKindName(h.kind)));
       if (auto e = checkHostCode(p, s))
         return std::move(e);
       continue;

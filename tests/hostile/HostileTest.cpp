@@ -197,3 +197,18 @@ TEST(HostileBinary, MisalignedVectorsAndBuffers) {
   EXPECT_TRUE(*q == *s);
   EXPECT_EQ(s->tensors[0].shape, (std::vector<int64_t>{6, 4}));
 }
+
+// Row "native host code from an untrusted binary": a cpu_object segment is
+// code the runtime would dlopen; with allowNativeHostCode = false the loader
+// refuses it before looking at it.
+TEST(HostileRuntime, NativeHostCodeCanBeRefused) {
+  isa::Program p = unverified(SYSTOLE_FUZZ_CORPUS "/asm/host-layer.s");
+  std::vector<uint8_t> bytes = isa::writeProgram(p);
+  rt::Limits strict;
+  strict.allowNativeHostCode = false;
+  auto m = rt::Model::loadBytes(bytes, strict);
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "segments[1] 'post': native host code (cpu_object) is not allowed "
+            "by the runtime limits");
+}

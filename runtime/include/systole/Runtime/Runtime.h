@@ -35,6 +35,10 @@ struct Limits {
   /// Scratchpad + accumulator bytes of the embedded config (a session
   /// allocates both).
   uint64_t maxSramBytes = uint64_t(1) << 30;
+  /// Host segments of kind cpu_object/ptx are native code the binary
+  /// supplies (dlopen'ed / launched as is). Loaders of untrusted binaries set
+  /// this to false (docs/security.md).
+  bool allowNativeHostCode = true;
 };
 
 struct TensorInfo {

@@ -56,6 +56,7 @@ typedef struct {
 typedef struct {
   uint64_t max_file_bytes, max_dram_bytes, max_tensor_bytes, max_instructions;
   uint64_t max_sram_bytes; /* scratchpad + accumulator of the embedded config */
+  int allow_native_host_code; /* 0: refuse cpu_object/ptx host segments */
 } systole_limits;
 
 const char *systole_last_error(void);
