@@ -39,7 +39,7 @@ save("qlinearconv",
      [helper.make_tensor_value_info("y", f32, ["N", 2, 4, 4])], consts)
 
 # An op with no NPU or host lowering.
-save("softmax", [helper.make_node("Softmax", ["x"], ["y"], name="probs")],
+save("hardmax", [helper.make_node("Hardmax", ["x"], ["y"], name="probs")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
      [helper.make_tensor_value_info("y", f32, [1, 10])])
 
