@@ -28,6 +28,10 @@ module npu_controller
     // datapath: compute instruction completing at the end of this cycle
     output logic                  exec,
     output logic [INSTR_BITS-1:0] exec_inst,
+    // MATMUL issuing this cycle, with its occupancy
+    output logic                  mm_start,
+    output logic [INSTR_BITS-1:0] mm_inst,
+    output logic [63:0]           mm_cycles,
     // status
     output logic [63:0]           cycle,
     output logic                  running,
@@ -140,6 +144,9 @@ module npu_controller
   wire c_exec_now = issue[QC] && cdur == 1 && hinst[QC][7:0] != OP_FENCE;
   assign exec = c_exec_now || (c_busy && cycle + 1 == c_end);
   assign exec_inst = c_exec_now ? hinst[QC] : c_inst;
+  assign mm_start = issue[QC] && hinst[QC][7:0] == OP_MATMUL;
+  assign mm_inst = hinst[QC];
+  assign mm_cycles = cdur;
 
   // ---- DRAM channel: a pending request per path (load = 0, store = 1) ----
   logic [1:0] req_q, req_v, grant;

@@ -18,6 +18,10 @@ module npu_datapath
     // compute instruction completing at the end of this cycle
     input  logic                  exec,
     input  logic [INSTR_BITS-1:0] exec_inst,
+    // MATMUL issuing this cycle (streamed through the systolic array)
+    input  logic                  mm_start,
+    input  logic [INSTR_BITS-1:0] mm_inst,
+    input  logic [63:0]           mm_cycles,
     // DMA load data
     input  logic                  dma_wr_valid,
     input  logic                  dma_wr_acc,
@@ -31,18 +35,11 @@ module npu_datapath
     input  logic                  dma_rd_acc,
     input  logic [63:0]           dma_rd_addr,
     input  logic [31:0]           dma_rd_len,
-    output logic [DRAM_BW*8-1:0]  dma_rd_data,
-    // WS weights held in the array (for the weight-reuse check)
-    output logic                  weights_loaded
+    output logic [DRAM_BW*8-1:0]  dma_rd_data
 );
   // The memories (public: the co-simulation loads and reads them back).
   logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rw*/;
   logic [31:0] acc[ACC_WORDS]  /*verilator public_flat_rw*/;
-
-  // WS weights latched by a preload (isa.md: reused by preload=0).
-  logic signed [7:0] wreg[ROWS][COLS];
-  logic wloaded;
-  assign weights_loaded = wloaded;
 
   function automatic logic [7:0] acc_byte(input logic [63:0] a);
     return acc[a[63:2]][a[1:0]*8 +: 8];
@@ -86,51 +83,23 @@ module npu_datapath
         end
   endtask
 
-  // ---- MATMUL (behavioral values; the timing is the skewed array's) ----
-  task automatic do_matmul(input logic [INSTR_BITS-1:0] I);
-    longint unsigned M, K, N, mi, mis, mos, ki, kos, koff, kk, aaddr, caddr;
-    int azp, bzp;
-    logic ws, preload, accum;
-    logic signed [7:0] b8;
-    logic [31:0] s;
-    M = 64'(I[MATMUL_M_LSB +: MATMUL_M_W]);
-    K = 64'(I[MATMUL_K_LSB +: MATMUL_K_W]);
-    N = 64'(I[MATMUL_N_LSB +: MATMUL_N_W]);
-    mi = 64'(I[MATMUL_A_M_INNER_LSB +: MATMUL_A_M_INNER_W]);
-    mis = 64'(I[MATMUL_A_M_INNER_STRIDE_LSB +: MATMUL_A_M_INNER_STRIDE_W]);
-    mos = 64'(I[MATMUL_A_M_OUTER_STRIDE_LSB +: MATMUL_A_M_OUTER_STRIDE_W]);
-    ki = 64'(I[MATMUL_A_K_INNER_LSB +: MATMUL_A_K_INNER_W]);
-    kos = 64'(I[MATMUL_A_K_OUTER_STRIDE_LSB +: MATMUL_A_K_OUTER_STRIDE_W]);
-    koff = 64'(I[MATMUL_A_K_OFFSET_LSB +: MATMUL_A_K_OFFSET_W]);
-    azp = int'(signed'(I[MATMUL_A_ZP_LSB +: MATMUL_A_ZP_W]));
-    bzp = int'(signed'(I[MATMUL_B_ZP_LSB +: MATMUL_B_ZP_W]));
-    ws = I[MATMUL_DATAFLOW_LSB +: MATMUL_DATAFLOW_W] == 1'(DATAFLOW_WS);
-    preload = I[MATMUL_PRELOAD_LSB];
-    accum = I[MATMUL_ACCUMULATE_LSB];
-    if (ws && preload)
-      for (longint unsigned k = 0; k < K && k < ROWS; k++)
-        for (longint unsigned n = 0; n < N && n < COLS; n++)
-          wreg[k][n] = sp[64'(I[MATMUL_B_ADDR_LSB +: MATMUL_B_ADDR_W]) +
-                          k * 64'(I[MATMUL_B_STRIDE_LSB +: MATMUL_B_STRIDE_W]) + n];
-    if (!ws || preload) wloaded = ws;
-    for (longint unsigned m = 0; m < M; m++) begin
-      aaddr = 64'(I[MATMUL_A_ADDR_LSB +: MATMUL_A_ADDR_W]) + (m / mi) * mos + (m % mi) * mis;
-      caddr = 64'(I[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]) +
-              m * 64'(I[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]);
-      for (longint unsigned n = 0; n < N; n++) begin
-        s = accum ? acc[caddr + n] : 32'd0;
-        for (longint unsigned k = 0; k < K; k++) begin
-          kk = koff + k;
-          if (ws) b8 = wreg[k][n];
-          else b8 = sp[64'(I[MATMUL_B_ADDR_LSB +: MATMUL_B_ADDR_W]) +
-                       k * 64'(I[MATMUL_B_STRIDE_LSB +: MATMUL_B_STRIDE_W]) + n];
-          s = s + (int'(signed'(sp[aaddr + (kk / ki) * kos + kk % ki])) - azp) *
-                  (int'(b8) - bzp);
-        end
-        acc[caddr + n] = s;
-      end
-    end
-  endtask
+  // ---- MATMUL: the systolic array with its feeders ----
+  logic [63:0] mm_a_addr[ROWS], mm_b_addr[COLS], mm_c_addr[COLS];
+  logic [7:0] mm_a_data[ROWS], mm_b_data[COLS];
+  logic [COLS-1:0] mm_c_en;
+  logic mm_c_acc;
+  logic [31:0] mm_c_data[COLS];
+  for (genvar i = 0; i < ROWS; i++) begin : g_a_port
+    assign mm_a_data[i] = sp[mm_a_addr[i]];
+  end
+  for (genvar j = 0; j < COLS; j++) begin : g_b_port
+    assign mm_b_data[j] = sp[mm_b_addr[j]];
+  end
+  npu_matmul_unit u_matmul (
+      .clk, .rst, .start(mm_start), .start_inst(mm_inst), .start_cycles(mm_cycles),
+      .a_addr(mm_a_addr), .a_data(mm_a_data), .b_addr(mm_b_addr), .b_data(mm_b_data),
+      .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
+      .c_wr_data(mm_c_data));
 
   // ---- REQUANT (post-processor) ----
   task automatic do_requant(input logic [INSTR_BITS-1:0] I);
@@ -309,8 +278,7 @@ module npu_datapath
   // (the memories have a single writer process).
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
-    if (rst) wloaded = 1'b0;
-    else begin
+    if (!rst) begin
       if (dma_wr_valid)
         for (int j = 0; j < DRAM_BW; j++)
           if (32'(j) < dma_wr_len) begin
@@ -319,9 +287,10 @@ module npu_datapath
             else sp[dma_wr_addr + 64'(j)] = dma_wr_data[j*8 +: 8];
           end
       if (pad_valid) do_padding(pad_inst);
+      for (int j = 0; j < COLS; j++)
+        if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
       if (exec)
         case (exec_inst[7:0])
-          OP_MATMUL: do_matmul(exec_inst);
           OP_REQUANT: do_requant(exec_inst);
           OP_VADD, OP_VMUL: do_vector(exec_inst);
           OP_POOL: do_pool(exec_inst);

@@ -1,7 +1,9 @@
 // One processing element of the systolic array (docs/isa.md §6): a 9 x 9-bit
 // signed multiplier (operands minus zero point) and a 32-bit wrapping adder.
-//   WS: the weight shifts in from the top during the preload and is latched;
-//       A moves right, the partial sum moves down, adding A * W.
+//   WS: the raw weight shifts in from the top during the preload and is
+//       latched; A moves right, the partial sum moves down, adding
+//       A * (W - w_zp): the zero point is the current instruction's, so a
+//       reused weight block (preload = 0) follows isa.md.
 //   OS: A moves right, B moves down, the PE accumulates A * B. `capture`
 //       (in the cycle of the array's last MAC) moves acc + A * B into the
 //       output register and clears acc; `shift` then moves the captured
@@ -11,6 +13,7 @@ module npu_pe (
     input  logic               rst,
     input  logic               os_mode,
     input  logic               load_w,    // WS: latch the weight shifting past
+    input  logic signed [8:0]  w_zp,      // WS: weight zero point
     input  logic               capture,   // OS: results to the output register
     input  logic               shift,     // OS: output registers shift down
     input  logic signed [8:0]  a_in,
@@ -24,7 +27,7 @@ module npu_pe (
   logic signed [31:0] acc;
   logic signed [8:0] mul_b;
   logic signed [17:0] prod;
-  assign mul_b = os_mode ? b_in : w;
+  assign mul_b = os_mode ? b_in : w - w_zp;
   assign prod = 18'(a_in) * 18'(mul_b);
   always_ff @(posedge clk) begin
     if (rst) begin

@@ -11,6 +11,7 @@ module npu_pe_array #(
     input  logic                 rst,
     input  logic                 os_mode,
     input  logic [ROWS-1:0]      load_w,    // per row: latch weights
+    input  logic [8:0]           w_zp,      // WS: weight zero point
     input  logic                 capture,
     input  logic                 shift,
     input  logic [ROWS*9-1:0]    a_left,    // row i: bits [9i +: 9]
@@ -25,7 +26,7 @@ module npu_pe_array #(
     assign a[(i*(COLS+1))*9 +: 9] = a_left[i*9 +: 9];
     for (genvar j = 0; j < COLS; j++) begin : g_col
       npu_pe u_pe (
-          .clk, .rst, .os_mode, .load_w(load_w[i]), .capture, .shift,
+          .clk, .rst, .os_mode, .load_w(load_w[i]), .w_zp, .capture, .shift,
           .a_in(a[(i*(COLS+1)+j)*9 +: 9]), .b_in(b[(i*COLS+j)*9 +: 9]),
           .psum_in(p[(i*COLS+j)*32 +: 32]),
           .a_out(a[(i*(COLS+1)+j+1)*9 +: 9]), .b_out(b[((i+1)*COLS+j)*9 +: 9]),

@@ -9,6 +9,7 @@ module tb_npu_pe_array (
 );
   localparam int R = 4, C = 3, M = 6, K = 7;
   logic rst = 1'b1, os_mode = 1'b0, capture = 1'b0, shift = 1'b0;
+  logic [8:0] w_zp = 9'd0;
   logic [R-1:0] load_w = '0;
   logic [R*9-1:0] a_left = '0;
   logic [C*9-1:0] b_top = '0;
