@@ -41,9 +41,13 @@ Location ImportContext::loc() const {
   Location file = FileLineColLoc::get(ctx(), modelPath, 0, 0);
   if (!node)
     return file;
-  std::string name = node->name().empty()
+  // Nameless nodes are named after their first output; the pseudo-node of a
+  // constant graph output has none (fuzz-onnx-import: protobuf read of a
+  // missing element).
+  std::string name = !node->name().empty() ? node->name()
+                     : node->output_size()
                          ? node->op_type() + ":" + node->output(0)
-                         : node->name();
+                         : node->op_type();
   return NameLoc::get(StringAttr::get(ctx(), name), file);
 }
 
@@ -443,6 +447,10 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
     if (it == importers().end())
       return ic.fail("operator is supported neither by the NPU nor by the "
                      "host fallback");
+    // Every op we import has an output; contrib-domain nodes are not
+    // checked against a schema by the ONNX checker.
+    if (node.output_size() == 0)
+      return ic.fail("node has no outputs");
     for (int i = 0; i < node.input_size(); ++i)
       if (!node.input(i).empty() && !ic.isDefined(node.input(i)))
         return ic.fail("input '" + node.input(i) +

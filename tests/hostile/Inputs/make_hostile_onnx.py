@@ -125,3 +125,23 @@ save("empty-initializer",
      model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
            [helper.make_tensor_value_info("x", f32, [1, 10])],
            [helper.make_tensor_value_info("y", f32, [1, 10])], [empty]))
+
+# A graph output that is an initializer (legal ONNX; fuzz-onnx-import: the
+# importer read the missing first output of its pseudo-node).
+save("constant-output",
+     model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+           [helper.make_tensor_value_info("x", f32, [1, 10])],
+           [helper.make_tensor_value_info("y", f32, [1, 10]),
+            helper.make_tensor_value_info("c", f32, [2])],
+           [numpy_helper.from_array(np.array([1.5, -2], np.float32), "c")]))
+
+# A contrib-domain node without outputs (the ONNX checker has no schema for
+# com.microsoft ops, so nothing else catches it).
+m = model([helper.make_node("QLinearAdd", ["x", "s", "z", "x", "s", "z", "s", "z"], [],
+                            name="qadd", domain="com.microsoft")],
+          [helper.make_tensor_value_info("x", i8, [1, 10])],
+          [helper.make_tensor_value_info("x", i8, [1, 10])],
+          [numpy_helper.from_array(np.array(0.5, np.float32), "s"),
+           numpy_helper.from_array(np.array(0, np.int8), "z")])
+m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+save("no-outputs", m)
