@@ -324,7 +324,7 @@ struct SoftmaxLowering : F32Pattern<graph::SoftmaxOp> {
                          PatternRewriter &rw) const override {
     Location loc = op.getLoc();
     Value x = op.getInput();
-    SmallVector<int64_t> axes = {op.getAxis()};
+    SmallVector<int64_t> axes = {static_cast<int64_t>(op.getAxis())};
     Value max =
         reduce(rw, loc, x, axes, -std::numeric_limits<double>::infinity(),
                [](OpBuilder &b, Location l, Value acc, Value v) {
