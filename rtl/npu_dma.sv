@@ -131,10 +131,12 @@ module npu_dma
     end else begin
       dram_req_valid <= 1'b0;
       rsp_valid <= 1'b0;
-      if (busy) begin
-        I_q <= I;
+      if (start) begin
+        I_q <= start_inst;
         store_q <= store;
         acc_q <= acc;
+      end
+      if (busy) begin
         busy_q <= !(run_done && last_run);
         if (has) begin
           dram_req_valid <= 1'b1;

@@ -155,8 +155,10 @@ module npu_matmul_unit
   always_ff @(posedge clk) begin
     if (rst) busy_q <= 1'b0;
     else if (busy) begin
-      I_q <= I;
-      delay_q <= d;
+      if (start) begin
+        I_q <= start_inst;
+        delay_q <= d;
+      end
       t_q <= t + 1;
       busy_q <= t + 1 < total;
     end

@@ -173,8 +173,13 @@ private:
     for (size_t i = 0; i < state.accumulator.size(); ++i)
       state.accumulator[i] = int32_t(acc[i]);
   }
+  // Only when the fetch index moved: an unchanged input costs the model no
+  // re-evaluation of its input logic.
   void setFetch() {
     size_t i = std::min<size_t>(top->fetch_idx, stream.size() - 1);
+    if (i == lastFetch)
+      return;
+    lastFetch = i;
     uint8_t bytes[isa::kInstructionBytes];
     stream[i].encode(bytes);
     setBytes(top->fetch_inst, bytes, isa::kInstructionBytes);
@@ -339,6 +344,7 @@ private:
   RunStats *stats = nullptr;
   std::optional<Fault> fault;
   uint64_t endFetched = UINT64_MAX, simTime = 0, retired = 0;
+  size_t lastFetch = SIZE_MAX;
   std::chrono::steady_clock::time_point wallStart;
   double lastReport = 0;
   bool debug = getenv("SYSTOLE_RTL_DEBUG") != nullptr;
