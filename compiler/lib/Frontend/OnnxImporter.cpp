@@ -246,7 +246,17 @@ llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
       }
     }
   }
-  auto intType = cast<IntegerType>(storage);
+  // The storage of a tensor without zero point is its own element type,
+  // which a hostile model can make a float (fuzz-onnx-import: invalid cast).
+  auto intType = dyn_cast<IntegerType>(storage);
+  if (!intType || intType.getWidth() < 2 || intType.getWidth() > 32) {
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    storage.print(os);
+    return fail("quantized data must be an integer tensor of at most 32 "
+                "bits, got " +
+                os.str());
+  }
   bool isSigned = !intType.isUnsigned();
   unsigned width = intType.getWidth();
   int64_t lo = isSigned ? -(int64_t(1) << (width - 1)) : 0;

@@ -145,3 +145,11 @@ m = model([helper.make_node("QLinearAdd", ["x", "s", "z", "x", "s", "z", "s", "z
            numpy_helper.from_array(np.array(0, np.int8), "z")])
 m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
 save("no-outputs", m)
+
+# DequantizeLinear of a float tensor without zero point: the quantized
+# storage type would be f32 (fuzz-onnx-import: invalid cast to IntegerType).
+save("dequantize-float",
+     model([helper.make_node("DequantizeLinear", ["x", "s"], ["y"], name="dq")],
+           [helper.make_tensor_value_info("x", f32, [1, 10])],
+           [helper.make_tensor_value_info("y", f32, [1, 10])],
+           [numpy_helper.from_array(np.array(0.5, np.float32), "s")]))
