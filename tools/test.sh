@@ -5,3 +5,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${SYSTOLE_BUILD_DIR:-$ROOT/build}"
 "$ROOT/tools/setup.sh"
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)" "$@"
+
+# Sanitizer build (ASan + UBSan) of the suite and bounded fuzz runs
+# (docs/security.md); SYSTOLE_SKIP_SANITIZE=1 skips them.
+if [ "${SYSTOLE_SKIP_SANITIZE:-0}" != 1 ]; then
+  "$ROOT/tools/sanitize.sh"
+fi
