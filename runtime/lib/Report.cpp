@@ -164,9 +164,9 @@ void rt::printSummary(const RunReport &r, const Model &model,
     anyHost |= !s.npu && s.hostDevice != "builtin";
   if (anyHost) {
     os << "host segments:\n";
-    os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10}\n",
-                        "ops", "device", "bytes in", "bytes out",
-                        "xfer cyc", "wall us");
+    os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10}\n", "ops",
+                        "device", "bytes in", "bytes out", "xfer cyc",
+                        "wall us");
     for (const SegmentReport &s : r.segments) {
       if (s.npu || s.hostDevice == "builtin")
         continue;

@@ -19,7 +19,8 @@ using namespace systole;
 
 static void usage(llvm::raw_ostream &os) {
   os << "usage: systole run MODEL.npu --input NAME=FILE.npy ... --out-dir DIR\n"
-        "                   [--backend functional|cycle|rtl] [--waves OUT.fst]\n"
+        "                   [--backend functional|cycle|rtl] [--waves "
+        "OUT.fst]\n"
         "                   [--trace TRACE.json]\n"
         "                   [--report REPORT.json] [--max-cycles N] "
         "[--quiet]\n\n"

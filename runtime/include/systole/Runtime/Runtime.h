@@ -75,7 +75,7 @@ private:
 struct SegmentReport {
   std::string name;
   bool npu = true;
-  std::string hostKernel;  ///< builtin entry for host segments
+  std::string hostKernel; ///< builtin entry for host segments
   /// Host segments: "builtin", "cpu" or "gpu" ("skipped" for the
   /// alternative not taken), and the bytes the host read from / wrote to
   /// DRAM with their transfer cost at the DRAM's bandwidth and latency.
