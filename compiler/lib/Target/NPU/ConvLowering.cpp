@@ -100,15 +100,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
     // HWIO with I = 1 is [kh][kw][C], DWCONV's weight layout.
     std::vector<char> w = constantInt8(op.getFilter());
     wAddr = b.constantBase + b.addConstant(w.data(), w.size());
-    std::vector<int32_t> bias(C, 0);
-    if (op.getBias())
-      std::memcpy(bias.data(), constantBytes(op.getBias()).data(), C * 4);
-    biasAddr = b.constantBase + b.addConstant(bias.data(), C * 4);
-    std::vector<float> scales(C);
-    for (int64_t c = 0; c < C; ++c)
-      scales[c] = requantScale(
-          x.scale, channelScale(op.getFilter().getType(), c), epi.y.scale);
-    scaleAddr = b.constantBase + b.addConstant(scales.data(), C * 4);
+    std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
+        b, op.getBias(), op.getFilter().getType(), x.scale, epi.y.scale, C);
   }
 
   std::vector<Item> items;
@@ -286,18 +279,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       std::vector<char> tiled = tileColumns(w, K, g.cout, ntMax);
       wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
     }
-    std::vector<int32_t> bias(g.cout, 0);
-    if (op.getBias()) {
-      std::vector<char> raw = constantBytes(op.getBias());
-      std::memcpy(bias.data(), raw.data(), bias.size() * 4);
-    }
-    biasAddr = b.constantBase + b.addConstant(bias.data(), bias.size() * 4);
-    std::vector<float> scales(g.cout);
-    for (int64_t c = 0; c < g.cout; ++c)
-      scales[c] = requantScale(
-          x.scale, channelScale(op.getFilter().getType(), c), epi.y.scale);
-    scaleAddr =
-        b.constantBase + b.addConstant(scales.data(), scales.size() * 4);
+    std::tie(biasAddr, scaleAddr) =
+        materializeEpilogueConstants(b, op.getBias(), op.getFilter().getType(),
+                                     x.scale, epi.y.scale, g.cout);
   }
 
   // Rows whose pixels are narrower than a DRAM burst load as whole rows

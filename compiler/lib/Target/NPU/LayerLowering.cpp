@@ -129,6 +129,24 @@ Epilogue epilogueOf(Operation *op) {
   return e;
 }
 
+std::pair<uint64_t, uint64_t>
+materializeEpilogueConstants(ProgramBuilder &b, Value bias, Type weightType,
+                             float inputScale, float outputScale,
+                             int64_t channels) {
+  std::vector<int32_t> biasWords(channels, 0);
+  if (bias)
+    std::memcpy(biasWords.data(), constantBytes(bias).data(), channels * 4);
+  uint64_t biasAddr =
+      b.constantBase + b.addConstant(biasWords.data(), channels * 4);
+  std::vector<float> scales(channels);
+  for (int64_t c = 0; c < channels; ++c)
+    scales[c] =
+        requantScale(inputScale, channelScale(weightType, c), outputScale);
+  uint64_t scaleAddr =
+      b.constantBase + b.addConstant(scales.data(), channels * 4);
+  return {biasAddr, scaleAddr};
+}
+
 void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
                          uint64_t biasDram, uint64_t scaleDram) {
   if (e.int32Out)

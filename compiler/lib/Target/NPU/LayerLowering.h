@@ -74,6 +74,14 @@ Epilogue epilogueOf(mlir::Operation *op);
 /// tile overwrites.
 void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
                          uint64_t biasDram, uint64_t scaleDram);
+/// Places the epilogue's per-channel constants in the pool: the int32 bias
+/// (zeros without one) and the fp32 requantization scales computed as ORT
+/// does from the input, weight and output scales. Returns their DRAM
+/// addresses {bias, scales}.
+std::pair<uint64_t, uint64_t>
+materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
+                             mlir::Type weightType, float inputScale,
+                             float outputScale, int64_t channels);
 /// REQUANT (int8 outputs) and the store of `tile.m` rows of `tile.nt`
 /// elements to element `elemOffset` of the tensor at `outBase`, rows
 /// `rowStride` elements apart in DRAM.

@@ -99,15 +99,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         return loweringError(op, "internal error: batched weights not "
                                  "contiguous in the constant pool");
     }
-    std::vector<int32_t> bias(N, 0);
-    if (op.getBias())
-      std::memcpy(bias.data(), constantBytes(op.getBias()).data(), N * 4);
-    biasAddr = b.constantBase + b.addConstant(bias.data(), N * 4);
-    std::vector<float> scales(N);
-    for (int64_t c = 0; c < N; ++c)
-      scales[c] = requantScale(x.scale, channelScale(op.getRhs().getType(), c),
-                               epi.y.scale);
-    scaleAddr = b.constantBase + b.addConstant(scales.data(), N * 4);
+    std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
+        b, op.getBias(), op.getRhs().getType(), x.scale, epi.y.scale, N);
   }
 
   std::vector<Item> items;
