@@ -11,7 +11,6 @@
 module npu_datapath
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
-  import npu_fp32_pkg::*;
 (
     input  logic                  clk,
     input  logic                  rst,
@@ -122,7 +121,7 @@ module npu_datapath
         if (I[REQUANT_BIAS_LSB]) v = v + acc[64'(I[REQUANT_BIAS_ADDR_LSB +: REQUANT_BIAS_ADDR_W]) + n];
         sc = acc[64'(I[REQUANT_SCALE_ADDR_LSB +: REQUANT_SCALE_ADDR_W]) +
                  (I[REQUANT_PER_TENSOR_LSB] ? 64'd0 : n)];
-        y = requantize(v, sc, zp, lo, hi);
+        y = npu_postproc_pkg::requantize(v, sc, zp, lo, hi);
         if (I[REQUANT_LUT_LSB])
           sp[oaddr + n] = sp[64'(I[REQUANT_LUT_ADDR_LSB +: REQUANT_LUT_ADDR_W]) + {56'd0, 8'(y + 128)}];
         else sp[oaddr + n] = 8'(y);
@@ -137,12 +136,6 @@ module npu_datapath
   function automatic int dom_param(input logic u8, input logic [7:0] b);
     return u8 ? int'({24'd0, b}) : int'(signed'(b));
   endfunction
-  // min(max(v, lo), hi), as the reference: with lo > hi the result is hi.
-  function automatic int clampi(input int v, input int lo, input int hi);
-    int m;
-    m = v > lo ? v : lo;
-    return m < hi ? m : hi;
-  endfunction
 
   // Outputs may alias inputs: read everything, then write (isa.md §4).
   logic [7:0] vbuf[];
@@ -151,7 +144,7 @@ module npu_datapath
     logic add, u8, ab, bb;
     longint unsigned n0, n1;
     int av, bv, lo, hi, p;
-    logic [31:0] a, b, ra, rb, fx, t;
+    logic [31:0] ra, rb, fx, y;
     add = I[7:0] == OP_VADD;
     u8 = add ? I[VADD_U8_LSB] : I[VMUL_U8_LSB];
     ab = I[VADD_A_BCAST_LSB];
@@ -168,21 +161,13 @@ module npu_datapath
       for (longint unsigned i = 0; i < n0; i++) begin
         av = dom_value(u8, sp[64'(I[VADD_A_ADDR_LSB +: 32]) + j * 64'(I[VADD_A_S1_LSB +: 32]) + (ab ? 0 : i)]);
         bv = dom_value(u8, sp[64'(I[VADD_B_ADDR_LSB +: 32]) + j * 64'(I[VADD_B_S1_LSB +: 32]) + (bb ? 0 : i)]);
-        if (add) begin
-          a = itof(av);
-          b = itof(bv);
-          case (int'(I[VADD_MODE_LSB +: VADD_MODE_W]))
-            ADDMODE_FMA: t = ffma(a, ra, ffma(b, rb, fx));
-            ADDMODE_FMA_SCALAR_B: t = ffma(a, ra, fadd(fx, fmul(b, rb)));
-            ADDMODE_FMA_SCALAR_A: t = ffma(b, rb, fadd(fx, fmul(a, ra)));
-            ADDMODE_MUL_ADD: t = fadd(fadd(fx, fmul(a, ra)), fmul(b, rb));
-            default: t = fadd(fadd(fx, fmul(b, rb)), fmul(a, ra));
-          endcase
-        end else begin
+        if (add)
+          y = npu_postproc_pkg::vadd_value(I[VADD_MODE_LSB +: VADD_MODE_W], av, bv, ra, rb, fx);
+        else begin
           p = (av - dom_param(u8, I[VMUL_A_ZP_LSB +: 8])) * (bv - dom_param(u8, I[VMUL_B_ZP_LSB +: 8]));
-          t = fadd(fmul(itof(p), I[VMUL_RATIO_LSB +: 32]), itof(dom_param(u8, I[VMUL_O_ZP_LSB +: 8])));
+          y = npu_postproc_pkg::vmul_value(p, I[VMUL_RATIO_LSB +: 32], dom_param(u8, I[VMUL_O_ZP_LSB +: 8]));
         end
-        vbuf[j*n0+i] = 8'(clampi(rne_int(t), lo, hi)) ^ {u8, 7'd0};
+        vbuf[j*n0+i] = 8'(npu_postproc_pkg::clampi(y, lo, hi)) ^ {u8, 7'd0};
       end
     for (longint unsigned j = 0; j < n1; j++)
       for (longint unsigned i = 0; i < n0; i++)
@@ -225,16 +210,15 @@ module npu_datapath
                                    x * 64'(I[POOL_IN_PIX_STRIDE_LSB +: POOL_IN_PIX_STRIDE_W]) + c]);
               if (v > mx) mx = v;
               sum = sum + v;
-              facc = fadd(facc, fmul(sc, itof(v - izp)));
+              facc = npu_postproc_pkg::pool_step(facc, sc, v, izp);
               count = count + 1;
             end
           end
           if (mode == POOLMODE_MAX) yv = count != 0 ? mx : (u8 ? 0 : -128);
-          else if (mode == POOLMODE_AVG_INT) yv = requantize(sum, sc, ozp, lo, hi);
+          else if (mode == POOLMODE_AVG_INT) yv = npu_postproc_pkg::requantize(sum, sc, ozp, lo, hi);
           else begin
-            div = I[POOL_COUNT_INCLUDE_PAD_LSB] ? itof(int'(kh * kw)) : itof(int'(count));
-            facc = fdiv(facc, div);
-            yv = clampi(rne_int(fadd(fdiv(facc, osc), itof(ozp))), lo, hi);
+            div = npu_fp32_itof_pkg::itof(I[POOL_COUNT_INCLUDE_PAD_LSB] ? 32'(kh * kw) : 32'(count));
+            yv = npu_postproc_pkg::clampi(npu_postproc_pkg::pool_avg(facc, div, osc, ozp), lo, hi);
           end
           vbuf[(oy*ow+ox)*ch+c] = 8'(yv) ^ {u8, 7'd0};
         end
