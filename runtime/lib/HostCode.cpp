@@ -74,27 +74,40 @@ llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
         p.segments[s + 1].host().entry != h.entry)
       return error(where + ": a ptx segment must be followed by the "
                            "cpu_object segment of the same entry");
-    // Launch table: see EmitProgram.cpp.
-    size_t i = 1;
-    if (h.params.size() < 2)
+    // Launch table (host::encodePtxParams): [#inputs, device image bytes,
+    // #launches, per launch: grid xyz, block xyz, #args, arg offsets].
+    if (h.params.size() < 3)
       return error(where + ": missing launch table");
-    int64_t launches = h.params[i++];
+    int64_t deviceBytes = h.params[1], launches = h.params[2];
+    if (deviceBytes < 1 ||
+        uint64_t(deviceBytes) > p.memoryPlan.dramSize + (uint64_t(1) << 32))
+      return error(where + ": device image size out of range");
+    for (uint32_t a : h.args)
+      if (p.tensors[a].dramOffset + p.tensors[a].sizeBytes >
+          uint64_t(deviceBytes))
+        return error(formatv("{0}: argument '{1}' lies outside the device "
+                             "image",
+                             where, p.tensors[a].name));
+    if (launches < 0)
+      return error(where + ": negative launch count");
+    size_t i = 3;
     for (int64_t l = 0; l < launches; ++l) {
       if (i + 7 > h.params.size())
         return error(where + ": truncated launch table");
       for (int d = 0; d < 6; ++d)
-        if (h.params[i + d] < 1)
+        if (h.params[i + d] < 1 || h.params[i + d] > (int64_t(1) << 31) - 1)
           return error(where + ": grid/block sizes must be positive");
       int64_t n = h.params[i + 6];
       i += 7;
-      if (n < 0 || i + n > h.params.size())
+      if (n < 0 || uint64_t(n) > h.params.size() - i)
         return error(where + ": truncated launch table");
       for (int64_t k = 0; k < n; ++k)
-        if (h.params[i + k] < 0 ||
-            uint64_t(h.params[i + k]) >= p.memoryPlan.dramSize)
-          return error(where + ": kernel argument outside DRAM");
+        if (h.params[i + k] < 0 || h.params[i + k] >= deviceBytes)
+          return error(where + ": kernel argument outside the device image");
       i += n;
     }
+    if (i != h.params.size())
+      return error(where + ": trailing values after the launch table");
   }
   return llvm::Error::success();
 }

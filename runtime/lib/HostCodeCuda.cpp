@@ -2,15 +2,18 @@
 //
 // libcuda.so.1 is dlopen'ed on first use, so the runtime has no link-time
 // CUDA dependency and runs unchanged on machines without a GPU (the CPU code
-// of the segment is used then). The whole DRAM image is mirrored on the
-// device for the segment: kernel arguments are `base + offset` pointers.
+// of the segment is used then). Each run allocates a device image for the
+// segment (the group's DRAM bytes and a scratch area for its temporaries):
+// kernel arguments are `base + offset` pointers.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Runtime/HostCode.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
 
 using namespace systole;
@@ -53,6 +56,11 @@ CudaDriver &driver() {
   static CudaDriver d;
   static std::once_flag once;
   std::call_once(once, [] {
+    if (const char *off = getenv("SYSTOLE_NO_GPU");
+        off && *off && *off != '0') {
+      d.why = "GPU disabled by SYSTOLE_NO_GPU";
+      return;
+    }
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       d.why = "no GPU present: the CUDA driver libcuda.so.1 is not installed";
@@ -116,21 +124,44 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
   CudaDriver &d = driver();
   if (!d.ok)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), d.why);
-  d.cuCtxSetCurrent(d.ctx);
-  std::string ptx(h.code.begin(), h.code.end());
+  if (CUresult r = d.cuCtxSetCurrent(d.ctx))
+    return cuError("cuCtxSetCurrent", r);
+  // One module per distinct PTX text per process.
+  static std::mutex mutex;
+  static std::map<std::string, CUmodule> modules;
   CUmodule mod;
-  if (CUresult r = d.cuModuleLoadData(&mod, ptx.c_str()))
-    return cuError("cuModuleLoadData", r);
-  CUdeviceptr base;
-  if (CUresult r = d.cuMemAlloc(&base, dramSize))
-    return cuError("cuMemAlloc", r);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string ptx(h.code.begin(), h.code.end());
+    auto it = modules.find(ptx);
+    if (it == modules.end()) {
+      if (CUresult r = d.cuModuleLoadData(&mod, ptx.c_str()))
+        return cuError("cuModuleLoadData", r);
+      it = modules.emplace(std::move(ptx), mod).first;
+    }
+    mod = it->second;
+  }
+  // Launch table (checked at load time by checkHostCode): [#inputs, device
+  // image bytes, #launches, per launch: grid xyz, block xyz, #args, offsets].
   size_t numInputs = h.params[0];
+  uint64_t deviceBytes = h.params[1];
+  CUdeviceptr base;
+  if (CUresult r = d.cuMemAlloc(&base, deviceBytes))
+    return cuError("cuMemAlloc", r);
+  auto fail = [&](const char *what, CUresult r) {
+    d.cuMemFree(base);
+    return cuError(what, r);
+  };
   for (size_t a = 0; a < numInputs; ++a) {
     const isa::TensorDesc &t = p.tensors[h.args[a]];
-    d.cuMemcpyHtoD(base + t.dramOffset, dram + t.dramOffset, t.sizeBytes);
+    if (t.dramOffset + t.sizeBytes > dramSize)
+      return fail("input outside DRAM", -1);
+    if (CUresult r = d.cuMemcpyHtoD(base + t.dramOffset, dram + t.dramOffset,
+                                    t.sizeBytes))
+      return fail("cuMemcpyHtoD", r);
   }
-  size_t i = 1;
-  int64_t launches = h.params[i++];
+  size_t i = 3;
+  int64_t launches = h.params[2];
   for (int64_t l = 0; l < launches; ++l) {
     const int64_t *g = &h.params[i];
     int64_t n = h.params[i + 6];
@@ -144,16 +175,20 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
     std::string name = h.entry + "_k" + std::to_string(l);
     CUfunction fn;
     if (CUresult r = d.cuModuleGetFunction(&fn, mod, name.c_str()))
-      return cuError("cuModuleGetFunction", r);
+      return fail("cuModuleGetFunction", r);
     if (CUresult r = d.cuLaunchKernel(fn, g[0], g[1], g[2], g[3], g[4], g[5], 0,
                                       nullptr, args.data(), nullptr))
-      return cuError("cuLaunchKernel", r);
+      return fail("cuLaunchKernel", r);
   }
   if (CUresult r = d.cuCtxSynchronize())
-    return cuError("cuCtxSynchronize", r);
+    return fail("cuCtxSynchronize", r);
   for (size_t a = numInputs; a < h.args.size(); ++a) {
     const isa::TensorDesc &t = p.tensors[h.args[a]];
-    d.cuMemcpyDtoH(dram + t.dramOffset, base + t.dramOffset, t.sizeBytes);
+    if (t.dramOffset + t.sizeBytes > dramSize)
+      return fail("output outside DRAM", -1);
+    if (CUresult r = d.cuMemcpyDtoH(dram + t.dramOffset, base + t.dramOffset,
+                                    t.sizeBytes))
+      return fail("cuMemcpyDtoH", r);
   }
   d.cuMemFree(base);
   return llvm::Error::success();

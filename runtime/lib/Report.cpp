@@ -1,5 +1,6 @@
 //===- Report.cpp - Text summary, JSON report and Perfetto trace ----------===//
 #include "systole/Runtime/Report.h"
+#include "systole/Runtime/HostCode.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -177,6 +178,15 @@ void rt::printSummary(const RunReport &r, const Model &model,
                           ops, s.hostDevice, s.hostBytesIn, s.hostBytesOut,
                           s.transferCycles, s.wallSeconds * 1e6);
     }
+    // A gpu-target binary says why its PTX did not run.
+    for (const SegmentReport &s : r.segments)
+      if (s.hostDevice == "skipped") {
+        std::string why;
+        if (!gpuAvailable(&why))
+          os << "  gpu code not run (" << why
+             << "); the cpu code of those groups ran\n";
+        break;
+      }
   }
   if (!t.layers.empty()) {
     os << "per layer:\n";

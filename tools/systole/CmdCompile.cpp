@@ -113,7 +113,7 @@ static int runCompile(int argc, char **argv) {
       cl::init("cpu"), cl::cat(cat));
   cl::opt<std::string> gpuArch("gpu-arch",
                                cl::desc("PTX target for --host-target gpu"),
-                               cl::init("sm_70"), cl::cat(cat));
+                               cl::init("sm_75"), cl::cat(cat));
   cl::opt<bool> quiet("q", cl::desc("do not print the per-layer report"),
                       cl::cat(cat));
   cl::HideUnrelatedOptions(cat);

@@ -73,7 +73,14 @@ bool sameValues(const HostTensor &a, const HostTensor &b, std::string &why) {
   return true;
 }
 
-Outcome runTest(const std::string &dir, const std::string &hw) {
+struct TestOptions {
+  std::string hw;
+  npu::EmitOptions emit; ///< host target (cpu, or gpu with its CPU fallback)
+  std::string saveDir;   ///< write each compiled .npu here when not empty
+};
+
+Outcome runTest(const std::string &dir, const TestOptions &opts) {
+  const std::string &hw = opts.hw;
   auto model = frontend::loadOnnxModel(dir + "/model.onnx");
   if (!model)
     return {Outcome::Unsupported, llvm::toString(model.takeError())};
@@ -134,9 +141,15 @@ Outcome runTest(const std::string &dir, const std::string &hw) {
     if (!config)
       return {Outcome::Fail, llvm::toString(config.takeError())};
     auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
-    auto program = npu::emitProgram(func, *config, nullptr);
+    auto program = npu::emitProgram(func, *config, nullptr, opts.emit);
     if (!program)
       return {Outcome::Unsupported, llvm::toString(program.takeError())};
+    if (!opts.saveDir.empty())
+      if (auto e = isa::writeProgramFile(
+              *program, opts.saveDir + "/" +
+                            llvm::sys::path::filename(dir).str() + "." +
+                            set.str() + ".npu"))
+        return {Outcome::Fail, llvm::toString(std::move(e))};
     auto loaded = rt::Model::loadBytes(isa::writeProgram(*program));
     if (!loaded)
       return {Outcome::Fail, llvm::toString(loaded.takeError())};
@@ -187,6 +200,19 @@ int runConformance(int argc, char **argv) {
   cl::opt<bool> failOnFail("strict",
                            cl::desc("exit non-zero if a supported test fails"),
                            cl::cat(cat));
+  cl::opt<std::string> hostTarget(
+      "host-target",
+      cl::desc("compiled host code: cpu, or gpu (PTX beside the CPU code; "
+               "the run uses a GPU if present, else the CPU code)"),
+      cl::init("cpu"), cl::cat(cat));
+  cl::opt<std::string> gpuArch("gpu-arch",
+                               cl::desc("PTX target for --host-target gpu"),
+                               cl::init("sm_75"), cl::cat(cat));
+  cl::opt<std::string> saveDir(
+      "save-npu",
+      cl::desc("write every compiled binary to this folder "
+               "(<test>.<data set>.npu)"),
+      cl::value_desc("dir"), cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "Run the ONNX node tests through the "
@@ -199,6 +225,21 @@ int runConformance(int argc, char **argv) {
     llvm::errs() << "error: --filter: " << reError << "\n";
     return 2;
   }
+  if (hostTarget != "cpu" && hostTarget != "gpu") {
+    llvm::errs() << "error: --host-target must be cpu or gpu\n";
+    return 2;
+  }
+  TestOptions opts;
+  opts.hw = hw;
+  opts.emit.hostGpu = hostTarget == "gpu";
+  opts.emit.gpuArch = gpuArch;
+  opts.saveDir = saveDir;
+  if (!saveDir.empty())
+    if (std::error_code e = llvm::sys::fs::create_directories(saveDir)) {
+      llvm::errs() << "error: --save-npu " << saveDir << ": " << e.message()
+                   << "\n";
+      return 1;
+    }
   std::vector<std::string> tests;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(dataDir, ec), end; it != end && !ec;
@@ -215,7 +256,7 @@ int runConformance(int argc, char **argv) {
   std::sort(tests.begin(), tests.end());
   int pass = 0, fail = 0, unsupported = 0;
   for (const std::string &t : tests) {
-    Outcome o = runTest(dataDir + "/" + t, hw);
+    Outcome o = runTest(dataDir + "/" + t, opts);
     const char *tag = o.kind == Outcome::Pass   ? "PASS"
                       : o.kind == Outcome::Fail ? "FAIL"
                                                 : "UNSUPPORTED";

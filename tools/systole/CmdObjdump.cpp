@@ -5,6 +5,7 @@
 #include "systole/ISA/Program.h"
 #include "systole/ISA/Timing.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -17,12 +18,16 @@ static void usage(llvm::raw_ostream &os) {
         "memory plan, segments and the disassembly with instruction indices\n"
         "and predicted cycles (isolated latency of each instruction).\n"
         "  -d, --disassemble   print only the assembly text; `systole asm` of\n"
-        "                      it reproduces the binary\n";
+        "                      it reproduces the binary\n"
+        "  --extract-host-code DIR\n"
+        "                      also write the code of each compiled host\n"
+        "                      segment to DIR/<index>.<entry>.{so,ptx}\n";
 }
 
 static int runObjdump(int argc, char **argv) {
   std::string file;
   bool asmOnly = false;
+  std::string extractDir;
   for (int i = 1; i < argc; ++i) {
     llvm::StringRef a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -31,6 +36,12 @@ static int runObjdump(int argc, char **argv) {
     }
     if (a == "-d" || a == "--disassemble") {
       asmOnly = true;
+    } else if (a == "--extract-host-code") {
+      if (++i == argc) {
+        llvm::errs() << "systole objdump: --extract-host-code needs a folder\n";
+        return 2;
+      }
+      extractDir = argv[i];
     } else if (a.starts_with("-")) {
       llvm::errs() << "systole objdump: unknown option '" << a << "'\n";
       return 2;
@@ -53,6 +64,30 @@ static int runObjdump(int argc, char **argv) {
   }
   const isa::Program &p = *prog;
   llvm::raw_ostream &os = llvm::outs();
+  if (!extractDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(extractDir)) {
+      llvm::errs() << "systole objdump: " << extractDir << ": " << ec.message()
+                   << "\n";
+      return 1;
+    }
+    for (size_t s = 0; s < p.segments.size(); ++s) {
+      const auto &seg = p.segments[s];
+      if (seg.isNpu() || seg.host().kind == isa::HostCodeKind::Builtin)
+        continue;
+      std::string path = llvm::formatv(
+          "{0}/{1}.{2}.{3}", extractDir, s, seg.host().entry,
+          seg.host().kind == isa::HostCodeKind::Ptx ? "ptx" : "so");
+      std::error_code ec;
+      llvm::raw_fd_ostream out(path, ec);
+      if (ec) {
+        llvm::errs() << "systole objdump: " << path << ": " << ec.message()
+                     << "\n";
+        return 1;
+      }
+      out.write(reinterpret_cast<const char *>(seg.host().code.data()),
+                seg.host().code.size());
+    }
+  }
   if (asmOnly) {
     os << isa::printProgramAsm(p);
     return 0;

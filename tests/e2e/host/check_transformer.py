@@ -44,8 +44,28 @@ worst = 0.0
 for i in range(3):
     out = work / f"out_{i}"
     r = subprocess.run([systole, "run", str(npu), "--input", f"input={model_dir}/inputs/input_{i}.npy",
-                        "--out-dir", str(out), "--backend", "functional"], check=True,
+                        "--out-dir", str(out), "--backend", "functional",
+                        "--report", str(work / f"run_{i}.json")], check=True,
                        capture_output=True, text=True)
+    segs = [s for s in json.loads((work / f"run_{i}.json").read_text())["segments"]
+            if s["kind"] == "host" and s["host_device"] != "builtin"]
+    if host_target == "gpu":
+        # Each group: a ptx segment, then its cpu_object fallback; exactly one
+        # of the two runs (gpu when a GPU is present, else cpu).
+        assert len(segs) % 2 == 0 and segs, "expected ptx + cpu_object pairs"
+        for g, c in zip(segs[0::2], segs[1::2]):
+            assert g["name"].startswith("host_gpu:") and c["name"].startswith("host:"), (g, c)
+            assert (g["host_device"], c["host_device"]) in (("gpu", "skipped"),
+                                                            ("skipped", "cpu")), (g, c)
+        used = {g["host_device"] == "gpu" and "gpu" or "cpu" for g in segs[0::2]}
+        assert len(used) == 1, "some groups ran on the GPU and some did not"
+        if i == 0:
+            print(f"{len(segs) // 2} host groups ran on the {used.pop()}")
+            for l in r.stdout.splitlines():
+                if "gpu code not run" in l:
+                    print(l.strip())
+    else:
+        assert all(s["host_device"] == "cpu" for s in segs), segs
     if i == 0:
         print("\n".join(l for l in r.stdout.splitlines() if "host" in l.lower() or l.startswith("  ")
                         and ("cpu" in l or "gpu" in l or "skipped" in l)))

@@ -49,7 +49,15 @@ struct CompiledHostCode {
   std::vector<uint8_t> sharedObject;
   std::string ptx; ///< empty unless HostTarget::Gpu
   std::vector<GpuLaunch> launches;
+  /// Bytes of the device image the kernels use: the group's DRAM bytes, then
+  /// the scratch area of its temporaries.
+  int64_t deviceBytes = 0;
 };
+
+/// `params` of the ptx segment: [#inputs, device image bytes, #launches,
+/// then per launch: grid x y z, block x y z, #args, the args' byte offsets in
+/// the device image]; kernel i of the PTX module is "<entry>_k<i>".
+std::vector<int64_t> encodePtxParams(const CompiledHostCode &code);
 
 /// Builds the outlined module (graph ops still unconverted) for `group`.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
@@ -59,9 +67,6 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
 
 /// graph -> linalg -> bufferized loops -> LLVM dialect (bare-pointer ABI).
 void populateHostCpuPipeline(mlir::OpPassManager &pm);
-/// graph -> linalg -> bufferized parallel loops -> gpu.launch -> outlined
-/// kernels lowered to NVVM (host side stays in the func dialect).
-void populateHostGpuPipeline(mlir::OpPassManager &pm);
 void registerHostPipelines();
 
 /// LLVM-dialect module -> relocatable object for the host CPU (generic
@@ -74,17 +79,18 @@ linkSharedObject(llvm::ArrayRef<uint8_t> object);
 
 /// GPU form of an outlined module: parallel loops mapped to blocks/threads,
 /// kernels outlined and lowered to NVVM, serialized to PTX for `sm`; fills
-/// the launch table the runtime replays with the CUDA driver API.
+/// the launch table the runtime replays with the CUDA driver API and the
+/// device image size (DRAM bytes + scratch for temporaries).
 llvm::Expected<std::string>
 compileHostGroupToPtx(mlir::ModuleOp module, llvm::StringRef sm,
-                      std::vector<GpuLaunch> &launches);
+                      std::vector<GpuLaunch> &launches, int64_t &deviceBytes);
 
 /// Lowers and compiles one group: always the CPU shared object; with
-/// HostTarget::Gpu also PTX for `sm` (e.g. "sm_70") and the launch table.
+/// HostTarget::Gpu also PTX for `sm` (e.g. "sm_75") and the launch table.
 llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
                                                   llvm::StringRef entry,
                                                   HostTarget target,
-                                                  llvm::StringRef sm = "sm_70");
+                                                  llvm::StringRef sm = "sm_75");
 
 } // namespace systole::host
 

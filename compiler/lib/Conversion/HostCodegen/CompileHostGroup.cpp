@@ -73,12 +73,26 @@ llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
   out.sharedObject = std::move(*so);
 
   if (target == HostTarget::Gpu) {
-    auto ptx = compileHostGroupToPtx(*gpuModule, sm, out.launches);
+    auto ptx =
+        compileHostGroupToPtx(*gpuModule, sm, out.launches, out.deviceBytes);
     if (!ptx)
       return ptx.takeError();
     out.ptx = std::move(*ptx);
   }
   return out;
+}
+
+std::vector<int64_t> encodePtxParams(const CompiledHostCode &code) {
+  std::vector<int64_t> p = {static_cast<int64_t>(code.inputs.size()),
+                            code.deviceBytes,
+                            static_cast<int64_t>(code.launches.size())};
+  for (const GpuLaunch &l : code.launches) {
+    p.insert(p.end(), l.grid, l.grid + 3);
+    p.insert(p.end(), l.block, l.block + 3);
+    p.push_back(static_cast<int64_t>(l.argOffsets.size()));
+    p.insert(p.end(), l.argOffsets.begin(), l.argOffsets.end());
+  }
+  return p;
 }
 
 } // namespace systole::host

@@ -267,17 +267,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       gpu.entry = entry;
       gpu.code.assign(code->ptx.begin(), code->ptx.end());
       gpu.args = seg.args;
-      // params: [#inputs, #launches, per launch: grid xyz, block xyz,
-      // #args, arg DRAM offsets...]; kernel i is "<entry>_k<i>".
-      gpu.params = {static_cast<int64_t>(code->inputs.size()),
-                    static_cast<int64_t>(code->launches.size())};
-      for (const host::GpuLaunch &l : code->launches) {
-        gpu.params.insert(gpu.params.end(), l.grid, l.grid + 3);
-        gpu.params.insert(gpu.params.end(), l.block, l.block + 3);
-        gpu.params.push_back(static_cast<int64_t>(l.argOffsets.size()));
-        gpu.params.insert(gpu.params.end(), l.argOffsets.begin(),
-                          l.argOffsets.end());
-      }
+      // params: the launch table (host::encodePtxParams).
+      gpu.params = host::encodePtxParams(*code);
       prog.segments.push_back({"host_gpu:" + ops, std::move(gpu)});
     }
     prog.segments.push_back({"host:" + ops, std::move(seg)});

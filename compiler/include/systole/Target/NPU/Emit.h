@@ -37,7 +37,7 @@ struct LayerReport {
 /// the CPU code; the runtime picks the GPU when one is present).
 struct EmitOptions {
   bool hostGpu = false;
-  std::string gpuArch = "sm_70";
+  std::string gpuArch = "sm_75";
 };
 
 /// Lowers a partitioned, tiled, DRAM-allocated function into a program.
