@@ -109,7 +109,8 @@ static int runCompile(int argc, char **argv) {
   cl::opt<std::string> hostTarget(
       "host-target",
       cl::desc("compiled host code: cpu (a native shared object) or gpu "
-               "(PTX beside the CPU code; the runtime uses a GPU if present)"),
+               "(PTX beside the CPU code; the runtime uses a GPU if present); "
+               "gpu-emulation (test: the GPU form run on the CPU)"),
       cl::init("cpu"), cl::cat(cat));
   cl::opt<std::string> gpuArch("gpu-arch",
                                cl::desc("PTX target for --host-target gpu"),
@@ -173,10 +174,12 @@ static int runCompile(int argc, char **argv) {
   llvm::errs() << "[3/4] generating NPU code\n";
   auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
   std::vector<npu::LayerReport> layers;
-  if (hostTarget != "cpu" && hostTarget != "gpu")
-    return fail("--host-target must be cpu or gpu");
+  if (hostTarget != "cpu" && hostTarget != "gpu" &&
+      hostTarget != "gpu-emulation")
+    return fail("--host-target must be cpu, gpu or gpu-emulation");
   npu::EmitOptions emitOptions;
   emitOptions.hostGpu = hostTarget == "gpu";
+  emitOptions.hostGpuEmulation = hostTarget == "gpu-emulation";
   emitOptions.gpuArch = gpuArch;
   auto program = npu::emitProgram(func, *config, &layers, emitOptions);
   if (!program)

@@ -203,7 +203,8 @@ int runConformance(int argc, char **argv) {
   cl::opt<std::string> hostTarget(
       "host-target",
       cl::desc("compiled host code: cpu, or gpu (PTX beside the CPU code; "
-               "the run uses a GPU if present, else the CPU code)"),
+               "the run uses a GPU if present, else the CPU code), or "
+               "gpu-emulation (the GPU form run on the CPU)"),
       cl::init("cpu"), cl::cat(cat));
   cl::opt<std::string> gpuArch("gpu-arch",
                                cl::desc("PTX target for --host-target gpu"),
@@ -225,13 +226,15 @@ int runConformance(int argc, char **argv) {
     llvm::errs() << "error: --filter: " << reError << "\n";
     return 2;
   }
-  if (hostTarget != "cpu" && hostTarget != "gpu") {
-    llvm::errs() << "error: --host-target must be cpu or gpu\n";
+  if (hostTarget != "cpu" && hostTarget != "gpu" &&
+      hostTarget != "gpu-emulation") {
+    llvm::errs() << "error: --host-target must be cpu, gpu or gpu-emulation\n";
     return 2;
   }
   TestOptions opts;
   opts.hw = hw;
   opts.emit.hostGpu = hostTarget == "gpu";
+  opts.emit.hostGpuEmulation = hostTarget == "gpu-emulation";
   opts.emit.gpuArch = gpuArch;
   opts.saveDir = saveDir;
   if (!saveDir.empty())

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Transformer encoder (2 layers, int8 matmuls) through the host fallback.
 
-usage: check_transformer.py SYSTOLE MODEL_DIR WORK [--host-target cpu|gpu]
+usage: check_transformer.py SYSTOLE MODEL_DIR WORK [--host-target cpu|gpu|gpu-emulation]
 
 Builds the model into MODEL_DIR if absent (models/systole_models/transformer),
 compiles it, checks the compile report places every quantized matmul on the

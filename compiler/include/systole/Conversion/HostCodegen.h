@@ -22,7 +22,10 @@
 
 namespace systole::host {
 
-enum class HostTarget { Cpu, Gpu };
+/// GpuEmulation: the GPU form (same kernels and launch table as the PTX)
+/// compiled for the CPU, the kernels called once per block and thread; the
+/// segment is a cpu_object. It tests the GPU lowering where no GPU is.
+enum class HostTarget { Cpu, Gpu, GpuEmulation };
 
 struct HostGroup {
   std::vector<mlir::Operation *> ops;
@@ -67,6 +70,9 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
 
 /// graph -> linalg -> bufferized loops -> LLVM dialect (bare-pointer ABI).
 void populateHostCpuPipeline(mlir::OpPassManager &pm);
+/// Bufferized code (linalg on buffers, scf, memref) -> LLVM dialect with the
+/// bare-pointer ABI: the tail of the CPU pipeline.
+void populateHostLoweringToLLVM(mlir::OpPassManager &pm);
 void registerHostPipelines();
 
 /// LLVM-dialect module -> relocatable object for the host CPU (generic
@@ -83,7 +89,8 @@ linkSharedObject(llvm::ArrayRef<uint8_t> object);
 /// device image size (DRAM bytes + scratch for temporaries).
 llvm::Expected<std::string>
 compileHostGroupToPtx(mlir::ModuleOp module, llvm::StringRef sm,
-                      std::vector<GpuLaunch> &launches, int64_t &deviceBytes);
+                      std::vector<GpuLaunch> &launches, int64_t &deviceBytes,
+                      mlir::OwningOpRef<mlir::ModuleOp> *emulation = nullptr);
 
 /// Lowers and compiles one group: always the CPU shared object; with
 /// HostTarget::Gpu also PTX for `sm` (e.g. "sm_75") and the launch table.

@@ -54,6 +54,27 @@ llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
   MLIRContext *ctx = (*module)->getContext();
   registerBufferization(ctx);
 
+  if (target == HostTarget::GpuEmulation) {
+    // The GPU form on the CPU: the shared object replays the launch table.
+    OwningOpRef<ModuleOp> emulation;
+    auto ptx = compileHostGroupToPtx(**module, sm, out.launches,
+                                     out.deviceBytes, &emulation);
+    if (!ptx)
+      return ptx.takeError();
+    PassManager pm(ctx);
+    populateHostLoweringToLLVM(pm);
+    if (auto e = runPipeline(pm, *emulation, "GPU emulation lowering"))
+      return std::move(e);
+    auto object = emitHostObject(*emulation);
+    if (!object)
+      return object.takeError();
+    auto so = linkSharedObject(*object);
+    if (!so)
+      return so.takeError();
+    out.sharedObject = std::move(*so);
+    return out;
+  }
+
   OwningOpRef<ModuleOp> gpuModule;
   if (target == HostTarget::Gpu)
     gpuModule = cast<ModuleOp>((**module)->clone());

@@ -47,6 +47,7 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
@@ -447,11 +448,142 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
   return ptx;
 }
 
+/// The GPU form for the CPU, to test it where no GPU is: every kernel
+/// becomes `func @<kernel>_emu(%block_x, %thread_x, args...)` (other ids 0,
+/// dims from the launch), and `@<entry>(%dram)` replays the launch table over
+/// a private device image (the group's DRAM bytes copied in and out, the
+/// scratch area after them), each argument a view at its table offset.
+llvm::Expected<OwningOpRef<ModuleOp>>
+buildEmulation(gpu::GPUModuleOp kernels, llvm::StringRef entry,
+               llvm::ArrayRef<GpuLaunch> launches, int64_t dramBytes,
+               int64_t deviceBytes) {
+  MLIRContext *ctx = kernels.getContext();
+  Location loc = kernels.getLoc();
+  OwningOpRef<ModuleOp> emu = ModuleOp::create(loc);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(emu->getBody());
+  for (auto g : kernels.getOps<memref::GlobalOp>())
+    b.clone(*g);
+  Type index = b.getIndexType();
+  std::vector<func::FuncOp> emuFns;
+  for (const GpuLaunch &l : launches) {
+    auto k = kernels.lookupSymbol<gpu::GPUFuncOp>(l.kernel);
+    if (!k || l.grid[1] != 1 || l.grid[2] != 1 || l.block[1] != 1 ||
+        l.block[2] != 1)
+      return error("cannot emulate kernel '" + l.kernel + "'");
+    llvm::SmallVector<Type> args = {index, index};
+    llvm::append_range(args, k.getArgumentTypes());
+    auto fn = b.create<func::FuncOp>(loc, l.kernel + "_emu",
+                                     b.getFunctionType(args, {}));
+    fn.setPrivate();
+    IRMapping map;
+    k.getBody().cloneInto(&fn.getBody(), map);
+    Block &entryBlock = fn.getBody().front();
+    Value bx = entryBlock.insertArgument(0u, index, loc);
+    Value tx = entryBlock.insertArgument(1u, index, loc);
+    llvm::Error err = llvm::Error::success();
+    fn.walk([&](Operation *op) {
+      OpBuilder ob(op);
+      auto dim = [&](gpu::Dimension d, int64_t x) -> Value {
+        return ob.create<arith::ConstantIndexOp>(
+            op->getLoc(), d == gpu::Dimension::x ? x : 1);
+      };
+      Value v;
+      if (auto o = dyn_cast<gpu::BlockIdOp>(op))
+        v = o.getDimension() == gpu::Dimension::x
+                ? bx
+                : ob.create<arith::ConstantIndexOp>(op->getLoc(), 0);
+      else if (auto o = dyn_cast<gpu::ThreadIdOp>(op))
+        v = o.getDimension() == gpu::Dimension::x
+                ? tx
+                : ob.create<arith::ConstantIndexOp>(op->getLoc(), 0);
+      else if (auto o = dyn_cast<gpu::BlockDimOp>(op))
+        v = dim(o.getDimension(), l.block[0]);
+      else if (auto o = dyn_cast<gpu::GridDimOp>(op))
+        v = dim(o.getDimension(), l.grid[0]);
+      else if (isa<gpu::ReturnOp>(op)) {
+        ob.create<func::ReturnOp>(op->getLoc());
+        op->erase();
+        return;
+      } else if (op->getDialect() && isa<gpu::GPUDialect>(op->getDialect()) &&
+                 !err)
+        err = error("cannot emulate '" + op->getName().getStringRef() + "'");
+      if (v) {
+        op->getResult(0).replaceAllUsesWith(v);
+        op->erase();
+      }
+    });
+    if (err)
+      return std::move(err);
+    emuFns.push_back(fn);
+  }
+  // The driver.
+  auto dramType = MemRefType::get({dramBytes}, b.getI8Type());
+  auto driver =
+      b.create<func::FuncOp>(loc, entry, b.getFunctionType({dramType}, {}));
+  b.setInsertionPointToStart(driver.addEntryBlock());
+  Value dram = driver.getArgument(0);
+  Value dev = b.create<memref::AllocOp>(
+      loc, MemRefType::get({deviceBytes}, b.getI8Type()));
+  Value low = b.create<memref::SubViewOp>(loc, dev, llvm::ArrayRef<int64_t>{0},
+                                          llvm::ArrayRef<int64_t>{dramBytes},
+                                          llvm::ArrayRef<int64_t>{1});
+  b.create<linalg::CopyOp>(loc, dram, low);
+  Value c0 = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value c1 = b.create<arith::ConstantIndexOp>(loc, 1);
+  for (auto [l, fn] : llvm::zip(launches, emuFns)) {
+    llvm::SmallVector<Value> args = {nullptr, nullptr};
+    for (auto [off, type] :
+         llvm::zip(l.argOffsets, fn.getArgumentTypes().drop_front(2))) {
+      auto mt = cast<MemRefType>(type);
+      Value o = b.create<arith::ConstantIndexOp>(loc, off);
+      if (mt.getLayout().isIdentity()) {
+        args.push_back(b.create<memref::ViewOp>(loc, mt, dev, o, ValueRange{}));
+        continue;
+      }
+      // Strided type with a static offset: the pointer is the aligned
+      // base, elements at base[offset + sum(i * stride)].
+      llvm::SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(getStridesAndOffset(mt, strides, offset)))
+        return error("cannot emulate an argument of kernel '" + l.kernel + "'");
+      int64_t extent = offset + 1;
+      for (auto [size, stride] : llvm::zip(mt.getShape(), strides))
+        extent += (size - 1) * stride;
+      Value flat = b.create<memref::ViewOp>(
+          loc, MemRefType::get({extent}, mt.getElementType()), dev, o,
+          ValueRange{});
+      args.push_back(b.create<memref::ReinterpretCastOp>(
+          loc, mt, flat, offset, mt.getShape(), strides));
+    }
+    Value grid = b.create<arith::ConstantIndexOp>(loc, l.grid[0]);
+    Value block = b.create<arith::ConstantIndexOp>(loc, l.block[0]);
+    b.create<scf::ForOp>(
+        loc, c0, grid, c1, ValueRange{},
+        [&](OpBuilder &ob, Location, Value bx, ValueRange) {
+          ob.create<scf::ForOp>(
+              loc, c0, block, c1, ValueRange{},
+              [&](OpBuilder &ib, Location, Value tx, ValueRange) {
+                args[0] = bx;
+                args[1] = tx;
+                ib.create<func::CallOp>(loc, fn, args);
+                ib.create<scf::YieldOp>(loc);
+              });
+          ob.create<scf::YieldOp>(loc);
+        });
+  }
+  b.create<linalg::CopyOp>(loc, low, dram);
+  b.create<memref::DeallocOp>(loc, dev);
+  b.create<func::ReturnOp>(loc);
+  return emu;
+}
+
 } // namespace
 
 llvm::Expected<std::string>
 compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
-                      std::vector<GpuLaunch> &launches, int64_t &deviceBytes) {
+                      std::vector<GpuLaunch> &launches, int64_t &deviceBytes,
+                      OwningOpRef<ModuleOp> *emulation) {
   MLIRContext *ctx = module.getContext();
   ctx->loadDialect<gpu::GPUDialect, scf::SCFDialect, memref::MemRefDialect,
                    LLVM::LLVMDialect, NVVM::NVVMDialect>();
@@ -526,6 +658,13 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
   // Globals the kernels no longer need (the host function is gone).
   for (auto g : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
     g.erase();
+  if (emulation) {
+    auto emu =
+        buildEmulation(*kernels, entry, launches, dramBytes, deviceBytes);
+    if (!emu)
+      return emu.takeError();
+    *emulation = std::move(*emu);
+  }
   // The polynomial approximations use math.fma, which convert-gpu-to-nvvm
   // leaves alone: the LLVM intrinsic (fma.rn.f32, as the CPU's fma).
   kernels->walk([](math::FmaOp fma) {

@@ -62,6 +62,10 @@ void addToLLVM(OpPassManager &pm) {
 
 void populateHostCpuPipeline(OpPassManager &pm) {
   addBufferization(pm);
+  populateHostLoweringToLLVM(pm);
+}
+
+void populateHostLoweringToLLVM(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   addToLLVM(pm);
 }

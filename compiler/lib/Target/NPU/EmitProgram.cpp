@@ -231,7 +231,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     std::string entry = "systole_host_" + std::to_string(hostFunctions++);
     auto code = host::compileHostGroup(group, entry,
                                        options.hostGpu ? host::HostTarget::Gpu
-                                                       : host::HostTarget::Cpu,
+                                       : options.hostGpuEmulation
+                                           ? host::HostTarget::GpuEmulation
+                                           : host::HostTarget::Cpu,
                                        options.gpuArch);
     if (!code)
       return loweringError(hostGroup.front(),
@@ -278,7 +280,10 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       if (r.name.empty())
         r.name = entry;
       r.op = "host";
-      r.mapping = (options.hostGpu ? "host gpu|cpu: " : "host cpu: ") + ops;
+      r.mapping = (options.hostGpu            ? "host gpu|cpu: "
+                   : options.hostGpuEmulation ? "host cpu (gpu emulation): "
+                                              : "host cpu: ") +
+                  ops;
       r.onHost = true;
       r.hostBytesIn = in;
       r.hostBytesOut = out;

@@ -37,6 +37,9 @@ struct LayerReport {
 /// the CPU code; the runtime picks the GPU when one is present).
 struct EmitOptions {
   bool hostGpu = false;
+  /// Test mode (--host-target gpu-emulation): the GPU form of each host
+  /// group compiled for the CPU (docs/host.md); no PTX segment.
+  bool hostGpuEmulation = false;
   std::string gpuArch = "sm_75";
 };
 
