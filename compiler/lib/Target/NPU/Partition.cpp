@@ -4,7 +4,10 @@
 // int8 and layout changes of inputs/outputs) as builtin runtime kernels and
 // every float op the NPU cannot run (softmax, layer norm, gelu, float
 // matmul/conv, ...) as code compiled through upstream MLIR (docs/host.md).
-// An op neither can run is an error that names both reasons.
+// A quantized op neither can run as is (an average pool with a window, an
+// int8 activation x activation matmul, ...) runs on the host in float
+// between a dequantize and a quantize. An op neither can run is an error
+// that names both reasons.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Target/NPU/Annotations.h"
@@ -167,31 +170,127 @@ std::string hostRejection(Operation *op) {
   return "no host lowering for this op";
 }
 
+bool isQuantized8(Type t) {
+  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
+  return q && q.getStorageTypeIntegralWidth() == 8;
+}
+
+/// A constant quantized operand, dequantized at compile time as ONNX's
+/// DequantizeLinear computes it: float(q - zero_point) * scale in float32.
+Value dequantizedConstant(OpBuilder &b, Value v) {
+  auto storage = v.getDefiningOp<quant::StorageCastOp>();
+  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(v));
+  if (!storage || !q)
+    return {};
+  auto c = storage.getArg().getDefiningOp<arith::ConstantOp>();
+  auto values = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
+  if (!values)
+    return {};
+  float scale = static_cast<float>(q.getScale());
+  llvm::SmallVector<float> f;
+  for (const APInt &x : values.getValues<APInt>()) {
+    int64_t i = q.isSigned() ? x.getSExtValue() : int64_t(x.getZExtValue());
+    f.push_back(static_cast<float>(i - q.getZeroPoint()) * scale);
+  }
+  auto type = cast<RankedTensorType>(v.getType())
+                  .clone(Float32Type::get(v.getContext()));
+  return b.create<arith::ConstantOp>(
+      v.getLoc(), DenseElementsAttr::get(type, llvm::ArrayRef(f)));
+}
+
+/// A quantized op neither the NPU nor the host can run as is runs on the
+/// host in float: dequantize (builtin) -> the float op (compiled) ->
+/// quantize (builtin), ONNX's QDQ semantics. Only for per-tensor int8/uint8
+/// operands and results and without a fused activation clamp. Returns the
+/// float op, or nullptr (nothing changed) if the rewrite does not apply.
+Operation *runQuantizedOpInFloat(Operation *op) {
+  if (op->getNumResults() == 0 || op->hasAttr("act_min") ||
+      op->hasAttr("act_max"))
+    return nullptr;
+  bool anyQuantized = false;
+  llvm::SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type t : types) {
+    if (!isa<RankedTensorType>(t) || (!isQuantized8(t) && !isF32(t)))
+      return nullptr;
+    anyQuantized |= isQuantized8(t);
+  }
+  if (!anyQuantized)
+    return nullptr;
+  auto floatType = [](Type t) {
+    return cast<RankedTensorType>(t).clone(Float32Type::get(t.getContext()));
+  };
+  OpBuilder b(op);
+  Operation *f = b.clone(*op);
+  for (OpResult r : f->getResults())
+    r.setType(floatType(r.getType()));
+  llvm::SmallVector<Operation *> dequantizes;
+  b.setInsertionPoint(f);
+  for (OpOperand &o : f->getOpOperands())
+    if (isQuantized8(o.get().getType())) {
+      if (Value c = dequantizedConstant(b, o.get())) {
+        dequantizes.push_back(c.getDefiningOp());
+        o.set(c);
+        continue;
+      }
+      auto dq = b.create<DequantizeOp>(op->getLoc(),
+                                       floatType(o.get().getType()), o.get());
+      dequantizes.push_back(dq);
+      o.set(dq);
+    }
+  if (!hostRejection(f).empty()) {
+    f->erase();
+    for (Operation *dq : dequantizes)
+      dq->erase();
+    return nullptr;
+  }
+  for (Operation *dq : dequantizes)
+    if (isa<DequantizeOp>(dq))
+      setPlacement(dq, systole::npu::Placement::Host);
+  b.setInsertionPointAfter(f);
+  for (auto [r, fr] : llvm::zip(op->getResults(), f->getResults())) {
+    Value v = fr;
+    if (isQuantized8(r.getType())) {
+      auto q = b.create<QuantizeOp>(op->getLoc(), r.getType(), fr);
+      setPlacement(q, systole::npu::Placement::Host);
+      v = q;
+    }
+    r.replaceAllUsesWith(v);
+  }
+  op->erase();
+  setPlacement(f, systole::npu::Placement::Host);
+  return f;
+}
+
 struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
   void runOnOperation() override {
     bool failed = false;
-    getOperation().walk([&](Operation *op) {
+    llvm::SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
       if (op->getDialect() !=
           getOperation()->getContext()->getLoadedDialect<GraphDialect>())
-        return;
+        continue;
       if (isHostBoundaryOp(op)) {
         setPlacement(op, systole::npu::Placement::Host);
-        return;
+        continue;
       }
       std::string why = npuRejection(op);
       if (why.empty()) {
         setPlacement(op, systole::npu::Placement::Npu);
-        return;
+        continue;
       }
       std::string hostWhy = hostRejection(op);
       if (hostWhy.empty()) {
         setPlacement(op, systole::npu::Placement::Host);
-        return;
+        continue;
       }
+      if (runQuantizedOpInFloat(op))
+        continue;
       op->emitError() << "'" << op->getName() << "' cannot run on the NPU ("
                       << why << ") nor on the host (" << hostWhy << ")";
       failed = true;
-    });
+    }
     if (failed)
       signalPassFailure();
   }

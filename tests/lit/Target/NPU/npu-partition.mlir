@@ -12,3 +12,22 @@ func.func @boundary(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %d = graph.dequantize %a : tensor<1x4x4x8x!f> -> tensor<1x4x4x8xf32>
   return %d : tensor<1x4x4x8xf32>
 }
+
+// A quantized op the NPU rejects (broadcasting add) runs on the host in
+// float: its activation is dequantized by a builtin, its constant operand at
+// compile time ((q - zp) * scale = (5 + 3) * 0.05 = 0.4), and the float
+// result quantized back to the op's type.
+!g = !quant.uniform<i8:f32, 0.1:2>
+// CHECK-LABEL: func @quantized_on_host
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<4.000000e-01> : tensor<1x1x1x8xf32>
+// CHECK-DAG: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[Q:.*]] = graph.quantize %[[S]] {npu.placement = "host"} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!quant.uniform<i8:f32, 1.000000e-01:2>>
+// CHECK: return %[[Q]]
+// CHECK-NOT: graph.add
+func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
+  %c = arith.constant dense<5> : tensor<1x1x1x8xi8>
+  %b = "quant.scast"(%c) : (tensor<1x1x1x8xi8>) -> tensor<1x1x1x8x!f>
+  %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!g>
+  return %y : tensor<1x4x4x8x!g>
+}
