@@ -100,6 +100,16 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
                                       I.raw(F::Matmul_m), R));
     if (!ws && I.getFlag(F::Matmul_preload))
       return fieldError(I, F::Matmul_preload, "must be 0 for the os dataflow");
+    // The array writes C in its skewed order, so rows of C must not share
+    // ACC words (docs/isa.md, MATMUL).
+    if (I.raw(F::Matmul_m) > 1 &&
+        I.raw(F::Matmul_c_stride) < I.raw(F::Matmul_n))
+      return fieldError(
+          I, F::Matmul_c_stride,
+          llvm::formatv("{0} is less than n ({1}): rows of C would overlap in "
+                        "the accumulator (m = {2})",
+                        I.raw(F::Matmul_c_stride), I.raw(F::Matmul_n),
+                        I.raw(F::Matmul_m)));
     break;
   }
   case Opcode::Requant:

@@ -70,6 +70,11 @@ TEST(Verifier, InstructionFieldRules) {
       {2, F::Matmul_k, 5, "matmul.k: 5 exceeds array.rows 4 (ws)"},
       {2, F::Matmul_n, 5, "matmul.n: 5 exceeds array.cols 4"},
       {2, F::Matmul_a_k_inner, 0, "matmul.a_k_inner: must be >= 1"},
+      {2, F::Matmul_c_stride, 3,
+       "matmul.c_stride: 3 is less than n (4): rows of C would overlap in the "
+       "accumulator (m = 6)"},
+      {2, F::Matmul_c_stride, 0,
+       "matmul.c_stride: 0 is less than n (4): rows of C would overlap"},
       {5, F::Store_elem_bytes, 4, "store.i8_to_u8: requires elem_bytes=1"},
   };
   for (const Case &c : cases) {
@@ -93,6 +98,11 @@ TEST(Verifier, InstructionFieldRules) {
   p = sampleProgram();
   inst(p, 2).set(F::Matmul_dataflow, Dataflow_os);
   EXPECT_TRUE(contains(verify(p), "matmul.m: 6 exceeds array.rows 4 (os)"));
+  // One row of C: its stride is never used.
+  p = sampleProgram();
+  inst(p, 2).set(F::Matmul_m, 1);
+  inst(p, 2).set(F::Matmul_c_stride, 0);
+  EXPECT_EQ(verify(p), "");
   p = sampleProgram();
   inst(p, 0).set(F::Load_sram, Memory_acc);
   EXPECT_TRUE(
