@@ -11,6 +11,8 @@ models dequantize at the end, so the outputs are int8 values times the
 output scale), counted in output LSBs:
 - broadcast QLinearAdd and average pooling with count_include_pad=1: equal
   to ORT (0 LSB);
+- int8 activation x activation QLinearMatMul: at most 1 LSB (ORT
+  accumulates integers exactly, the float path rounds in float32);
 - average pooling with count_include_pad=0: ORT's QLinearAveragePool kernel
   rounds nearbyintf(y / y_scale + y_zero_point) (zero point added before
   rounding, qlinear_pool.cc) where QuantizeLinear rounds y / y_scale and then
@@ -38,6 +40,7 @@ work.mkdir(parents=True, exist_ok=True)
 SHAPE = [1, 8, 10, 10]
 XS, XZ = 0.05, 3        # input scale / zero point (int8)
 YS, YZ = 0.03, -5       # output scale / zero point
+MM_S = 0.4              # output scale of the matmul (sums of 10 products)
 
 
 def scalar(name, value, dtype):
@@ -94,6 +97,16 @@ cases.append(("qop_add_broadcast", None, model("qop_add_broadcast", [
     helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["output"]),
 ], extra_inits=[bias], out_shape=SHAPE), "add"))
 
+# QLinearMatMul of two activations (x @ x^T per channel; the NPU needs a
+# constant right-hand side). ORT accumulates the int8 products exactly and
+# requantizes once; the float path rounds the dequantized values, products
+# and sums in float32, so a value near a rounding boundary may differ by 1.
+cases.append(("qop_matmul_act_x_act", "float", model("qop_matmul_act_x_act", [
+    helper.make_node("QuantizeLinear", ["input", "xs", "xz"], ["xq"]),
+    helper.make_node("Transpose", ["xq"], ["xt"], perm=[0, 1, 3, 2]),
+    helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "xt", "xs", "xz", "mm_s", "yz"], ["yq"]),
+    helper.make_node("DequantizeLinear", ["yq", "mm_s", "yz"], ["output"]),
+], extra_inits=[scalar("mm_s", MM_S, TensorProto.FLOAT)], out_shape=SHAPE), "matmul"))
 
 
 def pool_formulas(x, cip):
@@ -143,14 +156,18 @@ for name, cip, path, op in cases:
         got = np.load(out / "output.npy")
         ref = ort_runner.run(path, {"input": x})["output"]
         assert got.shape == ref.shape, (got.shape, ref.shape)
-        lsb = np.rint(np.abs(got.astype(np.float64) - ref) / YS).astype(int)
+        scale = MM_S if cip == "float" else YS
+        lsb = np.rint(np.abs(got.astype(np.float64) - ref) / scale).astype(int)
         worst = max(worst, int(lsb.max()))
         mism += int((lsb > 0).sum())
         total += lsb.size
-        if cip is not None:
+        if cip in (0, 1):
             qdq, ort = pool_formulas(x, cip)
             explained &= bool(np.array_equal(got, qdq) and np.array_equal(ref, ort))
-    if cip == 0:
+    if cip == "float":
+        ok = worst <= 1
+        note = "float accumulation vs ORT's exact integer one: at most 1 LSB"
+    elif cip == 0:
         ok = explained and worst <= 1
         note = ("ours == QuantizeLinear rounding, ORT == its kernel's rounding, exactly"
                 if explained else "NOT explained by the rounding formulas")
