@@ -143,7 +143,7 @@ module npu_datapath
   task automatic do_vector(input logic [INSTR_BITS-1:0] I);
     logic add, u8, ab, bb;
     longint unsigned n0, n1;
-    int av, bv, lo, hi, p;
+    int av, bv, lo, hi;
     logic [31:0] ra, rb, fx, y;
     add = I[7:0] == OP_VADD;
     u8 = add ? I[VADD_U8_LSB] : I[VMUL_U8_LSB];
@@ -161,12 +161,10 @@ module npu_datapath
       for (longint unsigned i = 0; i < n0; i++) begin
         av = dom_value(u8, sp[64'(I[VADD_A_ADDR_LSB +: 32]) + j * 64'(I[VADD_A_S1_LSB +: 32]) + (ab ? 0 : i)]);
         bv = dom_value(u8, sp[64'(I[VADD_B_ADDR_LSB +: 32]) + j * 64'(I[VADD_B_S1_LSB +: 32]) + (bb ? 0 : i)]);
-        if (add)
-          y = npu_postproc_pkg::vadd_value(I[VADD_MODE_LSB +: VADD_MODE_W], av, bv, ra, rb, fx);
-        else begin
-          p = (av - dom_param(u8, I[VMUL_A_ZP_LSB +: 8])) * (bv - dom_param(u8, I[VMUL_B_ZP_LSB +: 8]));
-          y = npu_postproc_pkg::vmul_value(p, I[VMUL_RATIO_LSB +: 32], dom_param(u8, I[VMUL_O_ZP_LSB +: 8]));
-        end
+        y = npu_postproc_pkg::vector_value(
+            add, I[VADD_MODE_LSB +: VADD_MODE_W], av, bv, add ? ra : I[VMUL_RATIO_LSB +: 32], rb, fx,
+            dom_param(u8, I[VMUL_A_ZP_LSB +: 8]), dom_param(u8, I[VMUL_B_ZP_LSB +: 8]),
+            dom_param(u8, I[VMUL_O_ZP_LSB +: 8]));
         vbuf[j*n0+i] = 8'(npu_postproc_pkg::clampi(y, lo, hi)) ^ {u8, 7'd0};
       end
     for (longint unsigned j = 0; j < n1; j++)

@@ -25,36 +25,56 @@ package npu_postproc_pkg;
     clampi = ($signed(m) < $signed(hi)) ? m : hi;
   endfunction
 
-  // VADD: t in the fp32 evaluation order of the mode (a, b: the domain
-  // values as int32), then cvtps2dq.
-  function automatic logic [31:0] vadd_value(input logic [2:0] mode, input logic [31:0] av,
-                                             input logic [31:0] bv, input logic [31:0] ra,
-                                             input logic [31:0] rb, input logic [31:0] fx);
-    logic [31:0] a, b, t;
-    a = npu_fp32_itof_pkg::itof(av);
-    b = npu_fp32_itof_pkg::itof(bv);
-    case (mode)
-      3'd0: t = npu_fp32_fma_pkg::ffma(a, ra, npu_fp32_fma_pkg::ffma(b, rb, fx));  // fma
-      3'd1:  // fma_scalar_b
-        t = npu_fp32_fma_pkg::ffma(a, ra, npu_fp32_add_pkg::fadd(fx, npu_fp32_mul_pkg::fmul(b, rb)));
-      3'd2:  // fma_scalar_a
-        t = npu_fp32_fma_pkg::ffma(b, rb, npu_fp32_add_pkg::fadd(fx, npu_fp32_mul_pkg::fmul(a, ra)));
-      3'd3:  // mul_add
-        t = npu_fp32_add_pkg::fadd(npu_fp32_add_pkg::fadd(fx, npu_fp32_mul_pkg::fmul(a, ra)),
-                                   npu_fp32_mul_pkg::fmul(b, rb));
-      3'd4:  // mul_add_scalar_b
-        t = npu_fp32_add_pkg::fadd(npu_fp32_add_pkg::fadd(fx, npu_fp32_mul_pkg::fmul(b, rb)),
-                                   npu_fp32_mul_pkg::fmul(a, ra));
-      default: t = 32'd0;  // not a mode (the verifier rejects it)
-    endcase
-    vadd_value = npu_fp32_toint_pkg::rne_int(t);
+  localparam logic [31:0] NEG_ZERO = 32'h80000000, ONE = 32'h3f800000;
+
+  // VADD and VMUL on one chain of four fused multiply-adds. Every fp32 step
+  // of isa.md §4 is one of them: fl(x * r) = fma(x, r, -0) (exact zero
+  // signs included), fl(c + p) = fma(p, 1, c), and fma itself, so the five
+  // VADD orders and VMUL differ only in what enters each stage:
+  //   stage 1  p1 = fma(x1, r1, fused ? fixed : -0)
+  //   stage 2  s  = fused ? p1 : fma(p1, 1, fixed)          fixed + x1*r1
+  //   stage 3  p3 = fma(x2, r2, late ? -0 : s)
+  //   stage 4  t  = late ? fma(p3, 1, s) : p3               s + x2*r2
+  // with (x1, r1) the operand the order takes first (b for fma,
+  // fma_scalar_b, mul_add_scalar_b and VMUL's float(p); a for fma_scalar_a
+  // and mul_add), fused = mode fma, late = the mul_add modes, and VMUL as
+  // fl(fl(float(p) * ratio) + float(o_zp)) through stages 1-2 only.
+  function automatic logic [31:0] fma_chain(input logic fused, input logic late,
+                                            input logic two, input logic [31:0] x1,
+                                            input logic [31:0] r1, input logic [31:0] x2,
+                                            input logic [31:0] r2, input logic [31:0] fx);
+    logic [31:0] p1, s, p3;
+    p1 = npu_fp32_fma_pkg::ffma(x1, r1, fused ? fx : NEG_ZERO);
+    s = fused ? p1 : npu_fp32_fma_pkg::ffma(p1, ONE, fx);
+    p3 = npu_fp32_fma_pkg::ffma(x2, r2, late ? NEG_ZERO : s);
+    if (!two) fma_chain = s;
+    else if (late) fma_chain = npu_fp32_fma_pkg::ffma(p3, ONE, s);
+    else fma_chain = p3;
   endfunction
 
-  // VMUL: fl(fl(float(p) * ratio) + float(o_zp)), cvtps2dq; p = (a - a_zp) * (b - b_zp).
-  function automatic logic [31:0] vmul_value(input logic [31:0] p, input logic [31:0] ratio,
-                                             input logic [31:0] ozp);
-    vmul_value = npu_fp32_toint_pkg::rne_int(npu_fp32_add_pkg::fadd(
-        npu_fp32_mul_pkg::fmul(npu_fp32_itof_pkg::itof(p), ratio), npu_fp32_itof_pkg::itof(ozp)));
+  // VADD (is_add) or VMUL of one element, before the clamp: the domain
+  // values av, bv as int32; ratio = VADD ratio_a or VMUL ratio. VADD modes:
+  // fma = 0, fma_scalar_b = 1, fma_scalar_a = 2, mul_add = 3,
+  // mul_add_scalar_b = 4 (others give 0; the verifier rejects them).
+  // VMUL: fl(fl(float(p) * ratio) + float(o_zp)), p = (a - a_zp) * (b - b_zp).
+  // One fma_chain serves both (the lane has four fma units), then cvtps2dq.
+  function automatic logic [31:0] vector_value(input logic is_add, input logic [2:0] mode,
+                                               input logic [31:0] av, input logic [31:0] bv,
+                                               input logic [31:0] ratio, input logic [31:0] rb,
+                                               input logic [31:0] fx, input logic [31:0] azp,
+                                               input logic [31:0] bzp, input logic [31:0] ozp);
+    logic a_first;
+    logic [31:0] x1, x2, r1, r2, c;
+    a_first = mode == 3'd2 || mode == 3'd3;
+    x1 = npu_fp32_itof_pkg::itof(!is_add ? (av - azp) * (bv - bzp) : a_first ? av : bv);
+    x2 = npu_fp32_itof_pkg::itof(a_first ? bv : av);
+    r1 = !is_add ? ratio : a_first ? ratio : rb;
+    r2 = a_first ? rb : ratio;
+    c = is_add ? fx : npu_fp32_itof_pkg::itof(ozp);
+    if (is_add && mode > 3'd4) vector_value = 32'd0;
+    else
+      vector_value = npu_fp32_toint_pkg::rne_int(fma_chain(
+          is_add && mode == 3'd0, is_add && mode >= 3'd3, is_add, x1, r1, x2, r2, c));
   endfunction
 
   // avg_float POOL, one window element: facc + fl(scale * float(v - in_zp)).

@@ -17,9 +17,10 @@ module npu_vector_lane (
     input  logic [31:0] hi,
     output logic [31:0] y
 );
-  always_comb begin
-    if (is_add) y = npu_postproc_pkg::vadd_value(mode, av, bv, ratio_a, ratio_b, fixed);
-    else y = npu_postproc_pkg::vmul_value((av - a_zp) * (bv - b_zp), ratio_a, o_zp);
-    y = npu_postproc_pkg::clampi(y, lo, hi);
-  end
+  // One fma chain for both (npu_postproc_pkg::fma_chain): VMUL's operands
+  // enter where VADD's do, so the lane has four fma units, not one per
+  // operation of each order.
+  always_comb
+    y = npu_postproc_pkg::clampi(npu_postproc_pkg::vector_value(
+        is_add, mode, av, bv, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp), lo, hi);
 endmodule
