@@ -1,4 +1,5 @@
 //===- CmdAsm.cpp - `systole asm`: assemble text into a .npu --------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/ISA/Assembly.h"
@@ -23,20 +24,6 @@ static void usage(llvm::raw_ostream &os) {
         "writes\n"
         "the .npu binary. --no-verify skips the verifier: it writes hostile\n"
         "binaries for testing loaders (docs/security.md).\n";
-}
-
-/// A path, or the name of a bundled preset.
-static llvm::Expected<isa::HwConfig> loadConfigArg(llvm::StringRef arg) {
-  if (llvm::sys::fs::exists(arg))
-    return isa::loadHwConfigFile(arg);
-  std::string preset = cli::presetDirectory() + "/" + arg.str() + ".json";
-  if (!arg.contains('/') && llvm::sys::fs::exists(preset))
-    return isa::loadHwConfigFile(preset);
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      "--hw: '%s' is neither a file nor a bundled preset "
-      "(see `systole presets`)",
-      arg.str().c_str());
 }
 
 static int runAsm(int argc, char **argv) {
@@ -88,7 +75,7 @@ static int runAsm(int argc, char **argv) {
     usage(llvm::errs());
     return 2;
   }
-  auto cfg = loadConfigArg(hw);
+  auto cfg = cli::loadHwConfigArg(hw);
   if (!cfg) {
     llvm::errs() << "systole asm: " << llvm::toString(cfg.takeError()) << "\n";
     return 1;

@@ -3,6 +3,7 @@
 // Thin driver over rt::runAndAnalyze and the writers of Analysis.h.
 //
 //===----------------------------------------------------------------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Runtime/Analysis.h"
@@ -50,54 +51,18 @@ static llvm::Error writeFile(llvm::StringRef path,
 
 static int runReport(int argc, char **argv) {
   std::string model, jsonPath, csvPath, htmlPath, modeName = "estimate";
-  std::vector<std::pair<std::string, std::string>> inputFiles;
+  std::vector<cli::InputArg> inputFiles;
   bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a = argv[i];
-    std::string value;
-    auto take = [&](llvm::StringRef flag) {
-      if (a == flag) {
-        if (i + 1 >= argc)
-          return false;
-        value = argv[++i];
-        return true;
-      }
-      if (a.consume_front((flag + "=").str())) {
-        value = a.str();
-        return true;
-      }
-      return false;
-    };
-    if (a == "-h" || a == "--help") {
-      usage(llvm::outs());
-      return 0;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (take("--mode")) {
-      modeName = value;
-    } else if (take("--json")) {
-      jsonPath = value;
-    } else if (take("--csv")) {
-      csvPath = value;
-    } else if (take("--html")) {
-      htmlPath = value;
-    } else if (take("--input")) {
-      auto [name, file] = llvm::StringRef(value).split('=');
-      if (file.empty())
-        inputFiles.emplace_back("", name.str());
-      else
-        inputFiles.emplace_back(name.str(), file.str());
-    } else if (a.starts_with("-")) {
-      llvm::errs() << "systole report: unknown option '" << a << "'\n";
-      usage(llvm::errs());
-      return 2;
-    } else if (model.empty()) {
-      model = a.str();
-    } else {
-      llvm::errs() << "systole report: more than one model file\n";
-      return 2;
-    }
-  }
+  cli::FlagParser flags("systole report", usage);
+  flags.positional(model, "more than one model file")
+      .flag({"--quiet", "-q"}, quiet)
+      .value({"--mode"}, modeName)
+      .value({"--json"}, jsonPath)
+      .value({"--csv"}, csvPath)
+      .value({"--html"}, htmlPath)
+      .inputs("--input", inputFiles);
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   if (model.empty()) {
     usage(llvm::errs());
     return 2;

@@ -1,4 +1,5 @@
 //===- CmdRun.cpp - `systole run`: execute a .npu on a simulator backend --===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Runtime/Npy.h"
@@ -54,65 +55,22 @@ static std::string fileNameFor(llvm::StringRef name) {
 static int runRun(int argc, char **argv) {
   std::string model, outDir, tracePath, reportPath, dumpDir, wavesPath,
       backendName = "cycle";
-  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<cli::InputArg> inputs;
   uint64_t maxCycles = 0;
   bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a = argv[i];
-    std::string value;
-    auto take = [&](llvm::StringRef flag) {
-      if (a == flag) {
-        if (i + 1 >= argc)
-          return false;
-        value = argv[++i];
-        return true;
-      }
-      if (a.consume_front((flag + "=").str())) {
-        value = a.str();
-        return true;
-      }
-      return false;
-    };
-    if (a == "-h" || a == "--help") {
-      usage(llvm::outs());
-      return 0;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (take("--input")) {
-      auto [name, file] = llvm::StringRef(value).split('=');
-      if (file.empty())
-        inputs.emplace_back("", name.str());
-      else
-        inputs.emplace_back(name.str(), file.str());
-    } else if (take("--out-dir")) {
-      outDir = value;
-    } else if (take("--backend")) {
-      backendName = value;
-    } else if (take("--trace")) {
-      tracePath = value;
-    } else if (take("--waves")) {
-      wavesPath = value;
-    } else if (take("--report")) {
-      reportPath = value;
-    } else if (take("--dump-tensors")) {
-      dumpDir = value;
-    } else if (take("--max-cycles")) {
-      if (llvm::StringRef(value).getAsInteger(10, maxCycles)) {
-        llvm::errs() << "systole run: --max-cycles: '" << value
-                     << "' is not a number\n";
-        return 2;
-      }
-    } else if (a.starts_with("-")) {
-      llvm::errs() << "systole run: unknown option '" << a << "'\n";
-      usage(llvm::errs());
-      return 2;
-    } else if (model.empty()) {
-      model = a.str();
-    } else {
-      llvm::errs() << "systole run: more than one model file\n";
-      return 2;
-    }
-  }
+  cli::FlagParser flags("systole run", usage);
+  flags.positional(model, "more than one model file")
+      .flag({"--quiet", "-q"}, quiet)
+      .inputs("--input", inputs)
+      .value({"--out-dir"}, outDir)
+      .value({"--backend"}, backendName)
+      .value({"--trace"}, tracePath)
+      .value({"--waves"}, wavesPath)
+      .value({"--report"}, reportPath)
+      .value({"--dump-tensors"}, dumpDir)
+      .number("--max-cycles", maxCycles);
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   if (model.empty() || outDir.empty()) {
     usage(llvm::errs());
     return 2;

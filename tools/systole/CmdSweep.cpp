@@ -4,6 +4,7 @@
 // both executors start (one process per point).
 //
 //===----------------------------------------------------------------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Runtime/Sweep.h"
@@ -93,64 +94,27 @@ static int runSweep(int argc, char **argv) {
   rt::SlurmOptions slurm;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool quiet = false;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a = argv[i];
-    std::string value;
-    auto take = [&](llvm::StringRef flag) {
-      if (a == flag) {
-        if (i + 1 >= argc)
-          return false;
-        value = argv[++i];
-        return true;
-      }
-      if (a.consume_front((flag + "=").str())) {
-        value = a.str();
-        return true;
-      }
-      return false;
-    };
-    if (a == "-h" || a == "--help") {
-      usage(llvm::outs());
-      return 0;
-    } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
-    } else if (take("--model")) {
-      model = value;
-    } else if (take("--array")) {
-      arrays = value;
-    } else if (take("--sram")) {
-      srams = value;
-    } else if (take("--dram-bw")) {
-      bws = value;
-    } else if (take("--out")) {
-      out = value;
-    } else if (take("--hw")) {
-      hw = value;
-    } else if (take("--mode")) {
-      mode = value;
-    } else if (take("--executor")) {
-      executor = value;
-    } else if (take("--area-table")) {
-      areaTable = value;
-    } else if (take("--compile-arg")) {
-      compileArgs.push_back(value);
-    } else if (take("--slurm-partition")) {
-      slurm.partition = value;
-    } else if (take("--slurm-max-running")) {
-      if (llvm::StringRef(value).getAsInteger(10, slurm.maxConcurrent))
-        return fail("--slurm-max-running: '" + value + "' is not a number", 2);
-    } else if (take("--point")) {
-      point = value;
-    } else if (take("-j") || take("--jobs")) {
-      if (llvm::StringRef(value).getAsInteger(10, jobs) || !jobs)
-        return fail("-j: '" + value + "' is not a positive number", 2);
-    } else if (a.starts_with("-j") && !a.drop_front(2).getAsInteger(10, jobs)) {
-    } else {
-      llvm::errs() << "systole sweep: unknown argument '" << a << "'\n";
-      usage(llvm::errs());
-      return 2;
-    }
-  }
+  std::string jobsArg = std::to_string(jobs);
+  cli::FlagParser flags("systole sweep", usage);
+  flags.flag({"--quiet", "-q"}, quiet)
+      .value({"--model"}, model)
+      .value({"--array"}, arrays)
+      .value({"--sram"}, srams)
+      .value({"--dram-bw"}, bws)
+      .value({"--out"}, out)
+      .value({"--hw"}, hw)
+      .value({"--mode"}, mode)
+      .value({"--executor"}, executor)
+      .value({"--area-table"}, areaTable)
+      .append("--compile-arg", compileArgs)
+      .value({"--slurm-partition"}, slurm.partition)
+      .number("--slurm-max-running", slurm.maxConcurrent)
+      .value({"--point"}, point)
+      .value({"-j", "--jobs"}, jobsArg);
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
+  if (llvm::StringRef(jobsArg).getAsInteger(10, jobs) || !jobs)
+    return fail("-j: '" + jobsArg + "' is not a positive number", 2);
   if (out.empty()) {
     usage(llvm::errs());
     return 2;
@@ -193,12 +157,9 @@ static int runSweep(int argc, char **argv) {
   spec.model = std::string(absModel);
   spec.mode = mode;
   spec.compileArgs = compileArgs;
-  std::string hwPath = llvm::sys::fs::exists(hw)
-                           ? hw
-                           : cli::presetDirectory() + "/" + hw + ".json";
-  auto base = isa::loadHwConfigFile(hwPath);
+  auto base = cli::loadHwConfigArg(hw);
   if (!base)
-    return fail("--hw " + hw + ": " + llvm::toString(base.takeError()));
+    return fail(llvm::toString(base.takeError()));
   spec.base = *base;
   auto a = rt::parseArrayList(arrays);
   if (!a)
