@@ -24,7 +24,8 @@ static void usage(llvm::raw_ostream &os) {
         "OUT.fst]\n"
         "                   [--trace TRACE.json]\n"
         "                   [--report REPORT.json] [--max-cycles N] "
-        "[--quiet]\n\n"
+        "[--quiet]\n"
+        "                   [--no-host-code]\n\n"
         "Verifies MODEL.npu, binds each input from a .npy file (dtype and "
         "shape must\n"
         "match the binary; a model with one input also accepts --input "
@@ -41,7 +42,11 @@ static void usage(llvm::raw_ostream &os) {
         "...)\n"
         "  --trace   Chrome/Perfetto trace events: queues, units, DRAM "
         "channel\n"
-        "  --max-cycles  stop with a fault after N simulated cycles\n";
+        "  --max-cycles  stop with a fault after N simulated cycles\n"
+        "  --no-host-code  refuse a binary carrying native host code "
+        "(cpu_object, ptx):\n"
+        "                  for .npu files you did not compile "
+        "(docs/security.md)\n";
 }
 
 /// Output names may contain characters that are not file-name safe.
@@ -57,7 +62,7 @@ static int runRun(int argc, char **argv) {
       backendName = "cycle";
   std::vector<cli::InputArg> inputs;
   uint64_t maxCycles = 0;
-  bool quiet = false;
+  bool quiet = false, noHostCode = false;
   cli::FlagParser flags("systole run", usage);
   flags.positional(model, "more than one model file")
       .flag({"--quiet", "-q"}, quiet)
@@ -68,7 +73,8 @@ static int runRun(int argc, char **argv) {
       .value({"--waves"}, wavesPath)
       .value({"--report"}, reportPath)
       .value({"--dump-tensors"}, dumpDir)
-      .number("--max-cycles", maxCycles);
+      .number("--max-cycles", maxCycles)
+      .flag({"--no-host-code"}, noHostCode);
   if (auto exit = flags.parse(argc, argv))
     return *exit;
   if (model.empty() || outDir.empty()) {
@@ -82,7 +88,11 @@ static int runRun(int argc, char **argv) {
     return 2;
   }
 
-  auto loaded = rt::Model::loadFile(model);
+  // Native host code is as trusted as a shared library; the default runs it
+  // so that host-fallback models work (docs/security.md, "Native host code").
+  rt::Limits limits;
+  limits.allowNativeHostCode = !noHostCode;
+  auto loaded = rt::Model::loadFile(model, limits);
   if (!loaded) {
     llvm::errs() << "systole run: " << llvm::toString(loaded.takeError())
                  << "\n";
