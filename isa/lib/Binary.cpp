@@ -36,7 +36,8 @@ flatbuffers::Offset<fb::HwConfig> writeConfig(flatbuffers::FlatBufferBuilder &b,
   auto dram =
       fb::CreateDramConfig(b, c.dram.bytesPerCycle, c.dram.latencyCycles,
                            c.dram.burstBytes, c.dram.capacityBytes);
-  auto vec = fb::CreateVectorConfig(b, c.vector.lanes, c.vector.pipelineDepth);
+  auto vec = fb::CreateVectorConfig(b, c.vector.lanes, c.vector.pipelineDepth,
+                                    c.vector.requantOverlap);
   auto q = fb::CreateQueueConfig(b, c.queues.cmdDepth, c.queues.tokenDepth);
   const auto &e = c.energy;
   auto energy = fb::CreateEnergyConfig(
@@ -80,7 +81,8 @@ llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
             c->sram()->accumulator_bytes(), c->sram()->accumulator_banks()};
   h.dram = {c->dram()->bytes_per_cycle(), c->dram()->latency_cycles(),
             c->dram()->burst_bytes(), c->dram()->capacity_bytes()};
-  h.vector = {c->vector()->lanes(), c->vector()->pipeline_depth()};
+  h.vector = {c->vector()->lanes(), c->vector()->pipeline_depth(),
+              c->vector()->requant_overlap()};
   h.queues = {c->queues()->cmd_depth(), c->queues()->token_depth()};
   h.clockMhz = c->clock_mhz();
   if (const auto *e = c->energy())

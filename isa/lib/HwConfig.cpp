@@ -52,6 +52,9 @@ const Spec kSpecs[] = {
      "vector unit / post-processing width"},
     {"vector.pipeline_depth", Spec::UInt, true, 0, 1024, "cycles",
      "post-processing pipeline depth P"},
+    {"vector.requant_overlap", Spec::UInt, false, 0, 1, "",
+     "1: REQUANT runs on the post-processor beside the array, later MATMULs "
+     "do not wait for it; 0 (default): it occupies the compute queue"},
     {"queues.cmd_depth", Spec::UInt, true, 1, 65536, "instructions",
      "depth of each command queue"},
     {"queues.token_depth", Spec::UInt, true, 1, 65536, "tokens",
@@ -100,6 +103,8 @@ uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
     return &c.vector.lanes;
   if (p == "vector.pipeline_depth")
     return &c.vector.pipelineDepth;
+  if (p == "vector.requant_overlap")
+    return &c.vector.requantOverlap;
   if (p == "queues.cmd_depth")
     return &c.queues.cmdDepth;
   if (p == "queues.token_depth")
@@ -175,10 +180,11 @@ bool HwConfig::operator==(const HwConfig &o) const {
         c.sram.scratchpadBytes, c.sram.scratchpadBanks, c.sram.accumulatorBytes,
         c.sram.accumulatorBanks, c.dram.bytesPerCycle, c.dram.latencyCycles,
         c.dram.burstBytes, c.dram.capacityBytes, c.vector.lanes,
-        c.vector.pipelineDepth, c.queues.cmdDepth, c.queues.tokenDepth,
-        c.clockMhz, c.energy.macPj, c.energy.spReadPjPerByte,
-        c.energy.spWritePjPerByte, c.energy.accReadPjPerWord,
-        c.energy.accWritePjPerWord, c.energy.dramPjPerByte, c.energy.vectorOpPj,
+        c.vector.pipelineDepth, c.vector.requantOverlap, c.queues.cmdDepth,
+        c.queues.tokenDepth, c.clockMhz, c.energy.macPj,
+        c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
+        c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
+        c.energy.dramPjPerByte, c.energy.vectorOpPj,
         c.energy.leakagePjPerCycle);
   };
   return tie(*this) == tie(o);

@@ -29,6 +29,8 @@ const char *sim::faultKindName(FaultKind k) {
     return "weight reuse mismatch";
   case FaultKind::CycleLimit:
     return "cycle limit reached";
+  case FaultKind::PostProcessorHazard:
+    return "post-processor hazard";
   }
   return "fault";
 }

@@ -71,6 +71,12 @@ int main(int argc, char **argv) {
     llvm::errs() << "systole-rtl-gen: the RTL needs dram.latency_cycles >= 1\n";
     return 1;
   }
+  if (cfg->vector.requantOverlap) {
+    // The controller issues REQUANT like every compute instruction.
+    llvm::errs() << "systole-rtl-gen: the RTL does not implement "
+                    "vector.requant_overlap = 1 yet (docs/rtl.md)\n";
+    return 1;
+  }
   emitConfigPackage(*cfg, llvm::outs());
   return 0;
 }

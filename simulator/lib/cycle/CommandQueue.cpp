@@ -1,6 +1,7 @@
 //===- CommandQueue.cpp - Load/compute/store command queues ---------------===//
 #include "Modules.h"
 
+#include "../PostProcessorHazard.h"
 #include "../TokenRules.h"
 
 using namespace sc_core;
@@ -16,6 +17,7 @@ CommandQueue::CommandQueue(sc_module_name name, Context &ctx, isa::Queue which,
     fifos[f] = fifoArray[f];
   SC_THREAD(issueLoop);
   SC_THREAD(retireLoop);
+  SC_THREAD(postRetireLoop);
 }
 
 static uint64_t retirePhase(isa::Queue q) {
@@ -27,18 +29,27 @@ static uint64_t retirePhase(isa::Queue q) {
 // Issue: the head starts at the issue phase of the first cycle in which it
 // has been dispatched (possibly this very cycle), its unit is free and the
 // tokens it pops are present. Issuing frees its queue slot; fetch can use
-// the slot in the next cycle.
+// the slot in the next cycle. With vector.requant_overlap a REQUANT holds
+// only the post-processor: MATMULs issue past it, every other compute
+// instruction (and the next REQUANT) waits for it.
 void CommandQueue::issueLoop() {
   RunStats &st = *ctx.stats;
   MachineState &S = *ctx.state;
-  uint64_t unitFree = 0;
+  const bool overlap =
+      which == isa::Queue::Compute && ctx.cfg->vector.requantOverlap;
+  uint64_t unitFree = 0, postFree = 0;
+  size_t postIdx = 0;
   while (true) {
     while (entries.empty())
       wait(dispatched);
     size_t idx = entries.front();
     const isa::Instruction &I = ctx.stream[idx];
     InstructionRecord &rec = st.instructions[idx];
+    bool isMatmul = I.opcode() == isa::Opcode::Matmul;
+    bool onPost = overlap && I.opcode() == isa::Opcode::Requant;
     uint64_t ready = std::max(rec.fetch, unitFree);
+    if (overlap && !isMatmul)
+      ready = std::max(ready, postFree);
     waitUntil(ready, kIssue);
     if (sc_time_stamp().value() % kPeriod != kIssue)
       waitPhase(kIssue);
@@ -65,6 +76,13 @@ void CommandQueue::issueLoop() {
       ctx.raise(f->kind, idx, f->detail);
       return;
     }
+    if (overlap && isMatmul && postFree > now)
+      if (auto h = postProcessorHazard(I, ctx.stream[postIdx])) {
+        ctx.raise(FaultKind::PostProcessorHazard, idx,
+                  *h + " (REQUANT #" + std::to_string(postIdx) +
+                      " runs until cycle " + std::to_string(postFree) + ")");
+        return;
+      }
     popTokens(I, S);
     entries.pop_front();
     slotFreed.notify();
@@ -93,34 +111,45 @@ void CommandQueue::issueLoop() {
         break; // FENCE
       }
       end = now + d;
-      unitFree = end;
+      if (onPost)
+        postFree = end, postIdx = idx;
+      else
+        unitFree = end;
     }
-    end = std::max(end, lastEnd); // in-order retirement
-    lastEnd = end;
+    if (!onPost) {
+      end = std::max(end, lastEnd); // in-order retirement
+      lastEnd = end;
+    }
     rec.end = end;
     Unit qUnit = which == isa::Queue::Load      ? Unit::LoadQueue
                  : which == isa::Queue::Compute ? Unit::ComputeQueue
                                                 : Unit::StoreQueue;
     st.unitBusy[unsigned(qUnit)] += end - now;
-    inFlight.emplace_back(idx, end);
-    retireQueued.notify();
+    if (onPost) {
+      postInFlight.emplace_back(idx, end);
+      postRetireQueued.notify();
+    } else {
+      inFlight.emplace_back(idx, end);
+      retireQueued.notify();
+    }
   }
 }
 
 // Retirement: values take effect and tokens are pushed at the retire phase of
 // the completion cycle, in program order within the queue.
-void CommandQueue::retireLoop() {
+void CommandQueue::retireFrom(std::deque<std::pair<size_t, uint64_t>> &list,
+                              sc_event &queued) {
   RunStats &st = *ctx.stats;
   MachineState &S = *ctx.state;
   const uint64_t phase = retirePhase(which);
   while (true) {
-    while (inFlight.empty())
-      wait(retireQueued);
-    auto [idx, end] = inFlight.front();
+    while (list.empty())
+      wait(queued);
+    auto [idx, end] = list.front();
     waitUntil(end, phase);
     if (ctx.stopped())
       return;
-    inFlight.pop_front();
+    list.pop_front();
     const isa::Instruction &I = ctx.stream[idx];
     executeInstruction(I, S);
     st.actions += countActions(I, *ctx.cfg);

@@ -61,7 +61,8 @@ RunResult sim::runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
       sc_start();
     bool finished = ctx.endFetched != UINT64_MAX;
     for (auto &q : npu->queues)
-      finished &= q->entries.empty() && q->inFlight.empty();
+      finished &=
+          q->entries.empty() && q->inFlight.empty() && q->postInFlight.empty();
     if (!ctx.fault && !finished) {
       std::optional<size_t> heads[3];
       for (unsigned q = 0; q < 3; ++q) {
@@ -69,6 +70,8 @@ RunResult sim::runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
           heads[q] = npu->queues[q]->entries.front();
         else if (!npu->queues[q]->inFlight.empty())
           heads[q] = npu->queues[q]->inFlight.front().first;
+        else if (!npu->queues[q]->postInFlight.empty())
+          heads[q] = npu->queues[q]->postInFlight.front().first;
       }
       bool limit = options.maxCycles && sc_pending_activity();
       BlockedHead b = oldestBlockedHead(stream, heads);

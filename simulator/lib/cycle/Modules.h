@@ -158,13 +158,18 @@ struct DmaEngine : sc_core::sc_module {
 };
 
 /// A command queue: in-order issue of its instructions, token pops at
-/// issue, in-order retirement (values, token pushes) at completion.
+/// issue, in-order retirement (values, token pushes) at completion. With
+/// vector.requant_overlap the compute queue retires REQUANTs (on the
+/// post-processor) in a second in-order stream beside the other units.
 struct CommandQueue : sc_core::sc_module {
   SC_HAS_PROCESS(CommandQueue);
   CommandQueue(sc_core::sc_module_name name, Context &ctx, isa::Queue which,
                TokenFifo *fifos[isa::kNumTokenFifos]);
   void issueLoop();
-  void retireLoop();
+  void retireLoop() { retireFrom(inFlight, retireQueued); }
+  void postRetireLoop() { retireFrom(postInFlight, postRetireQueued); }
+  void retireFrom(std::deque<std::pair<size_t, uint64_t>> &list,
+                  sc_core::sc_event &queued);
   bool full() const { return entries.size() >= capacity; }
 
   Context &ctx;
@@ -173,7 +178,9 @@ struct CommandQueue : sc_core::sc_module {
   TokenFifo *fifos[isa::kNumTokenFifos];
   std::deque<size_t> entries; ///< dispatched, not yet issued
   sc_core::sc_event dispatched, slotFreed, retireQueued;
-  std::deque<std::pair<size_t, uint64_t>> inFlight; ///< (index, end cycle)
+  std::deque<std::pair<size_t, uint64_t>> inFlight;     ///< (index, end cycle)
+  std::deque<std::pair<size_t, uint64_t>> postInFlight; ///< overlapped REQUANTs
+  sc_core::sc_event postRetireQueued;
   uint64_t lastEnd = 0;
   // Units this queue drives.
   ExecUnit *array = nullptr, *post = nullptr, *vector = nullptr;

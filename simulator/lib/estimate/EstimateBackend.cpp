@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "systole/Simulator/Estimate.h"
 
+#include "../PostProcessorHazard.h"
+
 #include "systole/ISA/Timing.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -30,7 +32,12 @@ constexpr uint64_t kNever = UINT64_MAX;
 struct QueueState {
   std::deque<size_t> entries;                       ///< dispatched, not issued
   std::deque<std::pair<size_t, uint64_t>> inFlight; ///< (index, end)
+  /// REQUANTs on the post-processor with vector.requant_overlap: their own
+  /// in-order retirement stream, as in the cycle model.
+  std::deque<std::pair<size_t, uint64_t>> postInFlight;
   uint64_t unitFree = 0;
+  uint64_t postFree = 0;
+  size_t postIdx = 0;
   uint64_t lastEnd = 0;
   bool awaitingGrant = false; ///< DMA issued, waiting for the channel
 };
@@ -60,6 +67,8 @@ private:
   void retire(unsigned q, uint64_t t);
   void fetch(uint64_t t);
   void issue(unsigned q, uint64_t t);
+  /// Earliest issue cycle of queue q's head `idx` from its units.
+  uint64_t readyCycle(unsigned q, size_t idx) const;
   void arbitrate(uint64_t t);
   void raise(FaultKind kind, size_t index, uint64_t t, std::string detail);
   uint64_t nextEventAfter(uint64_t t) const;
@@ -146,15 +155,16 @@ void EstimateModel::raise(FaultKind kind, size_t index, uint64_t t,
 // (ends are non-decreasing because issue clamps them to the previous end).
 void EstimateModel::retire(unsigned q, uint64_t t) {
   QueueState &Q = queues[q];
-  while (!fault && !Q.inFlight.empty() && Q.inFlight.front().second <= t) {
-    size_t idx = Q.inFlight.front().first;
-    Q.inFlight.pop_front();
-    const Instruction &I = stream[idx];
-    st.actions += countActions(I, cfg);
-    st.instructions[idx].executed = true;
-    ++st.instructionsRetired;
-    pushTokens(I, idx, t);
-  }
+  for (auto *list : {&Q.inFlight, &Q.postInFlight})
+    while (!fault && !list->empty() && list->front().second <= t) {
+      size_t idx = list->front().first;
+      list->pop_front();
+      const Instruction &I = stream[idx];
+      st.actions += countActions(I, cfg);
+      st.instructions[idx].executed = true;
+      ++st.instructionsRetired;
+      pushTokens(I, idx, t);
+    }
 }
 
 // One instruction per cycle; a full queue stalls fetch until an issue in
@@ -193,6 +203,16 @@ static Unit queueUnit(unsigned q) {
                   : Unit::StoreQueue;
 }
 
+uint64_t EstimateModel::readyCycle(unsigned q, size_t idx) const {
+  const QueueState &Q = queues[q];
+  uint64_t ready = std::max(st.instructions[idx].fetch, Q.unitFree);
+  // With vector.requant_overlap only MATMULs issue past a running REQUANT.
+  if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
+      stream[idx].opcode() != isa::Opcode::Matmul)
+    ready = std::max(ready, Q.postFree);
+  return ready;
+}
+
 void EstimateModel::issue(unsigned q, uint64_t t) {
   QueueState &Q = queues[q];
   using F = isa::Field;
@@ -200,9 +220,20 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
     size_t idx = Q.entries.front();
     const Instruction &I = stream[idx];
     InstructionRecord &rec = st.instructions[idx];
-    uint64_t ready = std::max(rec.fetch, Q.unitFree);
+    uint64_t ready = readyCycle(q, idx);
     if (ready > t || !tokensReady(I))
       return;
+    bool onPost = q == unsigned(isa::Queue::Compute) &&
+                  cfg.vector.requantOverlap &&
+                  I.opcode() == isa::Opcode::Requant;
+    if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
+        I.opcode() == isa::Opcode::Matmul && Q.postFree > t)
+      if (auto h = postProcessorHazard(I, stream[Q.postIdx])) {
+        raise(FaultKind::PostProcessorHazard, idx, t,
+              *h + " (REQUANT #" + std::to_string(Q.postIdx) +
+                  " runs until cycle " + std::to_string(Q.postFree) + ")");
+        return;
+      }
     rec.tokenWait = t - ready;
     st.stalls[unsigned(StallCause::TokenWait)] += rec.tokenWait;
     st.tokenWaitByQueue[q] += rec.tokenWait;
@@ -237,6 +268,13 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
                    I.raw(add ? F::Vadd_n1 : F::Vmul_n1);
       st.stalls[unsigned(StallCause::BankConflict)] +=
           (L + cfg.vector.lanes - 1) / cfg.vector.lanes;
+    }
+    if (onPost) {
+      rec.end = Q.postFree = t + d;
+      Q.postIdx = idx;
+      st.unitBusy[unsigned(queueUnit(q))] += d;
+      Q.postInFlight.emplace_back(idx, rec.end);
+      continue;
     }
     uint64_t end = std::max(t + d, Q.lastEnd);
     Q.unitFree = t + d;
@@ -295,11 +333,13 @@ uint64_t EstimateModel::nextEventAfter(uint64_t t) const {
   for (const QueueState &Q : queues) {
     if (!Q.inFlight.empty())
       consider(Q.inFlight.front().second);
+    if (!Q.postInFlight.empty())
+      consider(Q.postInFlight.front().second);
     // A head blocked on tokens can only be released by a retirement, which
     // is an event of its own.
     if (!Q.awaitingGrant && !Q.entries.empty() &&
         tokensReady(stream[Q.entries.front()]))
-      consider(std::max(st.instructions[Q.entries.front()].fetch, Q.unitFree));
+      consider(readyCycle(unsigned(&Q - queues), Q.entries.front()));
   }
   if (!pending.empty())
     consider(channelFree);
@@ -339,7 +379,8 @@ std::optional<Fault> EstimateModel::run() {
   bool finished = endFetched != kNever;
   size_t oldest = stream.size();
   for (const QueueState &Q : queues) {
-    finished &= Q.entries.empty() && Q.inFlight.empty();
+    finished &=
+        Q.entries.empty() && Q.inFlight.empty() && Q.postInFlight.empty();
     if (!Q.entries.empty())
       oldest = std::min(oldest, Q.entries.front());
   }

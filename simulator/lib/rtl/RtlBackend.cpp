@@ -65,6 +65,8 @@ llvm::Expected<RunResult> sim::runRtl(llvm::ArrayRef<isa::Instruction> stream,
                                       MachineState &state,
                                       const RunOptions &options,
                                       const RtlRunOptions &rtlOptions) {
+  if (cfg.vector.requantOverlap)
+    return rtlSupports(cfg);
   RtlParams want = RtlParams::of(cfg);
   for (const RtlModelEntry &e : rtlModels())
     if (e.params == want)
@@ -73,6 +75,12 @@ llvm::Expected<RunResult> sim::runRtl(llvm::ArrayRef<isa::Instruction> stream,
 }
 
 llvm::Error sim::rtlSupports(const isa::HwConfig &cfg) {
+  if (cfg.vector.requantOverlap)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "hardware config '%s' sets vector.requant_overlap = 1, which the RTL "
+        "does not implement yet (docs/rtl.md); use a config without it",
+        cfg.name.c_str());
   RtlParams want = RtlParams::of(cfg);
   for (const RtlModelEntry &e : rtlModels())
     if (e.params == want)

@@ -264,3 +264,74 @@ TEST(CycleVector, PostProcessingAndVectorFormulas) {
   EXPECT_EQ(cyclesOf({fence(isa::Queue::Compute), end()}, cfg), 2u);
   EXPECT_EQ(cyclesOf({end()}, cfg), 1u);
 }
+
+// vector.requant_overlap (docs/isa.md, section 3) on tiny-4x4 (R = C = 4,
+// lanes 4, P 2): MATMUL WS M=8 K=4 N=4 with preload takes 4+8+4+4-1 = 19
+// cycles, REQUANT M=8 N=4 takes 8*1+2 = 10. Two tiles in separate ACC
+// regions. Serial: 0-19, 19-29, 29-48, 48-58. Overlapped: the second MATMUL
+// issues at 19 beside the first REQUANT (19-29), runs 19-38; the second
+// REQUANT waits for the array: 38-48.
+namespace {
+std::vector<Instruction> twoTiles(uint64_t secondC, uint64_t secondA = 0) {
+  Instruction r2 = requant(8, 4);
+  r2.set(F::Requant_c_addr, secondC);
+  r2.set(F::Requant_o_addr, 9000);
+  return {matmul(isa::Dataflow_ws, 8, 4, 4, true, 0, 4096, 0), requant(8, 4),
+          matmul(isa::Dataflow_ws, 8, 4, 4, true, secondA, 4096, secondC), r2,
+          end()};
+}
+} // namespace
+
+TEST(CycleOverlap, RequantRunsBesideTheNextMatmul) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  ASSERT_EQ(cfg.vector.requantOverlap, 0u);
+  RunResult serial = runCycles(twoTiles(64), cfg);
+  ASSERT_FALSE(serial.fault);
+  EXPECT_EQ(serial.stats.totalCycles, 58u);
+  cfg.vector.requantOverlap = 1;
+  RunResult r = runCycles(twoTiles(64), cfg);
+  ASSERT_FALSE(r.fault) << r.fault->message();
+  EXPECT_EQ(r.stats.totalCycles, 48u);
+  const auto &in = r.stats.instructions;
+  EXPECT_EQ(in[1].start, 19u);
+  EXPECT_EQ(in[1].end, 29u);
+  EXPECT_EQ(in[2].start, 19u);
+  EXPECT_EQ(in[2].end, 38u);
+  EXPECT_EQ(in[3].start, 38u);
+  EXPECT_EQ(in[3].end, 48u);
+  // Same memories as without the overlap (independent tiles).
+  MachineState a = MachineState::create(cfg, 1 << 16);
+  MachineState b = MachineState::create(cfg, 1 << 16);
+  for (MachineState *s : {&a, &b})
+    for (size_t i = 0; i < s->scratchpad.size(); ++i)
+      s->scratchpad[i] = uint8_t(i * 7 + 3);
+  isa::HwConfig serialCfg = cfg;
+  serialCfg.vector.requantOverlap = 0;
+  ASSERT_FALSE(runCycleAccurate(twoTiles(64), cfg, a).fault);
+  ASSERT_FALSE(runCycleAccurate(twoTiles(64), serialCfg, b).fault);
+  EXPECT_EQ(a.scratchpad, b.scratchpad);
+  EXPECT_EQ(a.accumulator, b.accumulator);
+}
+
+TEST(CycleOverlap, MatmulTouchingTheRunningRequantsOperandsFaults) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  cfg.vector.requantOverlap = 1;
+  // Writes ACC [16, 47] while REQUANT #1 reads [0, 31].
+  RunResult acc = runCycles(twoTiles(16), cfg);
+  ASSERT_TRUE(acc.fault);
+  EXPECT_EQ(acc.fault->kind, FaultKind::PostProcessorHazard);
+  EXPECT_EQ(acc.fault->instruction, 2u);
+  EXPECT_EQ(acc.fault->cycle, 19u);
+  EXPECT_NE(acc.fault->detail.find("input tile"), std::string::npos)
+      << acc.fault->detail;
+  // Reads A from SP [8192, 8223] while REQUANT #1 writes it.
+  RunResult sp = runCycles(twoTiles(64, 8192), cfg);
+  ASSERT_TRUE(sp.fault);
+  EXPECT_EQ(sp.fault->kind, FaultKind::PostProcessorHazard);
+  EXPECT_NE(sp.fault->detail.find("REQUANT writes SP [8192, 8223]"),
+            std::string::npos)
+      << sp.fault->detail;
+  // Without the overlap the same program is legal: the MATMUL waits.
+  cfg.vector.requantOverlap = 0;
+  EXPECT_FALSE(runCycles(twoTiles(16), cfg).fault);
+}

@@ -42,6 +42,10 @@ struct HwConfig {
   struct Vector {
     uint64_t lanes = 0;
     uint64_t pipelineDepth = 0;
+    /// 1: REQUANT runs on the post-processor beside the array, so MATMULs
+    /// after it do not wait for it (docs/isa.md, section 3); 0: it occupies
+    /// the compute queue like every other compute instruction.
+    uint64_t requantOverlap = 0;
   } vector;
   struct Queues {
     uint64_t cmdDepth = 0;

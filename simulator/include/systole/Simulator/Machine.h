@@ -42,6 +42,7 @@ enum class FaultKind : uint8_t {
   DramOutOfRange,      ///< a DMA outside the DRAM image
   WeightReuseMismatch, ///< WS preload=0 without weights of its K x N
   CycleLimit,          ///< --max-cycles reached
+  PostProcessorHazard, ///< a MATMUL touching what an in-flight REQUANT uses
 };
 const char *faultKindName(FaultKind k);
 
