@@ -50,6 +50,55 @@ ConvGeom geometry(graph::Conv2DOp op) {
           pads[3]};
 }
 
+/// A range [begin, end) of rows (input tile rows or weight rows) that the
+/// compute `need` reads first.
+struct Chunk {
+  int64_t begin, end;
+  size_t need;
+};
+
+/// Splits rows [0, blockEnd.back()) into at most `stages` chunks for an
+/// item's load stages: block q's rows end at blockEnd[q] and compute
+/// blockCompute[q] is the first to read them. The first block is a chunk of
+/// its own (it alone gates the first compute), the others are spread evenly.
+std::vector<Chunk> stageChunks(llvm::ArrayRef<int64_t> blockEnd,
+                               llvm::ArrayRef<size_t> blockCompute,
+                               size_t stages) {
+  std::vector<Chunk> chunks;
+  size_t nb = blockEnd.size();
+  if (nb == 0)
+    return chunks;
+  chunks.push_back({0, blockEnd[0], 0});
+  if (stages < 2)
+    return {{0, blockEnd.back(), 0}};
+  size_t rest = nb - 1, groups = std::min(rest, stages - 1);
+  for (size_t g = 0, q = 1; g < groups; ++g) {
+    size_t last = 1 + (rest * (g + 1)) / groups - 1;
+    if (blockEnd[last] > chunks.back().end)
+      chunks.push_back({chunks.back().end, blockEnd[last], blockCompute[q]});
+    q = last + 1;
+  }
+  return chunks;
+}
+
+/// The part of an input-tile load `in` (rows along dim 2, with its top and
+/// bottom padding) covering tile rows [a, b); nullopt when that part has no
+/// DRAM row (a LOAD moves at least one).
+std::optional<DmaBox> rowSlice(const DmaBox &in, int64_t a, int64_t b) {
+  int64_t realRows = in.n[2];
+  int64_t realBegin = std::max(a, in.padTop);
+  int64_t realEnd = std::min(b, in.padTop + realRows);
+  if (realEnd <= realBegin)
+    return std::nullopt;
+  DmaBox part = in;
+  part.padTop = std::max<int64_t>(0, std::min(b, in.padTop) - a);
+  part.n[2] = realEnd - realBegin;
+  part.padBottom = (b - a) - part.padTop - part.n[2];
+  part.sram = in.sram + a * in.t[2];
+  part.dram = in.dram + (realBegin - in.padTop) * in.s[2];
+  return part;
+}
+
 } // namespace
 
 /// Depthwise convolution on the vector unit (DWCONV): the array would run
@@ -68,7 +117,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
       g.dw > 255 || C > 0xffff || mMax > 0xffff || g.w > 0xffff)
     return loweringError(op, "depthwise dimensions exceed the field widths");
   int64_t inTile = g.inRowsFor(rows) * wp * ctMax;
-  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                   io.spMirrored);
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
@@ -225,7 +275,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
 
   // SRAM plan: two input slots, weights (resident or two slots), two output
   // slots; ACC: two accumulator tiles with their scale vectors.
-  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                   io.spMirrored);
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
@@ -340,6 +391,52 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // Channels outer keep a weight slice for a whole channel tile.
         size_t wIdx = channelsOuter ? j % 2 : slot;
         Item it;
+        // Load stages of the layer's first item: (load index, need).
+        bool staged = items.empty() && b.maxStages() > 1;
+        std::vector<std::pair<size_t, size_t>> needs;
+        // MATMULs of the first column group, in emission order (see below):
+        // OS walks row blocks, WS walks K chunks.
+        auto osRowChunks = [&](int64_t th) {
+          std::vector<int64_t> ends;
+          std::vector<size_t> computes;
+          if (g.ow <= R) {
+            int64_t rowsPer = R / g.ow;
+            for (int64_t ro = 0; ro < th; ro += rowsPer) {
+              ends.push_back(ro * g.sh +
+                             g.inRowsFor(std::min(rowsPer, th - ro)));
+              computes.push_back(computes.size());
+            }
+          } else {
+            size_t perRow = (g.ow + R - 1) / R;
+            for (int64_t ro = 0; ro < th; ++ro) {
+              ends.push_back(ro * g.sh + g.inRowsFor(1));
+              computes.push_back(ro * perRow);
+            }
+          }
+          return stageChunks(ends, computes, b.maxStages());
+        };
+        // Weights ([K rows][stride] bytes from `dram`): WS reads K chunk q
+        // first in MATMUL q, so the first item loads them chunk by chunk.
+        auto loadWeights = [&](uint64_t dram, uint64_t sram, int64_t stride) {
+          std::vector<Chunk> chunks{{0, K, 0}};
+          if (staged && !os) {
+            std::vector<int64_t> ends;
+            std::vector<size_t> computes;
+            for (int64_t k0 = 0; k0 < K; k0 += R) {
+              ends.push_back(std::min(K, k0 + R));
+              computes.push_back(computes.size());
+            }
+            chunks = stageChunks(ends, computes, b.maxStages());
+          }
+          for (const Chunk &c : chunks)
+            for (const DmaBox &wb : contiguousBoxes(
+                     dram + c.begin * stride, sram + c.begin * stride,
+                     (c.end - c.begin) * stride)) {
+              if (c.need)
+                needs.push_back({it.loads.size(), c.need});
+              it.loads.push_back(makeLoad(wb));
+            }
+        };
         if (loadInput) {
           DmaBox in;
           in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * g.cin;
@@ -371,17 +468,32 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             if (g.pr)
               side(inBase + (g.pl + g.w) * g.cin, g.pr);
           }
-          if (realRows > 0)
-            it.loads.push_back(makeLoad(in));
+          // The layer's first item overlaps nothing: in OS its input
+          // arrives in row chunks, the first computes starting on the first.
+          std::vector<DmaBox> parts;
+          if (realRows > 0 && staged && os)
+            for (const Chunk &c : osRowChunks(th)) {
+              std::optional<DmaBox> part = rowSlice(in, c.begin, c.end);
+              if (!part) {
+                parts.clear();
+                break;
+              }
+              parts.push_back(*part);
+              needs.push_back({it.loads.size() + parts.size() - 1, c.need});
+            }
+          if (!parts.empty()) {
+            for (const DmaBox &part : parts)
+              it.loads.push_back(makeLoad(part));
+          } else {
+            needs.clear();
+            if (realRows > 0)
+              it.loads.push_back(makeLoad(in));
+          }
           if (resident && n == 0 && r == 0)
-            for (const DmaBox &wb :
-                 contiguousBoxes(wAddr, *wSlot[0], K * g.cout))
-              it.loads.push_back(makeLoad(wb));
+            loadWeights(wAddr, *wSlot[0], g.cout);
         }
         if (!resident && (!channelsOuter || r == 0))
-          for (const DmaBox &wb : contiguousBoxes(
-                   wAddr + columnTileOffset(K, ntMax, j), *wSlot[wIdx], K * nt))
-            it.loads.push_back(makeLoad(wb));
+          loadWeights(wAddr + columnTileOffset(K, ntMax, j), *wSlot[wIdx], nt);
         AccTile tile{*accSlot[slot],
                      *scaleSlot[slot],
                      *biasSlot[slot],
@@ -390,6 +502,11 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                      nt};
         appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                             scaleAddr + 4 * c0);
+        if (!needs.empty()) {
+          it.loadNeed.assign(it.loads.size(), 0);
+          for (auto [load, need] : needs)
+            it.loadNeed[load] = need;
+        }
 
         uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[wIdx];
         int64_t bStride = resident ? g.cout : nt;

@@ -371,12 +371,16 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       io.inputs.push_back(
           static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
+    io.spMirrored = builder.spMirrored();
     auto items = lowerLayer(&op, plan, io, builder);
     if (!items)
       return items.takeError();
     uint64_t predicted = builder.estimateLayerCycles(*items);
     npuOpen = true;
     size_t first = builder.emitLayer(std::move(*items));
+    // Hoisted weight loads sit at the end of the previous layer's range.
+    if (builder.lastHoisted)
+      prog.layers.back().instructionCount += builder.lastHoisted;
     isa::LayerDebugInfo layer;
     layer.name = locationName(op.getLoc());
     if (layer.name.empty())
@@ -390,8 +394,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       r.name = layer.name;
       r.op = op.getName().getStringRef().str();
       r.mapping = describePlan(&op);
-      r.instructions = layer.instructionCount;
+      r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
+      r.dramBytes = builder.lastHoistedBytes;
       for (size_t i = first; i < builder.stream.size(); ++i) {
         Opcode oc = builder.stream[i].opcode();
         if (oc == Opcode::Load || oc == Opcode::Store)

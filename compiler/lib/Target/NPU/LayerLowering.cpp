@@ -22,10 +22,11 @@ std::optional<uint64_t> SramAllocator::allocate(uint64_t bytes,
   }
   // Keep 4-byte alignment for everything (ACC words are addressed anyway).
   start = (start + 3) / 4 * 4;
-  if (start + bytes > capacity)
+  uint64_t size = mirrored ? (bytes + 3) / 4 * 4 : bytes;
+  if (start + size > capacity)
     return std::nullopt;
-  top = start + bytes;
-  return start;
+  top = start + size;
+  return mirrored ? capacity - start - size : start;
 }
 
 llvm::Error loweringError(Operation *op, const llvm::Twine &msg) {

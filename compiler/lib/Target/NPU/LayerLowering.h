@@ -31,6 +31,10 @@ struct LayerIO {
   std::vector<uint64_t> inputs; ///< DRAM addresses of activation operands
   uint64_t output = 0;
   bool materializeConstants = true;
+  /// Scratchpad slots from the top down (ProgramBuilder::spMirrored):
+  /// consecutive layers then use opposite ends of the scratchpad, so the
+  /// next layer's weights can load while this layer still runs.
+  bool spMirrored = false;
 };
 
 /// Bump allocator over the scratchpad or accumulator. Regions start on bank
@@ -38,14 +42,17 @@ struct LayerIO {
 /// MATMUL A and B, VADD A and B) sit in different banks.
 class SramAllocator {
 public:
-  SramAllocator(uint64_t capacity, uint64_t bankBytes)
-      : capacity(capacity), bankBytes(bankBytes) {}
+  SramAllocator(uint64_t capacity, uint64_t bankBytes, bool mirrored = false)
+      : capacity(capacity), bankBytes(bankBytes), mirrored(mirrored) {}
   /// Returns the address, or nullopt when `bytes` does not fit.
   std::optional<uint64_t> allocate(uint64_t bytes, bool bankAligned = true);
   uint64_t used() const { return top; }
 
 private:
   uint64_t capacity, bankBytes, top = 0;
+  /// Addresses reflected to capacity - start - size: the same bank-disjoint
+  /// layout, stacked from the top of the memory.
+  bool mirrored;
 };
 
 struct QParams {

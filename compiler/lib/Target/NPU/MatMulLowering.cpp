@@ -57,7 +57,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   if (os && rows > R)
     return loweringError(op, "output-stationary tile taller than the array");
 
-  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                   io.spMirrored);
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));

@@ -7,6 +7,8 @@
 //        i-2 stored); last compute pushes cmp->st, and cmp->ld if i+2 < T.
 //   S_i: first store pops cmp->st; last store pushes st->cmp if i+2 < T,
 //        or, for the last item, when a next layer's barrier will pop it.
+// An item with load stages (Item::loadNeed) pushes ld->cmp after each
+// stage's last load and pops it at the stage's first compute instead.
 // Between layers a compute FENCE pops the previous layer's last st->cmp and
 // pushes cmp->ld, so a layer's loads read what the previous layer stored.
 // Stream order is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item ahead, and
@@ -21,6 +23,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <deque>
+#include <numeric>
 
 namespace systole::npu {
 
@@ -87,6 +91,40 @@ uint64_t ProgramBuilder::addConstant(const void *data, size_t bytes) {
   return offset;
 }
 
+std::vector<LoadStage> orderLoadStages(Item &item, size_t maxStages) {
+  size_t n = item.loads.size();
+  if (item.loadNeed.size() != n || maxStages <= 1 || n == 0)
+    return {{n, 0}};
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return item.loadNeed[a] < item.loadNeed[b];
+  });
+  std::vector<Instruction> loads;
+  std::vector<size_t> need;
+  size_t last = item.computes.empty() ? 0 : item.computes.size() - 1;
+  for (size_t i : order) {
+    loads.push_back(item.loads[i]);
+    need.push_back(std::min(item.loadNeed[i], last));
+  }
+  item.loads = std::move(loads);
+  item.loadNeed = std::move(need);
+  // The first stage gates the item's first compute whatever its need.
+  std::vector<LoadStage> stages;
+  size_t stageNeed = item.loadNeed[0], firstCompute = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (item.loadNeed[i] != stageNeed && stages.size() + 1 < maxStages) {
+      stages.push_back({i, firstCompute});
+      stageNeed = firstCompute = item.loadNeed[i];
+    }
+  stages.push_back({n, firstCompute});
+  return stages;
+}
+
+size_t ProgramBuilder::maxStages() const {
+  return std::clamp<size_t>(hw.queues.tokenDepth / 2, 1, 4);
+}
+
 static void addDeps(Instruction &inst, bool popPrev, bool popNext,
                     bool pushPrev, bool pushNext) {
   isa::Deps d = inst.deps();
@@ -97,10 +135,55 @@ static void addDeps(Instruction &inst, bool popPrev, bool popNext,
   inst.setDeps(d);
 }
 
+/// The scratchpad hull [lo, hi) of `insts` (lo = UINT64_MAX when none).
+static std::pair<uint64_t, uint64_t>
+scratchpadHull(llvm::ArrayRef<Instruction> insts) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (const Instruction &inst : insts)
+    for (const isa::Access &a : isa::accessRanges(inst))
+      if (a.space == isa::MemSpace::Scratchpad && a.end > a.begin)
+        lo = std::min(lo, a.begin), hi = std::max(hi, a.end);
+  return {lo, hi};
+}
+
 size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
-  size_t first = stream.size();
   size_t count = items.size();
   bool barrier = lastStore.has_value();
+  lastHoisted = 0, lastHoistedBytes = 0;
+  std::vector<Instruction> hoisted;
+  if (barrier && hoistPoint && !items.empty()) {
+    // Constants only (the pool), into scratchpad the previous layer leaves
+    // alone; at least one load stays in the item for its tokens.
+    Item &it = items[0];
+    uint64_t poolEnd = constantBase + pool.size();
+    std::vector<Instruction> keep;
+    std::vector<size_t> keepNeed;
+    for (size_t i = 0; i < it.loads.size(); ++i) {
+      const Instruction &ld = it.loads[i];
+      bool movable =
+          ld.raw(Field::Load_sram) == 0 && it.loads.size() - hoisted.size() > 1;
+      for (const isa::Access &a : isa::accessRanges(ld)) {
+        if (a.space == isa::MemSpace::Dram)
+          movable &= a.begin >= constantBase && a.end <= poolEnd;
+        if (a.space == isa::MemSpace::Scratchpad)
+          movable &= a.end <= prevSpLo || a.begin >= prevSpHi;
+      }
+      if (movable) {
+        hoisted.push_back(ld);
+        lastHoistedBytes += isa::dmaTiming(ld, hw).bytes;
+        continue;
+      }
+      keep.push_back(ld);
+      if (!it.loadNeed.empty())
+        keepNeed.push_back(it.loadNeed[i]);
+    }
+    it.loads = std::move(keep);
+    it.loadNeed = std::move(keepNeed);
+    stream.insert(stream.begin() + *hoistPoint, hoisted.begin(), hoisted.end());
+    lastHoisted = hoisted.size();
+    *lastStore += hoisted.size();
+  }
+  size_t first = stream.size();
   if (barrier) {
     // The previous layer's last store now owes a token to this barrier.
     addDeps(stream[*lastStore], false, false, /*pushPrev=*/true, false);
@@ -113,11 +196,16 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     Item &it = items[i];
     assert(!it.loads.empty() && !it.computes.empty() && !it.stores.empty() &&
            "every item loads, computes and stores");
+    std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
     addDeps(it.loads.front(), false, /*popNext=*/i >= 2 || (i == 0 && barrier),
             false, false);
-    addDeps(it.loads.back(), false, false, false, /*pushNext=*/true);
-    addDeps(it.computes.front(), /*popPrev=*/true, /*popNext=*/i >= 2, false,
-            false);
+    for (const LoadStage &st : stages) {
+      addDeps(it.loads[st.loadEnd - 1], false, false, false,
+              /*pushNext=*/true);
+      addDeps(it.computes[st.firstCompute], /*popPrev=*/true, false, false,
+              false);
+    }
+    addDeps(it.computes.front(), false, /*popNext=*/i >= 2, false, false);
     addDeps(it.computes.back(), false, false, /*pushPrev=*/i + 2 < count,
             /*pushNext=*/true);
     addDeps(it.stores.front(), /*popPrev=*/true, false, false, false);
@@ -128,19 +216,31 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   };
   // L0 L1 C0 S0 L2 C1 S1 ... C_{T-1} S_{T-1}
   append(items[0].loads);
+  if (count == 1)
+    hoistPoint = stream.size();
   for (size_t i = 0; i < count; ++i) {
-    if (i + 1 < count)
+    if (i + 1 < count) {
       append(items[i + 1].loads);
+      if (i + 2 == count)
+        hoistPoint = stream.size();
+    }
     append(items[i].computes);
     append(items[i].stores);
   }
   lastStore = stream.size() - 1;
+  auto [lo, hi] =
+      scratchpadHull(llvm::ArrayRef<Instruction>(stream).drop_front(first));
+  auto [hlo, hhi] = scratchpadHull(hoisted);
+  prevSpLo = std::min(lo, hlo), prevSpHi = std::max(hi, hhi);
+  mirrorNext = !mirrorNext;
   return first;
 }
 
 std::vector<Instruction> ProgramBuilder::finishSegment() {
   stream.push_back(Instruction(Opcode::End));
   lastStore.reset();
+  hoistPoint.reset();
+  mirrorNext = false;
   return std::move(stream);
 }
 
@@ -152,9 +252,13 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // stores follow their compute; every DMA occupies the channel for its
   // bursts and completes `latency` later.
   uint64_t latency = hw.dram.latencyCycles;
-  uint64_t channelFree = 0, computeDone = 0, end = 0;
+  // computeDone: the array and vector unit are free; postFree: the
+  // post-processor is (with vector.requant_overlap, MATMULs of the next item
+  // run while the last REQUANT of this one finishes).
+  uint64_t channelFree = 0, computeDone = 0, postFree = 0, end = 0;
+  bool overlap = hw.vector.requantOverlap;
   std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
-  auto transfer = [&](const std::vector<Instruction> &dmas, uint64_t ready) {
+  auto transfer = [&](llvm::ArrayRef<Instruction> dmas, uint64_t ready) {
     uint64_t t = ready, done = ready;
     for (const Instruction &i : dmas) {
       t = std::max(t, channelFree);
@@ -165,22 +269,57 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
     return done;
   };
   // Loads of item i+1 reach the channel before the store of item i: they
-  // only wait for compute i-1, the store waits for compute i.
-  std::vector<uint64_t> loadDone(items.size());
+  // only wait for compute i-1, the store waits for compute i. A stage's
+  // computes wait for the stage's loads.
+  // Staged items are priced on a reordered copy (emitLayer reorders the same
+  // way); the others as they are.
+  std::vector<const Item *> view(items.size());
+  std::deque<Item> copies;
+  std::vector<std::vector<LoadStage>> stages(items.size());
+  std::vector<std::vector<uint64_t>> stageDone(items.size());
+  auto loadItem = [&](size_t i, uint64_t ready) {
+    view[i] = &items[i];
+    if (!items[i].loadNeed.empty()) {
+      copies.push_back(items[i]);
+      stages[i] = orderLoadStages(copies.back(), maxStages());
+      view[i] = &copies.back();
+    } else {
+      stages[i] = {{items[i].loads.size(), 0}};
+    }
+    llvm::ArrayRef<Instruction> loads = view[i]->loads;
+    size_t begin = 0;
+    for (const LoadStage &st : stages[i]) {
+      stageDone[i].push_back(
+          transfer(loads.slice(begin, st.loadEnd - begin), ready));
+      begin = st.loadEnd;
+    }
+  };
   if (!items.empty())
-    loadDone[0] = transfer(items[0].loads, 0);
+    loadItem(0, 0);
   for (size_t i = 0; i < items.size(); ++i) {
-    uint64_t start = std::max(loadDone[i], computeDone);
+    uint64_t t = std::max(stageDone[i][0], computeDone);
     if (i >= 2)
-      start = std::max(start, storeEnd[i - 2]);
+      t = std::max(t, storeEnd[i - 2]);
     if (i + 1 < items.size())
-      loadDone[i + 1] =
-          transfer(items[i + 1].loads, i >= 1 ? computeEnd[i - 1] : 0);
-    uint64_t c = 0;
-    for (const Instruction &inst : items[i].computes)
-      c += isa::computeCycles(inst, hw);
-    computeDone = computeEnd[i] = start + c;
-    storeEnd[i] = transfer(items[i].stores, computeDone);
+      loadItem(i + 1, i >= 1 ? computeEnd[i - 1] : 0);
+    size_t s = 1;
+    uint64_t last = t;
+    for (size_t k = 0; k < view[i]->computes.size(); ++k) {
+      if (s < stages[i].size() && stages[i][s].firstCompute == k)
+        t = std::max(t, stageDone[i][s++]);
+      const Instruction &inst = view[i]->computes[k];
+      uint64_t d = isa::computeCycles(inst, hw);
+      if (!overlap || inst.opcode() == Opcode::Matmul) {
+        last = t += d;
+      } else if (inst.opcode() == Opcode::Requant) {
+        last = postFree = std::max(t, postFree) + d;
+      } else {
+        last = t = std::max(t, postFree) + d;
+      }
+    }
+    computeDone = t;
+    computeEnd[i] = std::max(t, last);
+    storeEnd[i] = transfer(view[i]->stores, computeDone);
     end = std::max(end, storeEnd[i]);
   }
   return end;

@@ -50,7 +50,22 @@ Instruction makeStore(const DmaBox &box);
 /// Instructions of one pipeline item, per queue, in order.
 struct Item {
   std::vector<Instruction> loads, computes, stores;
+  /// Optional, one entry per load: the index of the first compute that reads
+  /// what the load brings. Loads then form stages (one token each), so the
+  /// item's first computes start once their own operands have arrived
+  /// instead of after every load of the item; a layer's first item, which
+  /// nothing overlaps, gains the most. Empty: one stage.
+  std::vector<size_t> loadNeed;
 };
+
+/// An item's loads grouped by `loadNeed`: loads [previous end, loadEnd) must
+/// complete before compute `firstCompute` starts.
+struct LoadStage {
+  size_t loadEnd, firstCompute;
+};
+/// Orders `item`'s loads by need (stable) and returns its stages, at most
+/// `maxStages` (later needs merge into the last stage).
+std::vector<LoadStage> orderLoadStages(Item &item, size_t maxStages);
 
 class ProgramBuilder {
 public:
@@ -68,8 +83,18 @@ public:
   uint64_t constantBase = 0;
 
   /// Emits a layer as a sequence of items with the double-buffered protocol.
-  /// Returns the index of its first instruction.
+  /// Returns the index of its first instruction. Loads of the first item that
+  /// bring constants (weights) into scratchpad bytes the previous layer of
+  /// the segment never touches are hoisted into the previous layer, right
+  /// after its last item's loads: they then overlap its last computes instead
+  /// of waiting for its last store (the barrier). `lastHoisted` counts them;
+  /// they sit at the end of the previous layer's instruction range.
   size_t emitLayer(std::vector<Item> items);
+  size_t lastHoisted = 0;
+  uint64_t lastHoistedBytes = 0;
+  /// Whether the next layer should allocate its scratchpad slots from the
+  /// top (LayerIO::spMirrored): alternating ends makes hoisting possible.
+  bool spMirrored() const { return mirrorNext; }
   /// Ends the current stream with END and returns it; the next layer starts
   /// a new stream (an NPU segment after a host segment) without a barrier.
   std::vector<Instruction> finishSegment();
@@ -78,11 +103,20 @@ public:
   /// ISA timing model (the cost model's estimate; the simulator is exact).
   uint64_t estimateLayerCycles(const std::vector<Item> &items) const;
 
+  /// Most stages an item may use: a stage costs one load->compute token, and
+  /// two items' stages can be outstanding at once.
+  size_t maxStages() const;
+
 private:
   std::vector<uint8_t> pool;
   /// Index of the last STORE of the previous layer, whose st->cmp token the
   /// next layer's barrier consumes.
   std::optional<size_t> lastStore;
+  /// Where hoisted loads go (after the previous layer's last item's loads)
+  /// and the scratchpad hull [lo, hi) the previous layer touches.
+  std::optional<size_t> hoistPoint;
+  uint64_t prevSpLo = 0, prevSpHi = 0;
+  bool mirrorNext = false;
 };
 
 } // namespace systole::npu

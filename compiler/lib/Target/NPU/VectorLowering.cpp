@@ -15,8 +15,8 @@ namespace {
 /// SP slot pairs for `count` buffers of `bytes[i]` each, or an error.
 llvm::Expected<std::vector<std::array<uint64_t, 2>>>
 allocateSlots(Operation *op, const isa::HwConfig &hw,
-              llvm::ArrayRef<int64_t> bytes) {
-  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes());
+              llvm::ArrayRef<int64_t> bytes, bool mirrored) {
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(), mirrored);
   std::vector<std::array<uint64_t, 2>> slots;
   int64_t total = 0;
   for (int64_t b : bytes) {
@@ -48,8 +48,8 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
   int64_t rows = plan.at("rows");
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
-  auto slots =
-      allocateSlots(op, b.hw, {rows * inner, rows * inner, rows * inner});
+  auto slots = allocateSlots(
+      op, b.hw, {rows * inner, rows * inner, rows * inner}, io.spMirrored);
   if (!slots)
     return slots.takeError();
   QParams qa = perTensorParams(op.getLhs().getType());
@@ -118,7 +118,8 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   if (C > 0xffff || kh > 255 || kw > 255 || sh > 255 || sw > 255 ||
       OW * C > 0xffff)
     return loweringError(op, "pooling dimensions exceed the field widths");
-  auto slots = allocateSlots(op, b.hw, {inRows * wp * C, rows * OW * C});
+  auto slots =
+      allocateSlots(op, b.hw, {inRows * wp * C, rows * OW * C}, io.spMirrored);
   if (!slots)
     return slots.takeError();
   std::vector<Item> items;
@@ -183,7 +184,7 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
   int64_t chMax = std::min<int64_t>(plan.at("channels"), C);
   if (H > 255 || W > 255 || H * W > 0xffff)
     return loweringError(op, "global pooling window exceeds the POOL fields");
-  auto slots = allocateSlots(op, b.hw, {H * W * chMax, chMax});
+  auto slots = allocateSlots(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
   if (!slots)
     return slots.takeError();
   QParams x = perTensorParams(op.getInput().getType());
