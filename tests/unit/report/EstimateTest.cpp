@@ -75,19 +75,38 @@ TEST(Estimate, FullCommandQueueStallsFetch) {
 
 /// T tiles: load (double buffered), matmul + a second matmul sharing the
 /// accumulator, store; random sizes so DMA- and compute-bound tiles mix.
-std::vector<Instruction> pipeline(std::mt19937 &rng, unsigned T) {
+/// With `requant` a tile ends like a conv tile: a REQUANT of its accumulator
+/// into the SP output slot, which the store waits for. ACC and SP slots stay
+/// disjoint, so with vector.requant_overlap the next tile's MATMULs may run
+/// beside it.
+std::vector<Instruction> pipeline(std::mt19937 &rng, unsigned T,
+                                  bool requant = false) {
   std::uniform_int_distribution<uint64_t> bytes(1, 700), m(1, 24), k(1, 8);
   std::vector<Instruction> s;
   for (unsigned t = 0; t < T; ++t) {
-    uint64_t slot = t % 2;
+    uint64_t slot = t % 2, acc = (requant ? 256 : 64) * slot;
     s.push_back(withDeps(dma(Opcode::Load, 1024 * t, slot * 1024, bytes(rng)),
                          false, t >= 2, false, true));
-    s.push_back(withDeps(matmul(isa::Dataflow_ws, m(rng), k(rng), 4, true,
-                                slot * 1024, 4096, 64 * slot),
-                         true, t >= 2, true, false));
-    s.push_back(withDeps(matmul(rng() % 2 ? isa::Dataflow_os : isa::Dataflow_ws,
-                                4, 4, 4, true, slot * 1024, 2048, 64 * slot),
-                         false, false, false, true));
+    uint64_t M = m(rng), K = k(rng);
+    s.push_back(withDeps(
+        matmul(isa::Dataflow_ws, M, K, 4, true, slot * 1024, 4096, acc), true,
+        t >= 2, true, false));
+    Instruction second = matmul(rng() % 2 ? isa::Dataflow_os : isa::Dataflow_ws,
+                                requant ? std::min<uint64_t>(M, 4) : 4, 4, 4,
+                                true, slot * 1024, requant ? 3072 : 2048, acc);
+    Instruction rq(Opcode::Requant);
+    rq.with(F::Requant_m, M)
+        .with(F::Requant_n, 4)
+        .with(F::Requant_c_addr, acc)
+        .with(F::Requant_c_stride, 4)
+        .with(F::Requant_scale_addr, 1000)
+        .with(F::Requant_o_addr, 2048 + slot * 512)
+        .with(F::Requant_o_stride, 4)
+        .with(F::Requant_lo, -128)
+        .with(F::Requant_hi, 127);
+    if (requant)
+      s.push_back(second);
+    s.push_back(withDeps(requant ? rq : second, false, false, false, true));
     s.push_back(withDeps(
         dma(Opcode::Store, 65536 + 1024 * t, 2048 + slot * 512, bytes(rng)),
         true, false, true, false));
@@ -110,44 +129,6 @@ TEST(Estimate, RandomPipelinesMatchTheCycleModel) {
   }
 }
 
-/// Like pipeline(), with the epilogue of a conv tile: the second MATMUL is
-/// followed by a REQUANT (ACC tile -> SP output slot) that the store waits
-/// for. ACC and SP slots are disjoint, so with vector.requant_overlap the
-/// next tile's MATMULs may run beside it.
-std::vector<Instruction> requantPipeline(std::mt19937 &rng, unsigned T) {
-  std::uniform_int_distribution<uint64_t> bytes(1, 700), m(1, 24), k(1, 8);
-  std::vector<Instruction> s;
-  for (unsigned t = 0; t < T; ++t) {
-    uint64_t slot = t % 2, M = m(rng);
-    s.push_back(withDeps(dma(Opcode::Load, 1024 * t, slot * 1024, bytes(rng)),
-                         false, t >= 2, false, true));
-    s.push_back(withDeps(matmul(isa::Dataflow_ws, M, k(rng), 4, true,
-                                slot * 1024, 4096, 256 * slot),
-                         true, t >= 2, true, false));
-    s.push_back(matmul(rng() % 2 ? isa::Dataflow_os : isa::Dataflow_ws,
-                       std::min<uint64_t>(M, 4), 4, 4, true, slot * 1024, 3072,
-                       256 * slot));
-    Instruction rq(Opcode::Requant);
-    rq.with(F::Requant_m, M)
-        .with(F::Requant_n, 4)
-        .with(F::Requant_c_addr, 256 * slot)
-        .with(F::Requant_c_stride, 4)
-        .with(F::Requant_scale_addr, 1000)
-        .with(F::Requant_o_addr, 2048 + slot * 512)
-        .with(F::Requant_o_stride, 4)
-        .with(F::Requant_lo, -128)
-        .with(F::Requant_hi, 127);
-    s.push_back(withDeps(rq, false, false, false, true));
-    s.push_back(withDeps(
-        dma(Opcode::Store, 65536 + 1024 * t, 2048 + slot * 512, bytes(rng)),
-        true, false, true, false));
-    if (rng() % 5 == 0)
-      s.push_back(fence(isa::Queue::Compute));
-  }
-  s.push_back(end());
-  return s;
-}
-
 TEST(Estimate, RequantOverlapMatchesTheCycleModel) {
   std::mt19937 rng(9);
   for (int trial = 0; trial < 40; ++trial) {
@@ -155,7 +136,7 @@ TEST(Estimate, RequantOverlapMatchesTheCycleModel) {
     cfg.vector.requantOverlap = trial % 2;
     cfg.queues.cmdDepth = 1 + rng() % 6;
     cfg.dram.latencyCycles = rng() % 40;
-    std::vector<Instruction> s = requantPipeline(rng, 3 + rng() % 12);
+    std::vector<Instruction> s = pipeline(rng, 3 + rng() % 12, true);
     SCOPED_TRACE("trial " + std::to_string(trial));
     expectSameAsCycle(s, cfg);
   }
