@@ -70,6 +70,12 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
 
 /// graph -> linalg -> bufferized loops -> LLVM dialect (bare-pointer ABI).
 void populateHostCpuPipeline(mlir::OpPassManager &pm);
+/// graph -> linalg (elementwise ops fused) -> one-shot bufferization to
+/// identity-layout buffers: the common head of the CPU and GPU pipelines.
+void populateHostBufferization(mlir::OpPassManager &pm);
+/// Runs `pm` on `module`; a failure names `what` and the first diagnostic.
+llvm::Error runHostPipeline(mlir::PassManager &pm, mlir::ModuleOp module,
+                            llvm::StringRef what);
 /// Bufferized code (linalg on buffers, scf, memref) -> LLVM dialect with the
 /// bare-pointer ABI: the tail of the CPU pipeline.
 void populateHostLoweringToLLVM(mlir::OpPassManager &pm);
@@ -82,6 +88,9 @@ llvm::Expected<std::vector<uint8_t>> emitHostObject(mlir::ModuleOp module);
 /// -shared`, binutils).
 llvm::Expected<std::vector<uint8_t>>
 linkSharedObject(llvm::ArrayRef<uint8_t> object);
+/// emitHostObject, then linkSharedObject.
+llvm::Expected<std::vector<uint8_t>>
+compileToSharedObject(mlir::ModuleOp module);
 
 /// GPU form of an outlined module: parallel loops mapped to blocks/threads,
 /// kernels outlined and lowered to NVVM, serialized to PTX for `sm`; fills

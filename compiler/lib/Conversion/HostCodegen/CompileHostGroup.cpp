@@ -13,9 +13,6 @@ using namespace mlir;
 namespace systole::host {
 
 namespace {
-llvm::Error error(const llvm::Twine &msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
-}
 
 void registerBufferization(MLIRContext *ctx) {
   DialectRegistry registry;
@@ -27,19 +24,6 @@ void registerBufferization(MLIRContext *ctx) {
   ctx->appendDialectRegistry(registry);
 }
 
-/// Runs `pm` on `module`, collecting the first diagnostic for the error.
-llvm::Error runPipeline(PassManager &pm, ModuleOp module,
-                        llvm::StringRef what) {
-  std::string diag;
-  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
-    if (diag.empty())
-      diag = d.str();
-    return success();
-  });
-  if (failed(pm.run(module)))
-    return error(what + " failed: " + diag);
-  return llvm::Error::success();
-}
 } // namespace
 
 llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
@@ -63,12 +47,9 @@ llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
       return ptx.takeError();
     PassManager pm(ctx);
     populateHostLoweringToLLVM(pm);
-    if (auto e = runPipeline(pm, *emulation, "GPU emulation lowering"))
+    if (auto e = runHostPipeline(pm, *emulation, "GPU emulation lowering"))
       return std::move(e);
-    auto object = emitHostObject(*emulation);
-    if (!object)
-      return object.takeError();
-    auto so = linkSharedObject(*object);
+    auto so = compileToSharedObject(*emulation);
     if (!so)
       return so.takeError();
     out.sharedObject = std::move(*so);
@@ -82,13 +63,10 @@ llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
   {
     PassManager pm(ctx);
     populateHostCpuPipeline(pm);
-    if (auto e = runPipeline(pm, **module, "host CPU lowering"))
+    if (auto e = runHostPipeline(pm, **module, "host CPU lowering"))
       return std::move(e);
   }
-  auto object = emitHostObject(**module);
-  if (!object)
-    return object.takeError();
-  auto so = linkSharedObject(*object);
+  auto so = compileToSharedObject(**module);
   if (!so)
     return so.takeError();
   out.sharedObject = std::move(*so);

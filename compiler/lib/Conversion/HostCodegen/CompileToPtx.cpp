@@ -91,19 +91,6 @@ llvm::Error error(const llvm::Twine &msg) {
                                  "GPU lowering: " + msg.str());
 }
 
-llvm::Error runPipeline(PassManager &pm, ModuleOp module,
-                        llvm::StringRef what) {
-  std::string diag;
-  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
-    if (diag.empty())
-      diag = d.str();
-    return success();
-  });
-  if (failed(pm.run(module)))
-    return error(what + " failed: " + diag);
-  return llvm::Error::success();
-}
-
 /// An scf.parallel inside another loop runs sequentially in its thread.
 llvm::Error sequentializeNestedParallel(func::FuncOp f) {
   llvm::SmallVector<scf::ParallelOp> nested;
@@ -597,20 +584,12 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
 
   {
     PassManager pm(ctx);
-    pm.addNestedPass<func::FuncOp>(conversion::createConvertGraphToLinalg());
-    pm.addPass(createLinalgElementwiseOpFusionPass());
-    pm.addPass(createCanonicalizerPass());
-    bufferization::OneShotBufferizationOptions opts;
-    opts.memCpyFn = [](OpBuilder &b, Location loc, Value from,
-                       Value to) -> LogicalResult {
-      b.create<linalg::CopyOp>(loc, from, to);
-      return success();
-    };
-    pm.addPass(bufferization::createOneShotBufferizePass(opts));
+    populateHostBufferization(pm);
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(conversion::createApproximateMath());
     pm.addPass(createCanonicalizerPass());
-    if (auto e = runPipeline(pm, module, "bufferization to parallel loops"))
+    if (auto e = runHostPipeline(
+            pm, module, "GPU lowering: bufferization to parallel loops"))
       return std::move(e);
   }
   if (auto e = sequentializeNestedParallel(f))
@@ -619,7 +598,8 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
   {
     PassManager pm(ctx);
     pm.addPass(createCanonicalizerPass());
-    if (auto e = runPipeline(pm, module, "canonicalization of the loops"))
+    if (auto e = runHostPipeline(pm, module,
+                                 "GPU lowering: canonicalization of the loops"))
       return std::move(e);
   }
   auto bytes = placeTemporaries(f, dramBytes);
@@ -634,7 +614,8 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
     PassManager pm(ctx);
     pm.addPass(createParallelLoopToGpuPass());
     pm.addPass(createCanonicalizerPass());
-    if (auto e = runPipeline(pm, module, "convert-parallel-loops-to-gpu"))
+    if (auto e = runHostPipeline(pm, module,
+                                 "GPU lowering: convert-parallel-loops-to-gpu"))
       return std::move(e);
   }
   for (Operation &op : f.getBody().front())
@@ -649,7 +630,8 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
   {
     PassManager pm(ctx);
     pm.addPass(createGpuKernelOutliningPass());
-    if (auto e = runPipeline(pm, module, "gpu-kernel-outlining"))
+    if (auto e =
+            runHostPipeline(pm, module, "GPU lowering: gpu-kernel-outlining"))
       return std::move(e);
   }
   auto kernels = collectKernels(module, f, entry, launches);
@@ -684,7 +666,8 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
     nvvm.indexBitwidth = 64;
     k.addPass(createConvertGpuOpsToNVVMOps(nvvm));
     pm.addPass(createReconcileUnrealizedCastsPass());
-    if (auto e = runPipeline(pm, module, "convert-gpu-to-nvvm"))
+    if (auto e =
+            runHostPipeline(pm, module, "GPU lowering: convert-gpu-to-nvvm"))
       return std::move(e);
   }
   // The kernels' LLVM dialect, alone in a builtin module, to LLVM IR.

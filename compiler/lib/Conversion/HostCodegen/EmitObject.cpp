@@ -113,4 +113,11 @@ linkSharedObject(llvm::ArrayRef<uint8_t> object) {
   return std::vector<uint8_t>((*buf)->getBufferStart(), (*buf)->getBufferEnd());
 }
 
+llvm::Expected<std::vector<uint8_t>> compileToSharedObject(ModuleOp module) {
+  auto object = emitHostObject(module);
+  if (!object)
+    return object.takeError();
+  return linkSharedObject(*object);
+}
+
 } // namespace systole::host

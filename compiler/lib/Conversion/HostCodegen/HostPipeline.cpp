@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -23,11 +24,10 @@ using namespace mlir;
 
 namespace systole::host {
 
-namespace {
-/// Bufferization to identity-layout buffers; copies as linalg.copy so they
-/// become loops (memref.copy of strided views would call MLIR's C runner
-/// library, which the runtime must not need).
-void addBufferization(OpPassManager &pm) {
+// Copies bufferize as linalg.copy so they become loops (memref.copy of
+// strided views would call MLIR's C runner library, which the runtime must
+// not need).
+void populateHostBufferization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(conversion::createConvertGraphToLinalg());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
@@ -38,9 +38,23 @@ void addBufferization(OpPassManager &pm) {
     return success();
   };
   pm.addPass(bufferization::createOneShotBufferizePass(opts));
-  bufferization::BufferDeallocationPipelineOptions dealloc;
-  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
 }
+
+llvm::Error runHostPipeline(PassManager &pm, ModuleOp module,
+                            llvm::StringRef what) {
+  std::string diag;
+  ScopedDiagnosticHandler handler(module->getContext(), [&](Diagnostic &d) {
+    if (diag.empty())
+      diag = d.str();
+    return success();
+  });
+  if (failed(pm.run(module)))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   what + " failed: " + diag);
+  return llvm::Error::success();
+}
+
+namespace {
 
 void addToLLVM(OpPassManager &pm) {
   pm.addPass(conversion::createApproximateMath());
@@ -61,7 +75,9 @@ void addToLLVM(OpPassManager &pm) {
 } // namespace
 
 void populateHostCpuPipeline(OpPassManager &pm) {
-  addBufferization(pm);
+  populateHostBufferization(pm);
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   populateHostLoweringToLLVM(pm);
 }
 
