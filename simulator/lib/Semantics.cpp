@@ -402,10 +402,8 @@ struct Domain {
 };
 } // namespace
 
-// VADD: the fp32 evaluation order of ORT's AVX2 (fma*) or SSE2 (mul_add*)
-// QLinearAdd kernel.
-static float addValue(uint64_t mode, float a, float b, float ra, float rb,
-                      float fixed) {
+float sim::addValue(uint64_t mode, float a, float b, float ra, float rb,
+                    float fixed) {
   switch (mode) {
   case isa::AddMode_fma:
     return std::fma(a, ra, std::fma(b, rb, fixed));

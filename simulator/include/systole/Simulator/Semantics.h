@@ -53,6 +53,11 @@ int32_t requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
                         int32_t hi);
 /// x86 cvtps2dq: round half to even; NaN and |v| >= 2^31 give INT32_MIN.
 int32_t roundHalfEven(float v);
+/// VADD's fp32 value of one element: a*ra + b*rb + fixed in the evaluation
+/// order of ORT's AVX2 (fma*) or SSE2 (mul_add*) QLinearAdd kernel, `mode`
+/// an isa::AddMode.
+float addValue(uint64_t mode, float a, float b, float ra, float rb,
+               float fixed);
 
 } // namespace systole::sim
 

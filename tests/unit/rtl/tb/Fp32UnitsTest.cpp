@@ -288,24 +288,6 @@ TEST(Fp32Units, RequantLaneAgainstRequantizeValue) {
               kVectors, ties, clamped, nans);
 }
 
-// Semantics.cpp's addValue (static there): ORT's QLinearAdd orders.
-float addValue(uint64_t mode, float a, float b, float ra, float rb,
-               float fixed) {
-  switch (mode) {
-  case isa::AddMode_fma:
-    return std::fma(a, ra, std::fma(b, rb, fixed));
-  case isa::AddMode_fma_scalar_b:
-    return std::fma(a, ra, fixed + b * rb);
-  case isa::AddMode_fma_scalar_a:
-    return std::fma(b, rb, fixed + a * ra);
-  case isa::AddMode_mul_add:
-    return (fixed + a * ra) + b * rb;
-  case isa::AddMode_mul_add_scalar_b:
-    return (fixed + b * rb) + a * ra;
-  }
-  return 0.0f;
-}
-
 int32_t clampI32(int32_t v, int32_t lo, int32_t hi) {
   return std::min(std::max(v, lo), hi);
 }
@@ -343,7 +325,7 @@ TEST(Fp32Units, VectorLaneAgainstVaddVmulSemantics) {
     dut.m->eval();
     float t;
     if (add) {
-      t = addValue(mode, float(av), float(bv), F(ra), F(rb), F(fixed));
+      t = sim::addValue(mode, float(av), float(bv), F(ra), F(rb), F(fixed));
     } else {
       int32_t p = (av - azp) * (bv - bzp);
       t = float(p) * F(ra);
