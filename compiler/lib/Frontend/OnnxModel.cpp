@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <google/protobuf/io/coded_stream.h>
+#include <limits>
 
 using llvm::StringRef;
 
@@ -115,43 +116,53 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
   int64_t n = checkedNumElements(shape);
   if (n < 0)
     return makeError(what + ": invalid dimensions (negative or overflowing)");
-  size_t elem = elementSize(type);
+  uint64_t elem = elementSize(type);
+  // The declared shape is only trusted once the stored values match it: a
+  // hostile file may declare billions of elements and store none, so every
+  // count is checked before anything is allocated.
+  if (static_cast<uint64_t>(n) > std::numeric_limits<uint64_t>::max() / elem)
+    return makeError(what + ": invalid dimensions (byte size overflows)");
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != static_cast<uint64_t>(n) * elem)
       return makeError(what + ": raw_data has " +
                        llvm::Twine(proto.raw_data().size()) +
-                       " bytes, the shape needs " + llvm::Twine(n * elem));
+                       " bytes, the shape needs " +
+                       llvm::Twine(static_cast<uint64_t>(n) * elem));
     HostTensor t(type, std::move(shape));
     copyBytes(t.data(), proto.raw_data().data(), t.byteSize());
     return t;
   }
   // Typed fields: ONNX stores small integer types widened in int32_data.
-  auto count = [&](int have) -> llvm::Error {
-    if (have != n)
-      return makeError(what + ": has " + llvm::Twine(have) +
-                       " values, the shape needs " + llvm::Twine(n));
-    return llvm::Error::success();
-  };
+  int have;
+  switch (type) {
+  case ElementType::Float32:
+    have = proto.float_data_size();
+    break;
+  case ElementType::Float64:
+    have = proto.double_data_size();
+    break;
+  case ElementType::Int64:
+    have = proto.int64_data_size();
+    break;
+  default:
+    have = proto.int32_data_size();
+    break;
+  }
+  if (have != n)
+    return makeError(what + ": has " + llvm::Twine(have) +
+                     " values, the shape needs " + llvm::Twine(n));
   HostTensor t(type, std::move(shape));
   switch (type) {
   case ElementType::Float32:
-    if (auto e = count(proto.float_data_size()))
-      return std::move(e);
     copyBytes(t.data(), proto.float_data().data(), t.byteSize());
     break;
   case ElementType::Float64:
-    if (auto e = count(proto.double_data_size()))
-      return std::move(e);
     copyBytes(t.data(), proto.double_data().data(), t.byteSize());
     break;
   case ElementType::Int64:
-    if (auto e = count(proto.int64_data_size()))
-      return std::move(e);
     copyBytes(t.data(), proto.int64_data().data(), t.byteSize());
     break;
   default: {
-    if (auto e = count(proto.int32_data_size()))
-      return std::move(e);
     for (int64_t i = 0; i < n; ++i) {
       int32_t v = proto.int32_data(static_cast<int>(i));
       switch (type) {
