@@ -3,7 +3,10 @@
 // queues, stalling on a full queue), in-order issue per queue gated by the
 // unit and the dependency tokens (popped at issue), the DRAM channel
 // arbiter (request order, ties to the load path, non-preemptive), and
-// in-order retirement that pushes tokens at completion.
+// in-order retirement that pushes tokens at completion. With
+// REQUANT_OVERLAP (vector.requant_overlap) a REQUANT holds only the
+// post-processor: a second busy timer and its own retire stream, so the
+// MATMULs after it issue once the array is free (isa.md §3).
 //
 // Order of decisions inside one cycle, as in the SystemC model: retirement
 // pushes, then fetch (sees queue occupancy at the start of the cycle), then
@@ -28,6 +31,10 @@ module npu_controller
     // datapath: compute instruction completing at the end of this cycle
     output logic                  exec,
     output logic [INSTR_BITS-1:0] exec_inst,
+    // datapath: REQUANT on the post-processor completing at the end of this
+    // cycle (REQUANT_OVERLAP only; otherwise REQUANT completes through exec)
+    output logic                  pp_exec,
+    output logic [INSTR_BITS-1:0] pp_exec_inst,
     // MATMUL issuing this cycle, with its occupancy
     output logic                  mm_start,
     output logic [INSTR_BITS-1:0] mm_inst,
@@ -102,11 +109,22 @@ module npu_controller
   end
   logic [1:0] rq_flags[3];
 
+  // The post-processor's retire stream: REQUANTs complete in their own
+  // order beside the other compute instructions (at most one runs at a time).
+  logic pp_push, pp_empty, pp_overrun;
+  logic [7:0] pp_prev, pp_next;
+  npu_retire_queue #(.DEPTH(4)) u_retire_pp (
+      .clk, .rst, .cycle,
+      .push(pp_push), .push_end(cend),
+      .push_prev_flag(hinst[QC][10]), .push_next_flag(hinst[QC][11]),
+      .retire_prev(pp_prev), .retire_next(pp_next),
+      .empty(pp_empty), .overrun(pp_overrun));
+
   logic [3:0] tpop, tavail, tover;
   logic [7:0] tpush[4];
   assign tpush[L2C] = rnext[QL];
-  assign tpush[C2L] = rprev[QC];
-  assign tpush[C2S] = rnext[QC];
+  assign tpush[C2L] = rprev[QC] + pp_prev;
+  assign tpush[C2S] = rnext[QC] + pp_next;
   assign tpush[S2C] = rprev[QS];
   for (genvar f = 0; f < 4; f++) begin : g_tokens
     npu_token_fifo #(.DEPTH(int'(TOKEN_DEPTH))) u_fifo (
@@ -115,14 +133,18 @@ module npu_controller
   end
 
   // ---- issue ----
-  logic [63:0] unit_free[3], last_end[3];
+  logic [63:0] unit_free[3], last_end[3], post_free;
   logic [2:0] tok_ok, unit_ok, is_dma;
+  wire head_on_pp = REQUANT_OVERLAP && hinst[QC][7:0] == OP_REQUANT;
   always_comb begin
     tok_ok[QL] = !hinst[QL][9] || tavail[C2L];
     tok_ok[QC] = (!hinst[QC][8] || tavail[L2C]) && (!hinst[QC][9] || tavail[S2C]);
     tok_ok[QS] = !hinst[QS][8] || tavail[C2S];
     for (int q = 0; q < 3; q++) begin
       unit_ok[q] = cycle >= unit_free[q];
+      // Only MATMULs issue past a running REQUANT.
+      if (q == QC && REQUANT_OVERLAP && hinst[q][7:0] != OP_MATMUL)
+        unit_ok[q] = unit_ok[q] && cycle >= post_free;
       is_dma[q] = hinst[q][7:0] == OP_LOAD || hinst[q][7:0] == OP_STORE;
       issue[q] = running && !fault_q && hvalid[q] && unit_ok[q] && tok_ok[q];
     end
@@ -136,14 +158,19 @@ module npu_controller
 
   // Compute: occupancy and completion are known at issue.
   logic [63:0] cdur, cend;
-  logic c_busy;
-  logic [63:0] c_end;
-  logic [INSTR_BITS-1:0] c_inst;
+  logic c_busy, p_busy;
+  logic [63:0] c_end, p_end;
+  logic [INSTR_BITS-1:0] c_inst, p_inst;
   assign cdur = compute_cycles(hinst[QC]);
-  assign cend = cycle + cdur > last_end[QC] ? cycle + cdur : last_end[QC];
-  wire c_exec_now = issue[QC] && cdur == 1 && hinst[QC][7:0] != OP_FENCE;
+  // A REQUANT on the post-processor is not ordered after the array's work.
+  assign cend = head_on_pp || cycle + cdur > last_end[QC] ? cycle + cdur : last_end[QC];
+  wire c_exec_now = issue[QC] && cdur == 1 && hinst[QC][7:0] != OP_FENCE && !head_on_pp;
   assign exec = c_exec_now || (c_busy && cycle + 1 == c_end);
   assign exec_inst = c_exec_now ? hinst[QC] : c_inst;
+  wire p_exec_now = issue[QC] && cdur == 1 && head_on_pp;
+  assign pp_exec = p_exec_now || (p_busy && cycle + 1 == p_end);
+  assign pp_exec_inst = p_exec_now ? hinst[QC] : p_inst;
+  assign pp_push = issue[QC] && head_on_pp;
   assign mm_start = issue[QC] && hinst[QC][7:0] == OP_MATMUL;
   assign mm_inst = hinst[QC];
   assign mm_cycles = cdur;
@@ -185,7 +212,7 @@ module npu_controller
     end
     ev_chan_end = cycle + 1;
     // compute queue: every instruction, at issue
-    rpush[QC] = issue[QC];
+    rpush[QC] = issue[QC] && !head_on_pp;
     rend[QC] = cend;
     // load/store queue FENCE: one cycle, retires in order
     for (int q = 0; q < 3; q += 2)
@@ -202,15 +229,17 @@ module npu_controller
         rq_flags[q] = oflags;
         ev_sched_idx[q*32 +: 32] = oidx;
       end
-    ev_sched_valid = rpush;
+    ev_sched_valid = rpush | {1'b0, pp_push, 1'b0};
     ev_sched_end = {rend[2], rend[1], rend[0]};
   end
 
   // ---- status ----
-  wire idle = rempty == 3'b111 && qempty == 3'b111 && req_q == 2'b00 && !dma_active && !c_busy;
+  wire idle = rempty == 3'b111 && pp_empty && qempty == 3'b111 && req_q == 2'b00 &&
+              !dma_active && !c_busy && !p_busy;
   assign done = running && end_seen && idle;
   assign quiescent = running && !done && issue == 0 && !ev_fetch_valid &&
-                     rempty == 3'b111 && req_q == 2'b00 && !dma_active && !c_busy;
+                     rempty == 3'b111 && pp_empty && req_q == 2'b00 && !dma_active &&
+                     !c_busy && !p_busy;
   assign fault_overflow = fault_q;
 
   always_ff @(posedge clk) begin
@@ -222,6 +251,8 @@ module npu_controller
       fault_q <= 1'b0;
       fault_internal <= 1'b0;
       c_busy <= 1'b0;
+      p_busy <= 1'b0;
+      post_free <= '0;
       req_q <= '0;
       for (int q = 0; q < 3; q++) begin
         unit_free[q] <= '0;
@@ -231,14 +262,23 @@ module npu_controller
       if (start) running <= 1'b1;
       if (running && !done) cycle <= cycle + 1;
       if (tover != 0) fault_q <= 1'b1;
-      if (roverrun != 0) fault_internal <= 1'b1;
+      if (roverrun != 0 || pp_overrun) fault_internal <= 1'b1;
       if (ev_fetch_valid) pc <= pc + 1;
       if (fetch_end) end_seen <= 1'b1;
       for (int q = 0; q < 3; q++)
         if (rpush[q]) last_end[q] <= rend[q];
       // compute unit
       if (c_busy && cycle + 1 == c_end) c_busy <= 1'b0;
-      if (issue[QC]) begin
+      if (p_busy && cycle + 1 == p_end) p_busy <= 1'b0;
+      if (issue[QC] && head_on_pp) begin
+        post_free <= cycle + cdur;
+        if (cdur > 1) begin
+          p_busy <= 1'b1;
+          p_end <= cycle + cdur;
+          p_inst <= hinst[QC];
+        end
+      end
+      if (issue[QC] && !head_on_pp) begin
         unit_free[QC] <= cycle + cdur;
         if (hinst[QC][7:0] != OP_FENCE && cdur > 1) begin
           c_busy <= 1'b1;

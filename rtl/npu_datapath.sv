@@ -17,6 +17,9 @@ module npu_datapath
     // compute instruction completing at the end of this cycle
     input  logic                  exec,
     input  logic [INSTR_BITS-1:0] exec_inst,
+    // REQUANT on the post-processor completing at the end of this cycle
+    input  logic                  pp_exec,
+    input  logic [INSTR_BITS-1:0] pp_exec_inst,
     // MATMUL issuing this cycle (streamed through the systolic array)
     input  logic                  mm_start,
     input  logic [INSTR_BITS-1:0] mm_inst,
@@ -271,6 +274,7 @@ module npu_datapath
       if (pad_valid) do_padding(pad_inst);
       for (int j = 0; j < COLS; j++)
         if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
+      if (pp_exec) do_requant(pp_exec_inst);
       if (exec)
         case (exec_inst[7:0])
           OP_REQUANT: do_requant(exec_inst);

@@ -40,6 +40,8 @@ static void emitConfigPackage(const isa::HwConfig &c, llvm::raw_ostream &os) {
      << "  localparam longint DRAM_BURST = " << c.dram.burstBytes << ";\n"
      << "  localparam longint LANES = " << c.vector.lanes << ";\n"
      << "  localparam longint PIPE_DEPTH = " << c.vector.pipelineDepth << ";\n"
+     << "  localparam bit REQUANT_OVERLAP = 1'b" << c.vector.requantOverlap
+     << ";\n"
      << "  localparam longint CMD_DEPTH = " << c.queues.cmdDepth << ";\n"
      << "  localparam longint TOKEN_DEPTH = " << c.queues.tokenDepth << ";\n"
      << "  localparam longint INFLIGHT_DEPTH = " << inflight << ";\n"
@@ -69,12 +71,6 @@ int main(int argc, char **argv) {
     // Load data reaches SRAM one cycle after its last beat (registered DRAM
     // response); with zero latency it would retire before that.
     llvm::errs() << "systole-rtl-gen: the RTL needs dram.latency_cycles >= 1\n";
-    return 1;
-  }
-  if (cfg->vector.requantOverlap) {
-    // The controller issues REQUANT like every compute instruction.
-    llvm::errs() << "systole-rtl-gen: the RTL does not implement "
-                    "vector.requant_overlap = 1 yet (docs/rtl.md)\n";
     return 1;
   }
   emitConfigPackage(*cfg, llvm::outs());

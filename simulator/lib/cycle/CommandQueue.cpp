@@ -4,6 +4,8 @@
 #include "../PostProcessorHazard.h"
 #include "../TokenRules.h"
 
+#include <algorithm>
+
 using namespace sc_core;
 using namespace systole;
 using namespace systole::sim;
@@ -37,7 +39,10 @@ void CommandQueue::issueLoop() {
   MachineState &S = *ctx.state;
   const bool overlap =
       which == isa::Queue::Compute && ctx.cfg->vector.requantOverlap;
-  uint64_t unitFree = 0, postFree = 0;
+  // nextIssue: a queue issues at most one instruction per cycle (one head),
+  // which matters where an issue does not hold the unit for the next one
+  // (a REQUANT on the post-processor, zero-cycle instructions).
+  uint64_t unitFree = 0, postFree = 0, nextIssue = 0;
   size_t postIdx = 0;
   while (true) {
     while (entries.empty())
@@ -47,7 +52,7 @@ void CommandQueue::issueLoop() {
     InstructionRecord &rec = st.instructions[idx];
     bool isMatmul = I.opcode() == isa::Opcode::Matmul;
     bool onPost = overlap && I.opcode() == isa::Opcode::Requant;
-    uint64_t ready = std::max(rec.fetch, unitFree);
+    uint64_t ready = std::max({rec.fetch, unitFree, nextIssue});
     if (overlap && !isMatmul)
       ready = std::max(ready, postFree);
     waitUntil(ready, kIssue);
@@ -87,6 +92,7 @@ void CommandQueue::issueLoop() {
     entries.pop_front();
     slotFreed.notify();
     rec.start = now;
+    nextIssue = now + 1;
     ctx.lastActivity = now;
     uint64_t end;
     if (I.opcode() == isa::Opcode::Load || I.opcode() == isa::Opcode::Store) {

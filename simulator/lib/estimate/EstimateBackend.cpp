@@ -36,6 +36,7 @@ struct QueueState {
   /// in-order retirement stream, as in the cycle model.
   std::deque<std::pair<size_t, uint64_t>> postInFlight;
   uint64_t unitFree = 0;
+  uint64_t nextIssue = 0; ///< one issue per queue per cycle
   uint64_t postFree = 0;
   size_t postIdx = 0;
   uint64_t lastEnd = 0;
@@ -205,7 +206,8 @@ static Unit queueUnit(unsigned q) {
 
 uint64_t EstimateModel::readyCycle(unsigned q, size_t idx) const {
   const QueueState &Q = queues[q];
-  uint64_t ready = std::max(st.instructions[idx].fetch, Q.unitFree);
+  uint64_t ready =
+      std::max({st.instructions[idx].fetch, Q.unitFree, Q.nextIssue});
   // With vector.requant_overlap only MATMULs issue past a running REQUANT.
   if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
       stream[idx].opcode() != isa::Opcode::Matmul)
@@ -245,6 +247,7 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
       st.stalls[unsigned(StallCause::QueueFull)] += fetchAt - fetchBlockedFrom;
     }
     rec.start = t;
+    Q.nextIssue = t + 1;
     if (I.opcode() == isa::Opcode::Load || I.opcode() == isa::Opcode::Store) {
       isa::DmaTiming dt = isa::dmaTiming(I, cfg);
       pending.push_back(

@@ -15,7 +15,8 @@ bool RtlParams::operator==(const RtlParams &o) const {
          accWords == o.accWords && dramBw == o.dramBw &&
          dramLatency == o.dramLatency && dramBurst == o.dramBurst &&
          lanes == o.lanes && pipeDepth == o.pipeDepth &&
-         cmdDepth == o.cmdDepth && tokenDepth == o.tokenDepth;
+         requantOverlap == o.requantOverlap && cmdDepth == o.cmdDepth &&
+         tokenDepth == o.tokenDepth;
 }
 
 RtlParams RtlParams::of(const isa::HwConfig &c) {
@@ -31,6 +32,7 @@ RtlParams RtlParams::of(const isa::HwConfig &c) {
           c.dram.burstBytes,
           c.vector.lanes,
           c.vector.pipelineDepth,
+          c.vector.requantOverlap,
           c.queues.cmdDepth,
           c.queues.tokenDepth};
 }
@@ -42,8 +44,9 @@ std::string RtlParams::str() const {
          std::to_string(dramBw) + " B/cycle burst " +
          std::to_string(dramBurst) + " latency " + std::to_string(dramLatency) +
          ", lanes " + std::to_string(lanes) + ", P " +
-         std::to_string(pipeDepth) + ", queues " + std::to_string(cmdDepth) +
-         "/" + std::to_string(tokenDepth);
+         std::to_string(pipeDepth) +
+         (requantOverlap ? " (REQUANT overlapped)" : "") + ", queues " +
+         std::to_string(cmdDepth) + "/" + std::to_string(tokenDepth);
 }
 
 FreshSimContext::FreshSimContext() {
@@ -65,8 +68,6 @@ llvm::Expected<RunResult> sim::runRtl(llvm::ArrayRef<isa::Instruction> stream,
                                       MachineState &state,
                                       const RunOptions &options,
                                       const RtlRunOptions &rtlOptions) {
-  if (cfg.vector.requantOverlap)
-    return rtlSupports(cfg);
   RtlParams want = RtlParams::of(cfg);
   for (const RtlModelEntry &e : rtlModels())
     if (e.params == want)
@@ -75,12 +76,6 @@ llvm::Expected<RunResult> sim::runRtl(llvm::ArrayRef<isa::Instruction> stream,
 }
 
 llvm::Error sim::rtlSupports(const isa::HwConfig &cfg) {
-  if (cfg.vector.requantOverlap)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "hardware config '%s' sets vector.requant_overlap = 1, which the RTL "
-        "does not implement yet (docs/rtl.md); use a config without it",
-        cfg.name.c_str());
   RtlParams want = RtlParams::of(cfg);
   for (const RtlModelEntry &e : rtlModels())
     if (e.params == want)

@@ -14,8 +14,10 @@
 #ifndef SYSTOLE_SIMULATOR_RTL_RTLCOSIM_H
 #define SYSTOLE_SIMULATOR_RTL_RTLCOSIM_H
 
+#include "../PostProcessorHazard.h"
 #include "RtlModels.h"
 
+#include "systole/ISA/Timing.h"
 #include "systole/Simulator/Semantics.h"
 
 #include "verilated.h"
@@ -297,6 +299,8 @@ private:
           raise(f->kind, i, cycle, f->detail);
           return;
         }
+        if (q == 1 && !checkPostProcessor(i, cycle))
+          return;
         trackWeights(stream[i]);
         recs[i].tokenWait = 0;
       }
@@ -315,6 +319,27 @@ private:
       recs[i].channelStart = cycle;
       recs[i].dramContention = cycle - recs[i].start;
     }
+  }
+
+  // With vector.requant_overlap a MATMUL may issue beside a running
+  // REQUANT; like the SystemC model, the testbench faults when the two touch
+  // the same memory (the hardware does not check it).
+  bool checkPostProcessor(uint32_t i, uint64_t cycle) {
+    if (!cfg.vector.requantOverlap)
+      return true;
+    const isa::Instruction &I = stream[i];
+    if (I.opcode() == isa::Opcode::Requant) {
+      ppIdx = i;
+      ppFree = cycle + isa::computeCycles(I, cfg);
+    } else if (I.opcode() == isa::Opcode::Matmul && ppFree > cycle) {
+      if (auto h = postProcessorHazard(I, stream[ppIdx])) {
+        raise(FaultKind::PostProcessorHazard, i, cycle,
+              *h + " (REQUANT #" + std::to_string(ppIdx) +
+                  " runs until cycle " + std::to_string(ppFree) + ")");
+        return false;
+      }
+    }
+    return true;
   }
 
   // The weight-reuse check needs which K x N block the array holds: a WS
@@ -344,6 +369,7 @@ private:
   RunStats *stats = nullptr;
   std::optional<Fault> fault;
   uint64_t endFetched = UINT64_MAX, simTime = 0, retired = 0;
+  uint64_t ppFree = 0, ppIdx = 0; // the REQUANT on the post-processor
   size_t lastFetch = SIZE_MAX;
   std::chrono::steady_clock::time_point wallStart;
   double lastReport = 0;

@@ -19,7 +19,7 @@ namespace systole::sim::rtl {
 /// npu_cfg_pkg); configs equal in these run on the same Verilated model.
 struct RtlParams {
   uint64_t rows, cols, ws, os, spBytes, spBanks, accWords, dramBw, dramLatency,
-      dramBurst, lanes, pipeDepth, cmdDepth, tokenDepth;
+      dramBurst, lanes, pipeDepth, requantOverlap, cmdDepth, tokenDepth;
   bool operator==(const RtlParams &o) const;
   static RtlParams of(const isa::HwConfig &cfg);
   std::string str() const;

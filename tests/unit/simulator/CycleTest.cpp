@@ -269,8 +269,9 @@ TEST(CycleVector, PostProcessingAndVectorFormulas) {
 // lanes 4, P 2): MATMUL WS M=8 K=4 N=4 with preload takes 4+8+4+4-1 = 19
 // cycles, REQUANT M=8 N=4 takes 8*1+2 = 10. Two tiles in separate ACC
 // regions. Serial: 0-19, 19-29, 29-48, 48-58. Overlapped: the second MATMUL
-// issues at 19 beside the first REQUANT (19-29), runs 19-38; the second
-// REQUANT waits for the array: 38-48.
+// issues at 20 (the queue issued the first REQUANT at 19, one issue per
+// cycle) beside it (19-29), runs 20-39; the second REQUANT waits for the
+// array: 39-49.
 namespace {
 std::vector<Instruction> twoTiles(uint64_t secondC, uint64_t secondA = 0) {
   Instruction r2 = requant(8, 4);
@@ -291,14 +292,14 @@ TEST(CycleOverlap, RequantRunsBesideTheNextMatmul) {
   cfg.vector.requantOverlap = 1;
   RunResult r = runCycles(twoTiles(64), cfg);
   ASSERT_FALSE(r.fault) << r.fault->message();
-  EXPECT_EQ(r.stats.totalCycles, 48u);
+  EXPECT_EQ(r.stats.totalCycles, 49u);
   const auto &in = r.stats.instructions;
   EXPECT_EQ(in[1].start, 19u);
   EXPECT_EQ(in[1].end, 29u);
-  EXPECT_EQ(in[2].start, 19u);
-  EXPECT_EQ(in[2].end, 38u);
-  EXPECT_EQ(in[3].start, 38u);
-  EXPECT_EQ(in[3].end, 48u);
+  EXPECT_EQ(in[2].start, 20u);
+  EXPECT_EQ(in[2].end, 39u);
+  EXPECT_EQ(in[3].start, 39u);
+  EXPECT_EQ(in[3].end, 49u);
   // Same memories as without the overlap (independent tiles).
   MachineState a = MachineState::create(cfg, 1 << 16);
   MachineState b = MachineState::create(cfg, 1 << 16);
@@ -321,7 +322,7 @@ TEST(CycleOverlap, MatmulTouchingTheRunningRequantsOperandsFaults) {
   ASSERT_TRUE(acc.fault);
   EXPECT_EQ(acc.fault->kind, FaultKind::PostProcessorHazard);
   EXPECT_EQ(acc.fault->instruction, 2u);
-  EXPECT_EQ(acc.fault->cycle, 19u);
+  EXPECT_EQ(acc.fault->cycle, 20u);
   EXPECT_NE(acc.fault->detail.find("input tile"), std::string::npos)
       << acc.fault->detail;
   // Reads A from SP [8192, 8223] while REQUANT #1 writes it.
