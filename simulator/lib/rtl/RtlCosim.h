@@ -251,7 +251,9 @@ private:
       return false;
     }
     if (top->quiescent) {
-      raise(FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
+      // quiescent rises in the first cycle after the last fetch, issue or
+      // retirement; the SystemC model reports that last active cycle.
+      raise(FaultKind::TokenDeadlock, oldestUnfinished(), cycle - 1,
             "RTL: every unfinished queue waits on a token that can never "
             "arrive");
       return false;
