@@ -271,7 +271,11 @@ module tb_npu_top
       // #3 END, fetched at 3.
       // After the REQUANT retires (cycle 20) nothing is in flight, nothing
       // fetches and the STORE cannot issue: `quiescent` from cycle 21 on
-      // (the retire queue empties at the end of cycle 20), never `done`.
+      // (the retire queue empties at the end of cycle 20, as `done` comes
+      // the cycle after the total), never `done`. The SystemC model reports
+      // this deadlock at cycle 20, its last event (docs/simulator.md), so
+      // the co-simulation, which reports the first `quiescent` cycle, says
+      // 21 (measured through runSegment: 20 vs 21).
       exp_fetch = "0:0 1:1 2:2 3:3 ";
       exp_issue[0] = "0:0 ";
       exp_issue[1] = "14:1 ";
