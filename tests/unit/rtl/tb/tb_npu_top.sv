@@ -273,9 +273,9 @@ module tb_npu_top
       // fetches and the STORE cannot issue: `quiescent` from cycle 21 on
       // (the retire queue empties at the end of cycle 20, as `done` comes
       // the cycle after the total), never `done`. The SystemC model reports
-      // this deadlock at cycle 20, its last event (docs/simulator.md), so
-      // the co-simulation, which reports the first `quiescent` cycle, says
-      // 21 (measured through runSegment: 20 vs 21).
+      // this deadlock at cycle 20, its last event (docs/simulator.md); the
+      // co-simulation reports the cycle before the first `quiescent` one,
+      // the same 20 (RtlCosim.DeadlocksAtTheSameInstructionAndCycle).
       exp_fetch = "0:0 1:1 2:2 3:3 ";
       exp_issue[0] = "0:0 ";
       exp_issue[1] = "14:1 ";
