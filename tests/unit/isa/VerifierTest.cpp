@@ -3,6 +3,9 @@
 
 #include "systole/ISA/Verifier.h"
 
+#include <random>
+#include <set>
+
 using namespace systole::isa;
 using namespace systole::isa::test;
 using F = Field;
@@ -278,4 +281,289 @@ TEST(Verifier, HostSegmentsAndLayers) {
   p.segments.clear();
   p.layers.clear();
   EXPECT_TRUE(contains(verify(p), "a program needs at least one segment"));
+}
+
+// Outputs stream into SRAM while inputs are read (docs/isa.md §4), so an
+// output must be disjoint from every input, exactly: interleaved strided
+// boxes pass, a single shared byte fails.
+namespace {
+std::string check(const Instruction &I) {
+  return errorText(validateInstruction(I, preset("tiny-4x4")));
+}
+// O rows [100,104), [108,112), [116,120); A and B far away.
+Instruction vadd() {
+  Instruction I(Opcode::Vadd);
+  I.with(F::Vadd_o_addr, 100)
+      .with(F::Vadd_o_s1, 8)
+      .with(F::Vadd_n0, 4)
+      .with(F::Vadd_n1, 3)
+      .with(F::Vadd_a_addr, 1000)
+      .with(F::Vadd_a_s1, 8)
+      .with(F::Vadd_b_addr, 2000)
+      .with(F::Vadd_b_s1, 8);
+  return I;
+}
+} // namespace
+
+TEST(Verifier, VectorOutputMustNotPartiallyOverlapAnInput) {
+  EXPECT_EQ(check(vadd()), "");
+  // A in O's gaps ([104,108), [112,116), [120,124)): hulls meet, bytes don't.
+  EXPECT_EQ(check(vadd().with(F::Vadd_a_addr, 104)), "");
+  EXPECT_EQ(check(vadd().with(F::Vadd_a_addr, 103)),
+            "vadd: output O SP [0x64, 0x78) overlaps input A SP [0x67, 0x7b): "
+            "an output must be disjoint from each input or be the identical "
+            "box (in place)");
+  // In place: the identical box, for A, B or both.
+  EXPECT_EQ(check(vadd().with(F::Vadd_a_addr, 100)), "");
+  EXPECT_EQ(check(vadd().with(F::Vadd_a_addr, 100).with(F::Vadd_b_addr, 100)),
+            "");
+  // Same start, other row stride: row 0 is shared, rows 1 and 2 are not.
+  EXPECT_EQ(check(vadd().with(F::Vadd_b_addr, 100).with(F::Vadd_b_s1, 12)),
+            "vadd: output O SP [0x64, 0x78) overlaps input B SP [0x64, 0x80): "
+            "an output must be disjoint from each input or be the identical "
+            "box (in place)");
+  // A broadcast input at O's address reads byte 100 after beat 0 wrote it.
+  EXPECT_TRUE(contains(
+      check(vadd().with(F::Vadd_a_addr, 100).with(F::Vadd_a_bcast, 1)),
+      "vadd: output O SP [0x64, 0x78) overlaps input A SP [0x64, 0x75)"));
+  // Broadcast elements 104, 112, 120 sit in the gaps; 119 is in row 2.
+  EXPECT_EQ(check(vadd().with(F::Vadd_b_addr, 104).with(F::Vadd_b_bcast, 1)),
+            "");
+  EXPECT_TRUE(
+      contains(check(vadd().with(F::Vadd_b_addr, 119).with(F::Vadd_b_bcast, 1)),
+               "overlaps input B SP [0x77, 0x88)"));
+  // One row: the strides never apply, so this is still in place.
+  EXPECT_EQ(check(vadd()
+                      .with(F::Vadd_n1, 1)
+                      .with(F::Vadd_a_addr, 100)
+                      .with(F::Vadd_a_s1, 0)),
+            "");
+  // In place over overlapping rows: row 1 would read bytes row 0 wrote.
+  EXPECT_EQ(check(vadd()
+                      .with(F::Vadd_o_s1, 2)
+                      .with(F::Vadd_a_addr, 100)
+                      .with(F::Vadd_a_s1, 2)),
+            "vadd: output O SP [0x64, 0x6c) is input A in place, but its rows "
+            "overlap (o_s1 2 < n0 4): a later row would read bytes an earlier "
+            "row already wrote");
+  // Exact over long progressions: O = even bytes 0..1998, A = odd bytes is
+  // fine; A = 1, 4, 7, ... meets O at 4.
+  Instruction I = vadd()
+                      .with(F::Vadd_n0, 1)
+                      .with(F::Vadd_n1, 1000)
+                      .with(F::Vadd_o_addr, 0)
+                      .with(F::Vadd_o_s1, 2)
+                      .with(F::Vadd_a_addr, 1)
+                      .with(F::Vadd_a_s1, 2)
+                      .with(F::Vadd_b_addr, 4000)
+                      .with(F::Vadd_b_s1, 1);
+  EXPECT_EQ(check(I), "");
+  EXPECT_TRUE(contains(check(I.with(F::Vadd_a_s1, 3)),
+                       "output O SP [0x0, 0x7cf) overlaps input A"));
+  // VMUL shares the rule.
+  Instruction M(Opcode::Vmul);
+  M.with(F::Vmul_o_addr, 10)
+      .with(F::Vmul_n0, 8)
+      .with(F::Vmul_n1, 1)
+      .with(F::Vmul_a_addr, 10)
+      .with(F::Vmul_b_addr, 17);
+  EXPECT_EQ(check(M),
+            "vmul: output O SP [0xa, 0x12) overlaps input B SP [0x11, 0x19): "
+            "an output must be disjoint from each input or be the identical "
+            "box (in place)");
+  EXPECT_EQ(check(M.with(F::Vmul_b_addr, 18)), "");
+}
+
+TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {
+  // 2x2 windows, stride 2, over a 4x4 input whose pixels (4 channels) are 8
+  // bytes apart: the output pixels can live in the input's gaps.
+  Instruction P(Opcode::Pool);
+  P.with(F::Pool_kh, 2)
+      .with(F::Pool_kw, 2)
+      .with(F::Pool_sh, 2)
+      .with(F::Pool_sw, 2)
+      .with(F::Pool_oh, 2)
+      .with(F::Pool_ow, 2)
+      .with(F::Pool_ch, 4)
+      .with(F::Pool_in_addr, 0)
+      .with(F::Pool_in_pix_stride, 8)
+      .with(F::Pool_in_row_stride, 32)
+      .with(F::Pool_out_addr, 4)
+      .with(F::Pool_out_pix_stride, 8)
+      .with(F::Pool_out_row_stride, 32)
+      .with(F::Pool_valid_y1, 4)
+      .with(F::Pool_valid_x1, 4);
+  EXPECT_EQ(check(P), "");
+  EXPECT_EQ(check(P.with(F::Pool_out_addr, 2)),
+            "pool: output out SP [0x2, 0x2e) overlaps input in SP [0x0, 0x7c) "
+            "(its window box)");
+  // In place is not allowed either: later windows read earlier outputs.
+  EXPECT_TRUE(contains(check(P.with(F::Pool_out_addr, 0)),
+                       "pool: output out SP [0x0, 0x2c) overlaps input in"));
+  // The exact search is capped: 360,000 output pixels on even bytes, the
+  // input on odd bytes, is disjoint but too costly to prove.
+  Instruction Q(Opcode::Pool);
+  Q.with(F::Pool_kh, 1)
+      .with(F::Pool_kw, 1)
+      .with(F::Pool_sh, 1)
+      .with(F::Pool_sw, 1)
+      .with(F::Pool_oh, 600)
+      .with(F::Pool_ow, 600)
+      .with(F::Pool_ch, 1)
+      .with(F::Pool_in_addr, 1)
+      .with(F::Pool_in_pix_stride, 2)
+      .with(F::Pool_in_row_stride, 2)
+      .with(F::Pool_out_addr, 0)
+      .with(F::Pool_out_pix_stride, 2)
+      .with(F::Pool_out_row_stride, 2);
+  EXPECT_EQ(check(Q),
+            "pool: output out SP [0x0, 0x95d) is not provably disjoint "
+            "(search capped) from input in SP [0x1, 0x95e) (its window box)");
+  // Small enough to search: 50x50 pixels.
+  EXPECT_EQ(check(Q.with(F::Pool_oh, 50).with(F::Pool_ow, 50)), "");
+}
+
+TEST(Verifier, RequantOutputMustNotOverlapItsLut) {
+  // Instruction #3 writes O = SP [128, 152) (6 rows of 4, stride 4).
+  Program p = sampleProgram();
+  inst(p, 3).set(F::Requant_lut, 1);
+  inst(p, 3).set(F::Requant_lut_addr, 0);
+  EXPECT_EQ(verify(p), "segments[0] 'main' instruction #3: requant: output O "
+                       "SP [0x80, 0x98) overlaps input lut SP [0x0, 0x100)");
+  inst(p, 3).set(F::Requant_lut_addr, 151);
+  EXPECT_TRUE(contains(verify(p), "overlaps input lut SP [0x97, 0x197)"));
+  inst(p, 3).set(F::Requant_lut_addr, 152);
+  EXPECT_EQ(verify(p), "");
+}
+
+TEST(Verifier, DwconvOutputsMustOwnTheirAccumulatorWords) {
+  Instruction D(Opcode::Dwconv);
+  D.with(F::Dwconv_kh, 1)
+      .with(F::Dwconv_kw, 1)
+      .with(F::Dwconv_sh, 1)
+      .with(F::Dwconv_sw, 1)
+      .with(F::Dwconv_dh, 1)
+      .with(F::Dwconv_dw, 1)
+      .with(F::Dwconv_oh, 3)
+      .with(F::Dwconv_ow, 2)
+      .with(F::Dwconv_ch, 4)
+      .with(F::Dwconv_in_pix_stride, 4)
+      .with(F::Dwconv_in_row_stride, 8)
+      .with(F::Dwconv_w_addr, 100)
+      .with(F::Dwconv_c_pix_stride, 4)
+      .with(F::Dwconv_c_row_stride, 8);
+  EXPECT_EQ(check(D), "");
+  // Row 1 starts at word 6, inside pixel (0, 1) = words [4, 8).
+  EXPECT_EQ(check(D.with(F::Dwconv_c_row_stride, 6)),
+            "dwconv: output C elements (0, 1) and (1, 0) share ACC words "
+            "(c_row_stride 6, c_pix_stride 4, ch 4): every output must own its "
+            "ch words");
+  EXPECT_TRUE(contains(check(D.with(F::Dwconv_c_pix_stride, 3)),
+                       "elements (0, 0) and (0, 1) share ACC words"));
+  // Interleaved rows (2 channels, pixels 4 words apart, rows 2 apart): rows 0
+  // and 1 are disjoint, row 2 lands on pixel (0, 1).
+  D.with(F::Dwconv_ch, 2)
+      .with(F::Dwconv_c_pix_stride, 4)
+      .with(F::Dwconv_c_row_stride, 2)
+      .with(F::Dwconv_oh, 2);
+  EXPECT_EQ(check(D), "");
+  EXPECT_TRUE(contains(check(D.with(F::Dwconv_oh, 3)),
+                       "elements (0, 1) and (2, 0) share ACC words"));
+  // A zero row stride puts every row on row 0.
+  EXPECT_TRUE(
+      contains(check(D.with(F::Dwconv_ow, 1).with(F::Dwconv_c_row_stride, 0)),
+               "elements (0, 0) and (1, 0) share ACC words"));
+}
+
+// The verifier's arithmetic agrees with enumerating the byte sets, on random
+// small instructions (fixed seed) with interleaving and zero strides.
+TEST(Verifier, OverlapRulesMatchEnumeratedByteSets) {
+  std::mt19937_64 rng(11);
+  auto r = [&](uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  auto bytes = [](uint64_t base, uint64_t n1, uint64_t s1, uint64_t n2,
+                  uint64_t s2, uint64_t w) {
+    std::set<uint64_t> s;
+    for (uint64_t j = 0; j < n1; ++j)
+      for (uint64_t k = 0; k < n2; ++k)
+        for (uint64_t e = 0; e < w; ++e)
+          s.insert(base + j * s1 + k * s2 + e);
+    return s;
+  };
+  auto meet = [](const std::set<uint64_t> &a, const std::set<uint64_t> &b) {
+    for (uint64_t v : a)
+      if (b.count(v))
+        return true;
+    return false;
+  };
+  unsigned rejected[3] = {}, accepted[3] = {};
+  for (int it = 0; it < 3000; ++it) {
+    // VADD: each input disjoint, or the identical box over disjoint rows.
+    uint64_t n0 = r(1, 6), n1 = r(1, 5), o = r(0, 80), os = r(0, 14);
+    Instruction V = vadd()
+                        .with(F::Vadd_n0, n0)
+                        .with(F::Vadd_n1, n1)
+                        .with(F::Vadd_o_addr, o)
+                        .with(F::Vadd_o_s1, os)
+                        .with(F::Vadd_b_addr, 1000);
+    bool bc = r(0, 3) == 0, same = r(0, 3) == 0;
+    uint64_t a = same ? o : r(0, 80), as = same ? os : r(0, 14);
+    V.with(F::Vadd_a_addr, a).with(F::Vadd_a_s1, as).with(F::Vadd_a_bcast, bc);
+    bool inPlace = !bc && a == o && (n1 == 1 || as == os);
+    bool ok = inPlace ? (n1 == 1 || os >= n0)
+                      : !meet(bytes(o, n1, os, 1, 0, n0),
+                              bytes(a, n1, as, 1, 0, bc ? 1 : n0));
+    std::string e = check(V);
+    EXPECT_EQ(e.empty(), ok) << e;
+    ++(ok ? accepted : rejected)[0];
+    // POOL: the output box never meets the window box.
+    uint64_t oh = r(1, 3), ow = r(1, 3), ch = r(1, 4), kh = r(1, 2),
+             kw = r(1, 2), sh = r(1, 2), sw = r(1, 2);
+    uint64_t rows = (oh - 1) * sh + kh, cols = (ow - 1) * sw + kw;
+    uint64_t in = r(0, 60), ips = r(0, 10), irs = r(0, 40), out = r(0, 60),
+             ops = r(0, 10), ors = r(0, 40);
+    Instruction P(Opcode::Pool);
+    P.with(F::Pool_kh, kh)
+        .with(F::Pool_kw, kw)
+        .with(F::Pool_sh, sh)
+        .with(F::Pool_sw, sw)
+        .with(F::Pool_oh, oh)
+        .with(F::Pool_ow, ow)
+        .with(F::Pool_ch, ch)
+        .with(F::Pool_in_addr, in)
+        .with(F::Pool_in_pix_stride, ips)
+        .with(F::Pool_in_row_stride, irs)
+        .with(F::Pool_out_addr, out)
+        .with(F::Pool_out_pix_stride, ops)
+        .with(F::Pool_out_row_stride, ors);
+    ok = !meet(bytes(out, oh, ors, ow, ops, ch),
+               bytes(in, rows, irs, cols, ips, ch));
+    e = check(P);
+    EXPECT_EQ(e.empty(), ok) << e;
+    ++(ok ? accepted : rejected)[1];
+    // DWCONV: all oh*ow*ch output words distinct.
+    uint64_t crs = r(0, 30), cps = r(0, 10);
+    Instruction D(Opcode::Dwconv);
+    D.with(F::Dwconv_kh, 1)
+        .with(F::Dwconv_kw, 1)
+        .with(F::Dwconv_sh, 1)
+        .with(F::Dwconv_sw, 1)
+        .with(F::Dwconv_dh, 1)
+        .with(F::Dwconv_dw, 1)
+        .with(F::Dwconv_oh, oh + r(0, 2))
+        .with(F::Dwconv_ow, ow + r(0, 2))
+        .with(F::Dwconv_ch, ch)
+        .with(F::Dwconv_w_addr, 1000)
+        .with(F::Dwconv_c_row_stride, crs)
+        .with(F::Dwconv_c_pix_stride, cps);
+    uint64_t doh = D.raw(F::Dwconv_oh), dow = D.raw(F::Dwconv_ow);
+    ok = bytes(0, doh, crs, dow, cps, ch).size() == doh * dow * ch;
+    e = check(D);
+    EXPECT_EQ(e.empty(), ok) << e;
+    ++(ok ? accepted : rejected)[2];
+  }
+  // Both outcomes occur often for every opcode.
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GT(accepted[k], 300u) << k;
+    EXPECT_GT(rejected[k], 300u) << k;
+  }
 }
