@@ -9,6 +9,7 @@
 #include "SimTestUtil.h"
 
 #include "systole/ISA/Timing.h"
+#include "systole/ISA/Verifier.h"
 
 #include <random>
 
@@ -50,6 +51,14 @@ private:
         return false;
     }
     return true;
+  }
+  // With u8 the clamp bounds are read unsigned (docs/isa.md), so a random
+  // signed lo <= hi may be out of order there: swap them.
+  static void orderBounds(Instruction &I, Field u8, Field lo, Field hi) {
+    if (I.getFlag(u8) && I.raw(lo) > I.raw(hi)) {
+      int64_t l = I.get(lo);
+      I.with(lo, I.get(hi)).with(hi, l);
+    }
   }
   Instruction loadTile(unsigned b);
   Instruction computeOp(unsigned b);
@@ -183,47 +192,60 @@ Instruction Generator::computeOp(unsigned b) {
       bool add = coin();
       uint64_t n0 = r(1, 40), n1 = r(1, 5);
       int64_t lo = int64_t(r(0, 200)) - 128, hi = lo + r(0, 127 - lo);
-      auto pick = [&] {
-        return coin() ? aBase(b) + r(0, 3000) : oBase(b) + r(0, 2000);
+      // Each input is either apart from O (the tile region) or O itself, in
+      // place: outputs stream into SP, so partial overlaps are invalid
+      // (docs/isa.md §4).
+      uint64_t o = oBase(b) + r(0, 2000), oS1 = n0 + r(0, 9);
+      struct Input {
+        uint64_t addr, s1;
+        bool bcast;
       };
+      auto pick = [&] {
+        if (coin(40))
+          return Input{o, oS1, false};
+        return Input{aBase(b) + r(0, 3000), r(0, 50), coin(20)};
+      };
+      Input A = pick(), B = pick();
       if (add) {
         I = Instruction(Opcode::Vadd);
         I.with(F::Vadd_mode, r(0, 4))
-            .with(F::Vadd_a_bcast, coin(20))
-            .with(F::Vadd_b_bcast, coin(20))
+            .with(F::Vadd_a_bcast, A.bcast)
+            .with(F::Vadd_b_bcast, B.bcast)
             .with(F::Vadd_u8, coin(20))
             .with(F::Vadd_lo, lo)
             .with(F::Vadd_hi, hi)
-            .with(F::Vadd_a_addr, pick())
-            .with(F::Vadd_b_addr, pick())
-            .with(F::Vadd_o_addr, oBase(b) + r(0, 2000))
+            .with(F::Vadd_a_addr, A.addr)
+            .with(F::Vadd_b_addr, B.addr)
+            .with(F::Vadd_o_addr, o)
             .with(F::Vadd_n0, n0)
             .with(F::Vadd_n1, n1)
-            .with(F::Vadd_a_s1, r(0, 50))
-            .with(F::Vadd_b_s1, r(0, 50))
-            .with(F::Vadd_o_s1, n0 + r(0, 9));
+            .with(F::Vadd_a_s1, A.s1)
+            .with(F::Vadd_b_s1, B.s1)
+            .with(F::Vadd_o_s1, oS1);
         I.setF32(F::Vadd_ratio_a, scale() * 1024);
         I.setF32(F::Vadd_ratio_b, scale() * 1024);
         I.setF32(F::Vadd_fixed, float(int64_t(r(0, 400)) - 200) * 0.37f);
+        orderBounds(I, F::Vadd_u8, F::Vadd_lo, F::Vadd_hi);
       } else {
         I = Instruction(Opcode::Vmul);
-        I.with(F::Vmul_a_bcast, coin(20))
-            .with(F::Vmul_b_bcast, coin(20))
+        I.with(F::Vmul_a_bcast, A.bcast)
+            .with(F::Vmul_b_bcast, B.bcast)
             .with(F::Vmul_u8, coin(20))
             .with(F::Vmul_lo, lo)
             .with(F::Vmul_hi, hi)
             .with(F::Vmul_a_zp, int64_t(r(0, 255)) - 128)
             .with(F::Vmul_b_zp, int64_t(r(0, 255)) - 128)
             .with(F::Vmul_o_zp, int64_t(r(0, 255)) - 128)
-            .with(F::Vmul_a_addr, pick())
-            .with(F::Vmul_b_addr, pick())
-            .with(F::Vmul_o_addr, oBase(b) + r(0, 2000))
+            .with(F::Vmul_a_addr, A.addr)
+            .with(F::Vmul_b_addr, B.addr)
+            .with(F::Vmul_o_addr, o)
             .with(F::Vmul_n0, n0)
             .with(F::Vmul_n1, n1)
-            .with(F::Vmul_a_s1, r(0, 50))
-            .with(F::Vmul_b_s1, r(0, 50))
-            .with(F::Vmul_o_s1, n0 + r(0, 9));
+            .with(F::Vmul_a_s1, A.s1)
+            .with(F::Vmul_b_s1, B.s1)
+            .with(F::Vmul_o_s1, oS1);
         I.setF32(F::Vmul_ratio, scale() * 64);
+        orderBounds(I, F::Vmul_u8, F::Vmul_lo, F::Vmul_hi);
       }
     } else if (kind == 4) { // POOL
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
@@ -260,9 +282,12 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Pool_valid_x1, r(x0, cols));
       I.setF32(F::Pool_scale, scale() * 256);
       I.setF32(F::Pool_out_scale, scale() * 256);
+      orderBounds(I, F::Pool_u8, F::Pool_lo, F::Pool_hi);
     } else if (kind == 5) { // DWCONV
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
                ch = r(1, 12);
+      // Outputs own their ACC words: pixels and rows do not overlap.
+      uint64_t cps = ch + r(0, 1);
       I = Instruction(Opcode::Dwconv);
       I.with(F::Dwconv_accumulate, coin())
           .with(F::Dwconv_in_zp, int64_t(r(0, 255)) - 128)
@@ -281,8 +306,8 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Dwconv_ch, ch)
           .with(F::Dwconv_in_row_stride, r(40, 120))
           .with(F::Dwconv_in_pix_stride, ch + r(0, 3))
-          .with(F::Dwconv_c_row_stride, ow * ch + r(0, 4))
-          .with(F::Dwconv_c_pix_stride, ch + r(0, 1));
+          .with(F::Dwconv_c_row_stride, (ow - 1) * cps + ch + r(0, 4))
+          .with(F::Dwconv_c_pix_stride, cps);
     } else {
       I = fence(isa::Queue::Compute);
     }
@@ -363,10 +388,21 @@ isa::HwConfig randomConfig() {
 
 TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
-  uint64_t totalCycles = 0, instructions = 0;
+  uint64_t totalCycles = 0, instructions = 0, inPlace = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
+    // The generator emits only valid instructions (fields, footprints and the
+    // streaming overlap rule), and keeps exercising in-place VADD.
+    for (size_t i = 0; i < prog.size(); ++i) {
+      if (auto e = isa::validateInstruction(prog[i], cfg))
+        FAIL() << "seed " << seed << " instruction #" << i << ": "
+               << llvm::toString(std::move(e));
+      const Instruction &I = prog[i];
+      if (I.opcode() == Opcode::Vadd)
+        inPlace += !I.getFlag(F::Vadd_a_bcast) &&
+                   I.raw(F::Vadd_a_addr) == I.raw(F::Vadd_o_addr);
+    }
     MachineState init = MachineState::create(cfg, Generator::kDram);
     init.dram = g.dram();
     MachineState fs = init, cs = init;
@@ -388,4 +424,5 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
     instructions += prog.size();
   }
   EXPECT_GT(totalCycles, instructions); // sanity: timing happened
+  EXPECT_GT(inPlace, 0u);
 }
