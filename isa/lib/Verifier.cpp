@@ -129,7 +129,7 @@ std::optional<bool> intersects(Strided X, Strided Y, uint64_t budget) {
   return false;
 }
 
-// Bounds the exact search (~10 ms); a VADD needs at most 2*n1 + 1 steps
+// Bounds the exact search (a few ms); a VADD needs at most 2*n1 + 1 steps
 // (n1 < 2^16), compiled POOLs a few per output pixel.
 constexpr uint64_t kOverlapBudget = 1u << 18;
 
