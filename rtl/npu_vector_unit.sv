@@ -1,0 +1,223 @@
+// Streaming VADD / VMUL engine (docs/isa.md §4): the n1 x n0 elements,
+// flattened row-major (e = j*n0 + i), go LANES consecutive elements per beat
+// through LANES npu_vector_lane; a beat may straddle rows, or cover several
+// when n0 < LANES. Element (j, i) reads A at a_addr + j*a_s1 + (a_bcast ? 0
+// : i), B likewise, and writes O at o_addr + j*o_s1 + i.
+//
+// Schedule (= isa::computeCycles): without a bank conflict beat b reads A
+// and B in cycle s+b (beat 0 straight from `inst` in the start cycle s);
+// with one (A's and B's footprints share an SP bank, npu_timing_pkg) a beat
+// takes two cycles, A in s+2b and B in s+2b+1, as a single-ported bank
+// serves them. Its bytes are written at the edge ending the cycle of its B
+// read + PIPE_DEPTH, so the last write lands at the edge ending
+// s + computeCycles - 1 and `busy` is low from s + computeCycles on.
+//
+// Whether there is a conflict is what the controller already decided: the
+// occupancy `cycles` (npu_timing_pkg::compute_cycles) is 2*beats +
+// PIPE_DEPTH with one and beats + PIPE_DEPTH without, so the engine compares
+// it with its beat count instead of repeating the bank-set computation.
+//
+// Per lane the element position (row j, column i, row start addresses)
+// advances by LANES elements per beat incrementally: LANES = dq*n0 + dr,
+// found once at start by a chain over the lanes (which also gives beat 0's
+// positions), so no per-lane divide and no multiply by a field except the
+// one n0*n1 of the beat count.
+module npu_vector_unit
+  import systole_isa_pkg::*;
+  import npu_cfg_pkg::*;
+#(
+    // int copies of the config's longint parameters (array bounds, indices)
+    localparam int L = int'(LANES),
+    localparam int P = int'(PIPE_DEPTH)
+) (
+    input  logic                  clk,
+    input  logic                  rst,
+    input  logic                  start,   // VADD or VMUL issues in this cycle
+    input  logic [INSTR_BITS-1:0] inst,    // valid in the start cycle only
+    input  logic [63:0]           cycles,  // its occupancy (computeCycles)
+    output logic                  busy,
+    // SP read ports (combinational): A and B
+    output logic [63:0]           a_raddr[L],
+    input  logic [7:0]            a_rdata[L],
+    output logic [63:0]           b_raddr[L],
+    input  logic [7:0]            b_rdata[L],
+    // SP write port (at the clock edge; same address: highest lane wins)
+    output logic                  o_we[L],
+    output logic [63:0]           o_waddr[L],
+    output logic [7:0]            o_wdata[L]
+);
+  typedef struct packed {
+    logic        is_add, u8, a_bcast, b_bcast, conflict;
+    logic [2:0]  mode;
+    logic [31:0] lo, hi, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp;
+    logic [16:0] n0, n1;
+    logic [63:0] a_s1, b_s1, o_s1;
+    // Advance by LANES elements: dq rows and dr columns, dq*s1 bytes.
+    logic [16:0] dq, dr;
+    logic [63:0] a_step, b_step, o_step;
+  } cfg_t;
+  // One lane's element: row, column, and the addresses of its row starts.
+  typedef struct packed {
+    logic [16:0] j, i;
+    logic [63:0] a_row, b_row, o_row;
+  } pos_t;
+
+  cfg_t cfg_q, cfg;
+  pos_t pos_q[L], pos[L], pos_d[L];
+  pos_t chain[L+1];  // elements 0 .. LANES from the instruction (start cycle)
+  logic active_q;    // a beat after the first one reads in this cycle
+  logic phase_q;     // conflict: the beat's A was read in the previous cycle
+  logic rd;          // a beat reads in this cycle
+  logic compute;     // ... and has both operands (B is read now)
+  logic last_beat;
+
+  // isa.md §4 domains: u8 values are bytes ^ 0x80, u8 parameters unsigned.
+  function automatic logic [31:0] dom_value(input logic u8, input logic [7:0] b);
+    return u8 ? {24'd0, b ^ 8'h80} : {{24{b[7]}}, b};
+  endfunction
+  function automatic logic [31:0] dom_param(input logic u8, input logic [7:0] b);
+    return u8 ? {24'd0, b} : {{24{b[7]}}, b};
+  endfunction
+
+  logic [63:0] beats;
+  always_comb begin
+    cfg.is_add = inst[7:0] == OP_VADD;
+    cfg.u8 = cfg.is_add ? inst[VADD_U8_LSB] : inst[VMUL_U8_LSB];
+    cfg.a_bcast = cfg.is_add ? inst[VADD_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
+    cfg.b_bcast = cfg.is_add ? inst[VADD_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
+    // VMUL has no mode (its value does not depend on one).
+    cfg.mode = cfg.is_add ? inst[VADD_MODE_LSB +: VADD_MODE_W] : 3'd0;
+    cfg.lo = dom_param(cfg.u8, cfg.is_add ? inst[VADD_LO_LSB +: 8] : inst[VMUL_LO_LSB +: 8]);
+    cfg.hi = dom_param(cfg.u8, cfg.is_add ? inst[VADD_HI_LSB +: 8] : inst[VMUL_HI_LSB +: 8]);
+    cfg.ratio_a = cfg.is_add ? inst[VADD_RATIO_A_LSB +: 32] : inst[VMUL_RATIO_LSB +: 32];
+    cfg.ratio_b = cfg.is_add ? inst[VADD_RATIO_B_LSB +: 32] : 32'd0;
+    cfg.fixed = cfg.is_add ? inst[VADD_FIXED_LSB +: 32] : 32'd0;
+    cfg.a_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_A_ZP_LSB +: 8]);
+    cfg.b_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_B_ZP_LSB +: 8]);
+    cfg.o_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_O_ZP_LSB +: 8]);
+    // VADD and VMUL share the positions of the addressing fields.
+    cfg.n0 = 17'(inst[VADD_N0_LSB +: VADD_N0_W]);
+    cfg.n1 = 17'(inst[VADD_N1_LSB +: VADD_N1_W]);
+    cfg.a_s1 = 64'(inst[VADD_A_S1_LSB +: VADD_A_S1_W]);
+    cfg.b_s1 = 64'(inst[VADD_B_S1_LSB +: VADD_B_S1_W]);
+    cfg.o_s1 = 64'(inst[VADD_O_S1_LSB +: VADD_O_S1_W]);
+    beats = (64'(cfg.n0) * 64'(cfg.n1) + 64'(L) - 64'd1) / 64'(L);
+    cfg.conflict = cycles != beats + 64'(P);
+    // The chain: element k+1 is the next column, or column 0 of the next row.
+    chain[0].j = '0;
+    chain[0].i = '0;
+    chain[0].a_row = 64'(inst[VADD_A_ADDR_LSB +: VADD_A_ADDR_W]);
+    chain[0].b_row = 64'(inst[VADD_B_ADDR_LSB +: VADD_B_ADDR_W]);
+    chain[0].o_row = 64'(inst[VADD_O_ADDR_LSB +: VADD_O_ADDR_W]);
+    for (int k = 0; k < L; k++) begin
+      if (chain[k].i + 17'd1 == cfg.n0) begin
+        chain[k+1].j = chain[k].j + 17'd1;
+        chain[k+1].i = '0;
+        chain[k+1].a_row = chain[k].a_row + cfg.a_s1;
+        chain[k+1].b_row = chain[k].b_row + cfg.b_s1;
+        chain[k+1].o_row = chain[k].o_row + cfg.o_s1;
+      end else begin
+        chain[k+1] = chain[k];
+        chain[k+1].i = chain[k].i + 17'd1;
+      end
+    end
+    cfg.dq = chain[L].j;
+    cfg.dr = chain[L].i;
+    cfg.a_step = chain[L].a_row - chain[0].a_row;
+    cfg.b_step = chain[L].b_row - chain[0].b_row;
+    cfg.o_step = chain[L].o_row - chain[0].o_row;
+    if (!start) cfg = cfg_q;
+
+    rd = start | active_q;
+    compute = rd && (!cfg.conflict || phase_q);
+    for (int l = 0; l < L; l++) begin
+      pos[l] = start ? chain[l] : pos_q[l];
+      // Next beat: LANES elements on, i.e. dq rows and dr columns (plus the
+      // carry into the next row).
+      pos_d[l].i = pos[l].i + cfg.dr;
+      if (pos_d[l].i >= cfg.n0) begin
+        pos_d[l].i = pos_d[l].i - cfg.n0;
+        pos_d[l].j = pos[l].j + cfg.dq + 17'd1;
+        pos_d[l].a_row = pos[l].a_row + cfg.a_step + cfg.a_s1;
+        pos_d[l].b_row = pos[l].b_row + cfg.b_step + cfg.b_s1;
+        pos_d[l].o_row = pos[l].o_row + cfg.o_step + cfg.o_s1;
+      end else begin
+        pos_d[l].j = pos[l].j + cfg.dq;
+        pos_d[l].a_row = pos[l].a_row + cfg.a_step;
+        pos_d[l].b_row = pos[l].b_row + cfg.b_step;
+        pos_d[l].o_row = pos[l].o_row + cfg.o_step;
+      end
+    end
+    // Lane 0 of the next beat past the last row: nothing left.
+    last_beat = pos_d[0].j >= cfg.n1;
+  end
+
+  // The lanes. Conflict: A is held from the first cycle of the beat.
+  logic [7:0]  a_q[L];
+  logic        we_c[L];
+  logic [63:0] waddr_c[L];
+  logic [7:0]  wdata_c[L];
+  for (genvar l = 0; l < L; l++) begin : g_lane
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] y;  // clamped to the 8-bit domain: only its low byte is stored
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign a_raddr[l] = pos[l].a_row + (cfg.a_bcast ? 64'd0 : 64'(pos[l].i));
+    assign b_raddr[l] = pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
+    npu_vector_lane u_lane (
+        .is_add(cfg.is_add), .mode(cfg.mode),
+        .av(dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
+        .bv(dom_value(cfg.u8, b_rdata[l])), .ratio_a(cfg.ratio_a), .ratio_b(cfg.ratio_b),
+        .fixed(cfg.fixed), .a_zp(cfg.a_zp), .b_zp(cfg.b_zp), .o_zp(cfg.o_zp), .lo(cfg.lo),
+        .hi(cfg.hi), .y);
+    assign we_c[l] = compute && pos[l].j < cfg.n1;
+    assign waddr_c[l] = pos[l].o_row + 64'(pos[l].i);
+    assign wdata_c[l] = y[7:0] ^ {cfg.u8, 7'd0};
+    always_ff @(posedge clk) a_q[l] <= a_rdata[l];
+  end
+
+  always_ff @(posedge clk) begin
+    if (rst) begin
+      active_q <= 1'b0;
+      phase_q <= 1'b0;
+    end else begin
+      active_q <= rd && !(compute && last_beat);
+      phase_q <= rd && cfg.conflict && !compute;
+    end
+    if (start) cfg_q <= cfg;
+    if (compute) pos_q <= pos_d;
+    else if (start) pos_q <= pos;
+  end
+
+  // PIPE_DEPTH register stages between the read+compute and the write.
+  logic pend;  // a beat is in the pipeline
+  if (P == 0) begin : g_nopipe
+    assign o_we = we_c;
+    assign o_waddr = waddr_c;
+    assign o_wdata = wdata_c;
+    assign pend = 1'b0;
+  end else begin : g_pipe
+    logic        we_q[P][L];
+    logic [63:0] waddr_q[P][L];
+    logic [7:0]  wdata_q[P][L];
+    logic [P-1:0] v_q;
+    always_ff @(posedge clk) begin
+      if (rst) v_q <= '0;
+      else v_q <= P'({v_q, compute});
+      we_q[0] <= we_c;
+      waddr_q[0] <= waddr_c;
+      wdata_q[0] <= wdata_c;
+      for (int k = 1; k < P; k++) begin
+        we_q[k] <= we_q[k-1];
+        waddr_q[k] <= waddr_q[k-1];
+        wdata_q[k] <= wdata_q[k-1];
+      end
+    end
+    for (genvar l = 0; l < L; l++) begin : g_out
+      assign o_we[l] = v_q[P-1] && we_q[P-1][l];
+      assign o_waddr[l] = waddr_q[P-1][l];
+      assign o_wdata[l] = wdata_q[P-1][l];
+    end
+    assign pend = |v_q;
+  end
+  assign busy = active_q | pend;
+endmodule
