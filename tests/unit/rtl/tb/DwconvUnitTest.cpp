@@ -29,6 +29,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -253,18 +254,45 @@ private:
   std::unique_ptr<Top> top;
 };
 
+// The edge cases a random DWCONV exercises, so the test fails if the
+// generator stops producing them.
+enum Case {
+  Accumulate,
+  Overwrite,
+  PartialGroup, // ch not a multiple of LANES
+  FullGroups,   // ch a multiple of LANES
+  Stride,       // sh or sw > 1
+  Dilation,     // dh or dw > 1
+  ZeroPoints,   // in_zp and w_zp both nonzero
+  NumCases
+};
+
+void classify(const isa::Instruction &I, uint64_t lanes,
+              std::array<int, NumCases> &hits) {
+  auto U = [&](F f) { return I.raw(f); };
+  ++hits[I.getFlag(F::Dwconv_accumulate) ? Accumulate : Overwrite];
+  ++hits[U(F::Dwconv_ch) % lanes ? PartialGroup : FullGroups];
+  hits[Stride] += U(F::Dwconv_sh) > 1 || U(F::Dwconv_sw) > 1;
+  hits[Dilation] += U(F::Dwconv_dh) > 1 || U(F::Dwconv_dw) > 1;
+  hits[ZeroPoints] += U(F::Dwconv_in_zp) != 0 && U(F::Dwconv_w_zp) != 0;
+}
+
 template <class Top> void randomDwconvs(const char *preset, uint64_t seed) {
   isa::HwConfig cfg = loadConfig(preset);
   ASSERT_GT(cfg.vector.lanes, 0u);
   Harness<Top> h(cfg);
   Rng r(seed);
+  std::array<int, NumCases> hits{};
   for (int i = 0; i < 300; ++i) {
     int shape = i < 4 ? 0 : i < 20 ? 1 : 2;
     auto I = randomDwconv(r, cfg, shape);
+    classify(I, cfg.vector.lanes, hits);
     h.run(I, r, "instruction #" + std::to_string(i));
     if (::testing::Test::HasFailure())
       return;
   }
+  for (int c = 0; c < NumCases; ++c)
+    EXPECT_GE(hits[c], 5) << "edge case " << c << " rarely generated";
 }
 
 // Hand-derived: 2x3 output, 3x2 kernel, stride 2x1, dilation 1x2,

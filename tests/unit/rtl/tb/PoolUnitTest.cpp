@@ -207,7 +207,7 @@ public:
     top->rst = 0;
   }
 
-  // Runs one POOL from a reset-free idle engine; returns the cycles it took.
+  // Runs one POOL on the idle engine and checks it.
   void run(const isa::Instruction &I, Rng &r, const std::string &what) {
     SCOPED_TRACE(what);
     auto state = sim::MachineState::create(cfg, 0);
