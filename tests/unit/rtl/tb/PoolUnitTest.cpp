@@ -217,6 +217,7 @@ public:
     auto &sp = top->rootp->tb_npu_pool_unit__DOT__sp;
     for (size_t i = 0; i < state.scratchpad.size(); ++i)
       sp[i] = state.scratchpad[i];
+    auto before = state.scratchpad;
     sim::executeInstruction(I, state);
     const uint64_t cdur = isa::computeCycles(I, cfg);
     const uint64_t L = cfg.vector.lanes;
@@ -256,7 +257,8 @@ public:
     for (size_t i = 0; i < state.scratchpad.size(); ++i)
       if (sp[i] != state.scratchpad[i] && bad++ < 8)
         ADD_FAILURE() << "SP[" << i << "] rtl " << int(sp[i]) << " sim "
-                      << int(state.scratchpad[i]);
+                      << int(state.scratchpad[i]) << " before "
+                      << int(before[i]);
     EXPECT_EQ(bad, 0u);
   }
 
