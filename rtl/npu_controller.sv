@@ -35,7 +35,10 @@ module npu_controller
     // cycle (REQUANT_OVERLAP only; otherwise REQUANT completes through exec)
     output logic                  pp_exec,
     output logic [INSTR_BITS-1:0] pp_exec_inst,
-    // MATMUL issuing this cycle, with its occupancy
+    // compute instruction (not FENCE) issuing this cycle
+    output logic                  c_issue,
+    // MATMUL issuing this cycle, with its occupancy (of any compute
+    // instruction issuing: mm_inst and mm_cycles are the head's)
     output logic                  mm_start,
     output logic [INSTR_BITS-1:0] mm_inst,
     output logic [63:0]           mm_cycles,
@@ -172,6 +175,7 @@ module npu_controller
   assign pp_exec_inst = p_exec_now ? hinst[QC] : p_inst;
   assign pp_push = issue[QC] && head_on_pp;
   assign mm_start = issue[QC] && hinst[QC][7:0] == OP_MATMUL;
+  assign c_issue = issue[QC] && hinst[QC][7:0] != OP_FENCE;
   assign mm_inst = hinst[QC];
   assign mm_cycles = cdur;
 

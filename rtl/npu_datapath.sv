@@ -1,29 +1,27 @@
 // Scratchpad and accumulator SRAMs (behavioral memories) with the DMA ports,
-// and the values of the compute instructions (docs/isa.md §4).
-//
-// Timing is owned by the controller (npu_controller), which holds each
-// compute instruction in its unit for exactly isa::computeCycles and raises
-// `exec` in the last cycle of that occupancy; the executors below then
-// apply the whole instruction's values at that clock edge, so they are
-// visible from the completion cycle on, as in the SystemC model. These
-// executors are behavioral-with-exact-timing (see docs/rtl.md); the MATMUL
-// values come from the systolic array when USE_ARRAY is set.
+// and the compute engines that produce the values of the compute
+// instructions (docs/isa.md §4): the systolic array (npu_matmul_unit) and
+// the streaming REQUANT, VADD/VMUL, POOL and DWCONV engines. Each starts in
+// its instruction's issue cycle and follows the computeCycles formula as its
+// schedule, so its last result is written at the edge ending the completion
+// cycle the controller (npu_controller) computes; `exec` / `pp_exec` (that
+// completion) only feed a self-check of that agreement.
 module npu_datapath
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
 (
     input  logic                  clk,
     input  logic                  rst,
-    // compute instruction completing at the end of this cycle
+    // compute instruction issuing this cycle (any opcode of the compute
+    // queue), with its occupancy (computeCycles)
+    input  logic                  c_start,
+    input  logic [INSTR_BITS-1:0] c_inst,
+    input  logic [63:0]           c_cycles,
+    // compute instruction completing at the end of this cycle (the array or
+    // vector unit, and the post-processor with REQUANT_OVERLAP)
     input  logic                  exec,
     input  logic [INSTR_BITS-1:0] exec_inst,
-    // REQUANT on the post-processor completing at the end of this cycle
     input  logic                  pp_exec,
-    input  logic [INSTR_BITS-1:0] pp_exec_inst,
-    // MATMUL issuing this cycle (streamed through the systolic array)
-    input  logic                  mm_start,
-    input  logic [INSTR_BITS-1:0] mm_inst,
-    input  logic [63:0]           mm_cycles,
     // DMA load data
     input  logic                  dma_wr_valid,
     input  logic                  dma_wr_acc,
@@ -37,7 +35,9 @@ module npu_datapath
     input  logic                  dma_rd_acc,
     input  logic [63:0]           dma_rd_addr,
     input  logic [31:0]           dma_rd_len,
-    output logic [DRAM_BW*8-1:0]  dma_rd_data
+    output logic [DRAM_BW*8-1:0]  dma_rd_data,
+    // an engine's schedule disagreed with the controller's (an RTL bug)
+    output logic                  schedule_error
 );
   // The memories (public: the co-simulation loads and reads them back).
   logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rw*/;
@@ -98,169 +98,129 @@ module npu_datapath
     assign mm_b_data[j] = sp[mm_b_addr[j]];
   end
   npu_matmul_unit u_matmul (
-      .clk, .rst, .start(mm_start), .start_inst(mm_inst), .start_cycles(mm_cycles),
+      .clk, .rst, .start(c_start && c_inst[7:0] == OP_MATMUL), .start_inst(c_inst),
+      .start_cycles(c_cycles),
       .a_addr(mm_a_addr), .a_data(mm_a_data), .b_addr(mm_b_addr), .b_data(mm_b_data),
       .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
       .c_wr_data(mm_c_data));
 
-  // ---- REQUANT (post-processor) ----
-  task automatic do_requant(input logic [INSTR_BITS-1:0] I);
-    longint unsigned M, N, caddr, oaddr;
-    int zp, lo, hi, y;
-    logic signed [31:0] v;
-    logic [31:0] sc;
-    M = 64'(I[REQUANT_M_LSB +: REQUANT_M_W]);
-    N = 64'(I[REQUANT_N_LSB +: REQUANT_N_W]);
-    zp = int'(signed'(I[REQUANT_ZP_LSB +: REQUANT_ZP_W]));
-    lo = int'(signed'(I[REQUANT_LO_LSB +: REQUANT_LO_W]));
-    hi = int'(signed'(I[REQUANT_HI_LSB +: REQUANT_HI_W]));
-    for (longint unsigned m = 0; m < M; m++) begin
-      caddr = 64'(I[REQUANT_C_ADDR_LSB +: REQUANT_C_ADDR_W]) +
-              m * 64'(I[REQUANT_C_STRIDE_LSB +: REQUANT_C_STRIDE_W]);
-      oaddr = 64'(I[REQUANT_O_ADDR_LSB +: REQUANT_O_ADDR_W]) +
-              m * 64'(I[REQUANT_O_STRIDE_LSB +: REQUANT_O_STRIDE_W]);
-      for (longint unsigned n = 0; n < N; n++) begin
-        v = acc[caddr + n];
-        if (I[REQUANT_BIAS_LSB]) v = v + acc[64'(I[REQUANT_BIAS_ADDR_LSB +: REQUANT_BIAS_ADDR_W]) + n];
-        sc = acc[64'(I[REQUANT_SCALE_ADDR_LSB +: REQUANT_SCALE_ADDR_W]) +
-                 (I[REQUANT_PER_TENSOR_LSB] ? 64'd0 : n)];
-        y = npu_postproc_pkg::requantize(v, sc, zp, lo, hi);
-        if (I[REQUANT_LUT_LSB])
-          sp[oaddr + n] = sp[64'(I[REQUANT_LUT_ADDR_LSB +: REQUANT_LUT_ADDR_W]) + {56'd0, 8'(y + 128)}];
-        else sp[oaddr + n] = 8'(y);
-      end
+  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV) ----
+  // Each starts in the issue cycle of its instruction and writes its results
+  // beat by beat during the occupancy, the last at the edge ending the
+  // completion cycle (the computeCycles formulas are their schedules). The
+  // ISA forbids outputs that partially overlap inputs (isa.md §4), so
+  // streaming writes give the values the SystemC model applies at completion.
+  localparam int L = int'(LANES);
+  wire [7:0] c_op = c_inst[7:0];
+
+  logic rq_busy;
+  logic [63:0] rq_c_addr[L], rq_bias_addr[L], rq_scale_addr[L], rq_lut_addr[L], rq_waddr[L];
+  logic [31:0] rq_c_data[L], rq_bias_data[L], rq_scale_data[L];
+  logic [7:0] rq_lut_data[L], rq_wdata[L];
+  logic rq_we[L];
+  npu_requant_unit u_requant (
+      .clk, .rst, .start(c_start && c_op == OP_REQUANT), .inst(c_inst), .cycles(c_cycles),
+      .busy(rq_busy),
+      .c_raddr(rq_c_addr), .c_rdata(rq_c_data), .bias_raddr(rq_bias_addr),
+      .bias_rdata(rq_bias_data), .scale_raddr(rq_scale_addr), .scale_rdata(rq_scale_data),
+      .lut_raddr(rq_lut_addr), .lut_rdata(rq_lut_data),
+      .sp_we(rq_we), .sp_waddr(rq_waddr), .sp_wdata(rq_wdata));
+
+  logic vu_busy;
+  logic [63:0] vu_a_addr[L], vu_b_addr[L], vu_waddr[L];
+  logic [7:0] vu_a_data[L], vu_b_data[L], vu_wdata[L];
+  logic vu_we[L];
+  npu_vector_unit u_vector (
+      .clk, .rst, .start(c_start && (c_op == OP_VADD || c_op == OP_VMUL)), .inst(c_inst),
+      .cycles(c_cycles), .busy(vu_busy),
+      .a_raddr(vu_a_addr), .a_rdata(vu_a_data), .b_raddr(vu_b_addr), .b_rdata(vu_b_data),
+      .o_we(vu_we), .o_waddr(vu_waddr), .o_wdata(vu_wdata));
+
+  logic pl_busy;
+  logic [63:0] pl_raddr[L], pl_waddr[L];
+  logic [7:0] pl_rdata[L], pl_wdata[L];
+  logic pl_we[L];
+  npu_pool_unit u_pool (
+      .clk, .rst, .start(c_start && c_op == OP_POOL), .inst(c_inst), .cycles(c_cycles),
+      .busy(pl_busy),
+      .sp_raddr(pl_raddr), .sp_rdata(pl_rdata),
+      .sp_we(pl_we), .sp_waddr(pl_waddr), .sp_wdata(pl_wdata));
+
+  logic dw_busy;
+  logic [63:0] dw_in_addr[L], dw_w_addr[L], dw_acc_addr[L], dw_waddr[L];
+  logic [7:0] dw_in_data[L], dw_w_data[L];
+  logic [31:0] dw_acc_data[L], dw_wdata[L];
+  logic dw_we[L];
+  npu_dwconv_unit u_dwconv (
+      .clk, .rst, .start(c_start && c_op == OP_DWCONV), .inst(c_inst), .cycles(c_cycles),
+      .busy(dw_busy),
+      .in_raddr(dw_in_addr), .in_rdata(dw_in_data), .w_raddr(dw_w_addr), .w_rdata(dw_w_data),
+      .acc_raddr(dw_acc_addr), .acc_rdata(dw_acc_data),
+      .acc_we(dw_we), .acc_waddr(dw_waddr), .acc_wdata(dw_wdata));
+
+  // Read ports of the behavioral memories. An idle engine's address may be
+  // anything: out-of-range reads are masked (they feed nothing).
+  function automatic logic [7:0] sp_read(input logic [63:0] a);
+    return a < 64'(SP_BYTES) ? sp[a] : 8'd0;
+  endfunction
+  function automatic logic [31:0] acc_read(input logic [63:0] a);
+    return a < 64'(ACC_WORDS) ? acc[a] : 32'd0;
+  endfunction
+  always_comb
+    for (int l = 0; l < L; l++) begin
+      rq_c_data[l] = acc_read(rq_c_addr[l]);
+      rq_bias_data[l] = acc_read(rq_bias_addr[l]);
+      rq_scale_data[l] = acc_read(rq_scale_addr[l]);
+      rq_lut_data[l] = sp_read(rq_lut_addr[l]);
+      vu_a_data[l] = sp_read(vu_a_addr[l]);
+      vu_b_data[l] = sp_read(vu_b_addr[l]);
+      pl_rdata[l] = sp_read(pl_raddr[l]);
+      dw_in_data[l] = sp_read(dw_in_addr[l]);
+      dw_w_data[l] = sp_read(dw_w_addr[l]);
+      dw_acc_data[l] = acc_read(dw_acc_addr[l]);
     end
-  endtask
 
-  // ---- vector unit ----
-  function automatic int dom_value(input logic u8, input logic [7:0] b);
-    return u8 ? int'({24'd0, b ^ 8'h80}) : int'(signed'(b));
+  // The controller's completion and the engines' schedules must agree: an
+  // engine is busy in the cycle its instruction completes and idle in the
+  // next one, unless the next instruction of its kind issues then. A
+  // mismatch is a bug in the RTL; the co-simulation reports it
+  // (fault_internal).
+  function automatic logic [1:0] engine_of(input logic [7:0] op);
+    case (op)
+      OP_REQUANT: return 2'd0;
+      OP_VADD, OP_VMUL: return 2'd1;
+      OP_POOL: return 2'd2;
+      default: return 2'd3;  // DWCONV
+    endcase
   endfunction
-  function automatic int dom_param(input logic u8, input logic [7:0] b);
-    return u8 ? int'({24'd0, b}) : int'(signed'(b));
+  logic [3:0] engine_busy;
+  assign engine_busy = {dw_busy, pl_busy, vu_busy, rq_busy};
+  function automatic logic is_engine_op(input logic [7:0] op);
+    return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_POOL ||
+           op == OP_DWCONV;
   endfunction
+  logic [3:0] done_q;  // engines whose instruction completed last cycle
+  logic [3:0] done_now, start_now;
+  always_comb begin
+    done_now = '0;
+    start_now = '0;
+    if (exec && is_engine_op(exec_inst[7:0])) done_now[engine_of(exec_inst[7:0])] = 1'b1;
+    if (pp_exec) done_now[0] = 1'b1;
+    if (c_start && is_engine_op(c_op)) start_now[engine_of(c_op)] = 1'b1;
+  end
+  always_ff @(posedge clk)
+    if (rst) begin
+      schedule_error <= 1'b0;
+      done_q <= '0;
+    end else begin
+      done_q <= done_now;
+      if ((done_now & ~engine_busy) != 0 || (done_q & engine_busy & ~start_now) != 0)
+        schedule_error <= 1'b1;
+    end
 
-  // Outputs may alias inputs: read everything, then write (isa.md §4).
-  logic [7:0] vbuf[];
-
-  task automatic do_vector(input logic [INSTR_BITS-1:0] I);
-    logic add, u8, ab, bb;
-    longint unsigned n0, n1;
-    int av, bv, lo, hi;
-    logic [31:0] ra, rb, fx, y;
-    add = I[7:0] == OP_VADD;
-    u8 = add ? I[VADD_U8_LSB] : I[VMUL_U8_LSB];
-    ab = I[VADD_A_BCAST_LSB];
-    bb = I[VADD_B_BCAST_LSB];
-    n0 = 64'(I[VADD_N0_LSB +: VADD_N0_W]);
-    n1 = 64'(I[VADD_N1_LSB +: VADD_N1_W]);
-    lo = dom_param(u8, add ? I[VADD_LO_LSB +: 8] : I[VMUL_LO_LSB +: 8]);
-    hi = dom_param(u8, add ? I[VADD_HI_LSB +: 8] : I[VMUL_HI_LSB +: 8]);
-    ra = I[VADD_RATIO_A_LSB +: 32];
-    rb = I[VADD_RATIO_B_LSB +: 32];
-    fx = I[VADD_FIXED_LSB +: 32];
-    vbuf = new[n0 * n1];
-    for (longint unsigned j = 0; j < n1; j++)
-      for (longint unsigned i = 0; i < n0; i++) begin
-        av = dom_value(u8, sp[64'(I[VADD_A_ADDR_LSB +: 32]) + j * 64'(I[VADD_A_S1_LSB +: 32]) + (ab ? 0 : i)]);
-        bv = dom_value(u8, sp[64'(I[VADD_B_ADDR_LSB +: 32]) + j * 64'(I[VADD_B_S1_LSB +: 32]) + (bb ? 0 : i)]);
-        y = npu_postproc_pkg::vector_value(
-            add, I[VADD_MODE_LSB +: VADD_MODE_W], av, bv, add ? ra : I[VMUL_RATIO_LSB +: 32], rb, fx,
-            dom_param(u8, I[VMUL_A_ZP_LSB +: 8]), dom_param(u8, I[VMUL_B_ZP_LSB +: 8]),
-            dom_param(u8, I[VMUL_O_ZP_LSB +: 8]));
-        vbuf[j*n0+i] = 8'(npu_postproc_pkg::clampi(y, lo, hi)) ^ {u8, 7'd0};
-      end
-    for (longint unsigned j = 0; j < n1; j++)
-      for (longint unsigned i = 0; i < n0; i++)
-        sp[64'(I[VADD_O_ADDR_LSB +: 32]) + j * 64'(I[VADD_O_S1_LSB +: 32]) + i] = vbuf[j*n0+i];
-  endtask
-
-  task automatic do_pool(input logic [INSTR_BITS-1:0] I);
-    longint unsigned oh, ow, ch, kh, kw, y, x, count;
-    int lo, hi, ozp, izp, mx, v, yv, mode;
-    logic u8;
-    logic [31:0] sum, facc, sc, osc, div;
-    oh = 64'(I[POOL_OH_LSB +: POOL_OH_W]);
-    ow = 64'(I[POOL_OW_LSB +: POOL_OW_W]);
-    ch = 64'(I[POOL_CH_LSB +: POOL_CH_W]);
-    kh = 64'(I[POOL_KH_LSB +: POOL_KH_W]);
-    kw = 64'(I[POOL_KW_LSB +: POOL_KW_W]);
-    u8 = I[POOL_U8_LSB];
-    mode = int'(I[POOL_MODE_LSB +: POOL_MODE_W]);
-    lo = dom_param(u8, I[POOL_LO_LSB +: 8]);
-    hi = dom_param(u8, I[POOL_HI_LSB +: 8]);
-    ozp = dom_param(u8, I[POOL_OUT_ZP_LSB +: 8]);
-    izp = dom_param(u8, I[POOL_IN_ZP_LSB +: 8]);
-    sc = I[POOL_SCALE_LSB +: 32];
-    osc = I[POOL_OUT_SCALE_LSB +: 32];
-    vbuf = new[oh * ow * ch];
-    for (longint unsigned oy = 0; oy < oh; oy++)
-      for (longint unsigned ox = 0; ox < ow; ox++)
-        for (longint unsigned c = 0; c < ch; c++) begin
-          mx = -2147483647 - 1;
-          sum = I[POOL_BIAS_LSB +: 32];
-          facc = 32'd0;
-          count = 0;
-          for (longint unsigned ky = 0; ky < kh; ky++) begin
-            y = oy * 64'(I[POOL_SH_LSB +: POOL_SH_W]) + ky;
-            if (y < 64'(I[POOL_VALID_Y0_LSB +: 16]) || y >= 64'(I[POOL_VALID_Y1_LSB +: 16])) continue;
-            for (longint unsigned kx = 0; kx < kw; kx++) begin
-              x = ox * 64'(I[POOL_SW_LSB +: POOL_SW_W]) + kx;
-              if (x < 64'(I[POOL_VALID_X0_LSB +: 16]) || x >= 64'(I[POOL_VALID_X1_LSB +: 16])) continue;
-              v = dom_value(u8, sp[64'(I[POOL_IN_ADDR_LSB +: 32]) + y * 64'(I[POOL_IN_ROW_STRIDE_LSB +: 32]) +
-                                   x * 64'(I[POOL_IN_PIX_STRIDE_LSB +: POOL_IN_PIX_STRIDE_W]) + c]);
-              if (v > mx) mx = v;
-              sum = sum + v;
-              facc = npu_postproc_pkg::pool_step(facc, sc, v, izp);
-              count = count + 1;
-            end
-          end
-          if (mode == POOLMODE_MAX) yv = count != 0 ? mx : (u8 ? 0 : -128);
-          else if (mode == POOLMODE_AVG_INT) yv = npu_postproc_pkg::requantize(sum, sc, ozp, lo, hi);
-          else begin
-            div = npu_fp32_itof_pkg::itof(I[POOL_COUNT_INCLUDE_PAD_LSB] ? 32'(kh * kw) : 32'(count));
-            yv = npu_postproc_pkg::clampi(npu_postproc_pkg::pool_avg(facc, div, osc, ozp), lo, hi);
-          end
-          vbuf[(oy*ow+ox)*ch+c] = 8'(yv) ^ {u8, 7'd0};
-        end
-    for (longint unsigned oy = 0; oy < oh; oy++)
-      for (longint unsigned ox = 0; ox < ow; ox++)
-        for (longint unsigned c = 0; c < ch; c++)
-          sp[64'(I[POOL_OUT_ADDR_LSB +: 32]) + oy * 64'(I[POOL_OUT_ROW_STRIDE_LSB +: 32]) +
-             ox * 64'(I[POOL_OUT_PIX_STRIDE_LSB +: POOL_OUT_PIX_STRIDE_W]) + c] = vbuf[(oy*ow+ox)*ch+c];
-  endtask
-
-  task automatic do_dwconv(input logic [INSTR_BITS-1:0] I);
-    longint unsigned oh, ow, ch, kh, kw, y, x, o;
-    int izp, wzp;
-    logic [31:0] s;
-    oh = 64'(I[DWCONV_OH_LSB +: DWCONV_OH_W]);
-    ow = 64'(I[DWCONV_OW_LSB +: DWCONV_OW_W]);
-    ch = 64'(I[DWCONV_CH_LSB +: DWCONV_CH_W]);
-    kh = 64'(I[DWCONV_KH_LSB +: DWCONV_KH_W]);
-    kw = 64'(I[DWCONV_KW_LSB +: DWCONV_KW_W]);
-    izp = int'(signed'(I[DWCONV_IN_ZP_LSB +: 8]));
-    wzp = int'(signed'(I[DWCONV_W_ZP_LSB +: 8]));
-    for (longint unsigned oy = 0; oy < oh; oy++)
-      for (longint unsigned ox = 0; ox < ow; ox++)
-        for (longint unsigned c = 0; c < ch; c++) begin
-          o = 64'(I[DWCONV_C_ADDR_LSB +: 32]) + oy * 64'(I[DWCONV_C_ROW_STRIDE_LSB +: 32]) +
-              ox * 64'(I[DWCONV_C_PIX_STRIDE_LSB +: 32]) + c;
-          s = I[DWCONV_ACCUMULATE_LSB] ? acc[o] : 32'd0;
-          for (longint unsigned ky = 0; ky < kh; ky++)
-            for (longint unsigned kx = 0; kx < kw; kx++) begin
-              y = oy * 64'(I[DWCONV_SH_LSB +: 8]) + ky * 64'(I[DWCONV_DH_LSB +: 8]);
-              x = ox * 64'(I[DWCONV_SW_LSB +: 8]) + kx * 64'(I[DWCONV_DW_LSB +: 8]);
-              s = s + (int'(signed'(sp[64'(I[DWCONV_IN_ADDR_LSB +: 32]) + y * 64'(I[DWCONV_IN_ROW_STRIDE_LSB +: 32]) +
-                                      x * 64'(I[DWCONV_IN_PIX_STRIDE_LSB +: 32]) + c])) - izp) *
-                      (int'(signed'(sp[64'(I[DWCONV_W_ADDR_LSB +: 32]) + (ky * kw + kx) * ch + c])) - wzp);
-            end
-          acc[o] = s;
-        end
-  endtask
-
-  // Blocking writes: DMA data, then the instruction's values, in one block
-  // (the memories have a single writer process).
+  // Blocking writes in one block (the memories have a single writer
+  // process): DMA data, LOAD padding, MATMUL results, then the engines in
+  // lane order (same address: the highest lane wins, the ISA's loop order).
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
     if (!rst) begin
@@ -274,15 +234,12 @@ module npu_datapath
       if (pad_valid) do_padding(pad_inst);
       for (int j = 0; j < COLS; j++)
         if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
-      if (pp_exec) do_requant(pp_exec_inst);
-      if (exec)
-        case (exec_inst[7:0])
-          OP_REQUANT: do_requant(exec_inst);
-          OP_VADD, OP_VMUL: do_vector(exec_inst);
-          OP_POOL: do_pool(exec_inst);
-          OP_DWCONV: do_dwconv(exec_inst);
-          default: ;
-        endcase
+      for (int l = 0; l < L; l++) begin
+        if (rq_we[l]) sp[rq_waddr[l]] = rq_wdata[l];
+        if (vu_we[l]) sp[vu_waddr[l]] = vu_wdata[l];
+        if (pl_we[l]) sp[pl_waddr[l]] = pl_wdata[l];
+        if (dw_we[l]) acc[dw_waddr[l]] = dw_wdata[l];
+      end
     end
   end
   /* verilator lint_on BLKSEQ */

@@ -35,7 +35,8 @@ module npu_top
     output logic [191:0]          ev_sched_end,
     output logic [63:0]           ev_chan_end
 );
-  logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, mm_start;
+  logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, mm_start, c_issue;
+  logic schedule_error;
   logic [63:0] mm_cycles;
   logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, pp_exec_inst, pad_inst, mm_inst;
   logic wr_valid, wr_acc, rd_acc, pad_valid;
@@ -47,7 +48,7 @@ module npu_top
   npu_controller u_ctrl (
       .clk, .rst, .start, .fetch_idx, .fetch_inst,
       .dma_start, .dma_start_inst, .dma_active, .dma_last_beat,
-      .exec, .exec_inst, .pp_exec, .pp_exec_inst, .mm_start, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
+      .exec, .exec_inst, .pp_exec, .pp_exec_inst, .c_issue, .mm_start, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
       .fault_internal(ctrl_internal),
       .ev_fetch_valid, .ev_fetch_idx, .ev_issue_valid, .ev_issue_idx,
       .ev_grant_valid, .ev_grant_idx, .ev_sched_valid, .ev_sched_idx,
@@ -63,13 +64,14 @@ module npu_top
       .pad_valid, .pad_inst);
 
   npu_datapath u_dp (
-      .clk, .rst, .exec, .exec_inst, .pp_exec, .pp_exec_inst, .mm_start, .mm_inst, .mm_cycles,
+      .clk, .rst, .c_start(c_issue), .c_inst(mm_inst), .c_cycles(mm_cycles),
+      .exec, .exec_inst, .pp_exec,
       .dma_wr_valid(wr_valid), .dma_wr_acc(wr_acc), .dma_wr_addr(wr_addr),
       .dma_wr_len(wr_len), .dma_wr_data(wr_data),
       .pad_valid, .pad_inst,
       .dma_rd_acc(rd_acc), .dma_rd_addr(rd_addr), .dma_rd_len(rd_len),
-      .dma_rd_data(rd_data));
+      .dma_rd_data(rd_data), .schedule_error);
 
-  assign fault_internal = ctrl_internal;
-  wire unused = running;
+  assign fault_internal = ctrl_internal || schedule_error;
+  wire unused = running ^ mm_start ^ (|pp_exec_inst);
 endmodule

@@ -246,8 +246,10 @@ private:
       return false;
     }
     if (top->fault_internal) {
-      raise(FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
-            "RTL internal check failed (retire queue overrun or late padding)");
+      raise(
+          FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
+          "RTL internal check failed (retire queue overrun, late padding or an "
+          "engine off its computeCycles schedule)");
       return false;
     }
     if (top->quiescent) {

@@ -300,7 +300,7 @@ TEST(RequantUnit, RandomOnRtl8x8) {
 }
 
 TEST(RequantUnit, RandomOnThreeLanesPipelineDepth0) {
-  isa::HwConfig cfg = loadConfig(RQV_LANES3_JSON);
+  isa::HwConfig cfg = loadConfig(SYSTOLE_TB_LANES3_JSON);
   ASSERT_EQ(cfg.vector.lanes, 3u);
   ASSERT_EQ(cfg.vector.pipelineDepth, 0u);
   runRandom<Vtb_npu_requant_unit_lanes3_p0>(cfg, 3, 400);
