@@ -11,54 +11,23 @@
 //    else is written (so the last write is in cycle s+cdur-1).
 //
 //===----------------------------------------------------------------------===//
+#include "EngineTestUtil.h"
 #include "Vtb_npu_pool_unit_lanes3_p0.h"
 #include "Vtb_npu_pool_unit_lanes3_p0___024root.h"
 #include "Vtb_npu_pool_unit_rtl_8x8.h"
 #include "Vtb_npu_pool_unit_rtl_8x8___024root.h"
 #include "Vtb_npu_pool_unit_tiny_4x4.h"
 #include "Vtb_npu_pool_unit_tiny_4x4___024root.h"
-#include "verilated.h"
 
-#include "systole/ISA/HwConfig.h"
-#include "systole/ISA/Instruction.h"
-#include "systole/ISA/Timing.h"
-#include "systole/ISA/Verifier.h"
 #include "systole/Simulator/Semantics.h"
 
-#include <gtest/gtest.h>
-
-#include <algorithm>
-#include <array>
-#include <cstdint>
-#include <memory>
-#include <random>
 #include <set>
-#include <tuple>
-#include <vector>
 
 using namespace systole;
+using namespace systole::enginetest;
 using F = isa::Field;
 
 namespace {
-
-isa::HwConfig loadConfig(const char *path) {
-  auto c = isa::loadHwConfigFile(path);
-  if (!c) {
-    ADD_FAILURE() << llvm::toString(c.takeError());
-    return {};
-  }
-  return *c;
-}
-
-struct Rng {
-  std::mt19937_64 g;
-  explicit Rng(uint64_t seed) : g(seed) {}
-  uint64_t u(uint64_t lo, uint64_t hi) { return lo + g() % (hi - lo + 1); }
-  bool p(unsigned percent) { return g() % 100 < percent; }
-};
-
-// One write of a lane: (cycle relative to start, lane, address).
-using Write = std::tuple<uint64_t, uint64_t, uint64_t>;
 
 // Every SP byte a POOL reads (the windows, valid positions only) and writes.
 void footprint(const isa::Instruction &I, std::set<uint64_t> &in,
@@ -175,37 +144,19 @@ isa::Instruction randomPool(Rng &r, const isa::HwConfig &cfg, int shape) {
   }
 }
 
-// The contract's schedule (see the file comment), from the fields.
-std::vector<Write> expectedWrites(const isa::Instruction &I,
-                                  const isa::HwConfig &cfg) {
-  auto U = [&](F f) { return I.raw(f); };
-  const uint64_t L = cfg.vector.lanes, ch = U(F::Pool_ch);
-  const uint64_t G = (ch + L - 1) / L, K = U(F::Pool_kh) * U(F::Pool_kw);
-  std::vector<Write> w;
-  uint64_t q = 0;
-  for (uint64_t oy = 0; oy < U(F::Pool_oh); ++oy)
-    for (uint64_t ox = 0; ox < U(F::Pool_ow); ++ox)
-      for (uint64_t g = 0; g < G; ++g, ++q)
-        for (uint64_t l = 0; l < L && g * L + l < ch; ++l)
-          w.emplace_back((q + 1) * K - 1 + cfg.vector.pipelineDepth, l,
-                         U(F::Pool_out_addr) + oy * U(F::Pool_out_row_stride) +
-                             ox * U(F::Pool_out_pix_stride) + g * L + l);
-  std::sort(w.begin(), w.end());
-  return w;
-}
+// The fields that fix the contract's write schedule (see the file comment).
+const WindowFields kPoolFields{F::Pool_oh,
+                               F::Pool_ow,
+                               F::Pool_ch,
+                               F::Pool_kh,
+                               F::Pool_kw,
+                               F::Pool_out_addr,
+                               F::Pool_out_row_stride,
+                               F::Pool_out_pix_stride};
 
 template <class Top> class Harness {
 public:
-  explicit Harness(const isa::HwConfig &cfg) : cfg(cfg) {
-    ctx = std::make_unique<VerilatedContext>();
-    top = std::make_unique<Top>(ctx.get());
-    top->clk = 0;
-    top->rst = 1;
-    top->start = 0;
-    step();
-    step();
-    top->rst = 0;
-  }
+  explicit Harness(const isa::HwConfig &cfg) : cfg(cfg) {}
 
   // Runs one POOL on the idle engine and checks it.
   void run(const isa::Instruction &I, Rng &r, const std::string &what) {
@@ -214,45 +165,11 @@ public:
     for (auto &b : state.scratchpad)
       b = uint8_t(r.g());
     ASSERT_FALSE(sim::checkInstruction(I, state).has_value());
-    auto &sp = top->rootp->tb_npu_pool_unit__DOT__sp;
-    for (size_t i = 0; i < state.scratchpad.size(); ++i)
-      sp[i] = state.scratchpad[i];
+    auto &sp = dut.m->rootp->tb_npu_pool_unit__DOT__sp;
+    loadArray(sp, state.scratchpad);
     auto before = state.scratchpad;
     sim::executeInstruction(I, state);
-    const uint64_t cdur = isa::computeCycles(I, cfg);
-    const uint64_t L = cfg.vector.lanes;
-
-    uint8_t bytes[isa::kInstructionBytes];
-    I.encode(bytes);
-    for (size_t w = 0; w < isa::kInstructionBytes / 4; ++w)
-      top->inst[w] = uint32_t(bytes[4 * w]) | uint32_t(bytes[4 * w + 1]) << 8 |
-                     uint32_t(bytes[4 * w + 2]) << 16 |
-                     uint32_t(bytes[4 * w + 3]) << 24;
-    top->cycles = cdur;
-    std::vector<Write> writes;
-    uint64_t t = 0;
-    for (; t < cdur + 4; ++t) {
-      top->start = t == 0;
-      top->eval();
-      if (t < cdur)
-        ASSERT_TRUE(top->busy) << "busy low in cycle s+" << t << " of " << cdur;
-      else
-        ASSERT_FALSE(top->busy)
-            << "busy high in cycle s+" << t << ", cdur " << cdur;
-      for (uint64_t l = 0; l < L; ++l)
-        if ((top->we >> l) & 1)
-          writes.emplace_back(t, l,
-                              uint64_t(top->waddr[2 * l]) |
-                                  uint64_t(top->waddr[2 * l + 1]) << 32);
-      step();
-      if (t >= cdur)
-        break;
-    }
-    std::sort(writes.begin(), writes.end());
-    auto want = expectedWrites(I, cfg);
-    ASSERT_FALSE(writes.empty());
-    EXPECT_EQ(std::get<0>(writes.back()), cdur - 1) << "last write cycle";
-    EXPECT_EQ(writes, want) << "write schedule";
+    ASSERT_NO_FATAL_FAILURE(runWindow(dut, I, cfg, kPoolFields));
     size_t bad = 0;
     for (size_t i = 0; i < state.scratchpad.size(); ++i)
       if (sp[i] != state.scratchpad[i] && bad++ < 8)
@@ -263,16 +180,8 @@ public:
   }
 
 private:
-  void step() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    top->clk = 0;
-  }
   isa::HwConfig cfg;
-  std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Top> top;
+  EngineDut<Top> dut;
 };
 
 // The edge cases a random POOL exercises, so the test fails if the
@@ -319,21 +228,7 @@ void classify(const isa::Instruction &I, uint64_t lanes,
 }
 
 template <class Top> void randomPools(const char *preset, uint64_t seed) {
-  isa::HwConfig cfg = loadConfig(preset);
-  ASSERT_GT(cfg.vector.lanes, 0u);
-  Harness<Top> h(cfg);
-  Rng r(seed);
-  std::array<int, NumCases> hits{};
-  for (int i = 0; i < 300; ++i) {
-    int shape = i < 4 ? 0 : i < 20 ? 1 : 2;
-    auto I = randomPool(r, cfg, shape);
-    classify(I, cfg.vector.lanes, hits);
-    h.run(I, r, "instruction #" + std::to_string(i));
-    if (::testing::Test::HasFailure())
-      return;
-  }
-  for (int c = 0; c < NumCases; ++c)
-    EXPECT_GE(hits[c], 5) << "edge case " << c << " rarely generated";
+  randomWindowRuns<Harness<Top>, NumCases>(preset, seed, randomPool, classify);
 }
 
 // Hand-derived: 2x2 output, 3x3 window stride 2, ch = LANES + 1 (two

@@ -10,94 +10,60 @@
 // and low from s + computeCycles on.
 //
 //===----------------------------------------------------------------------===//
+#include "EngineTestUtil.h"
 #include "Vtb_npu_requant_unit_lanes3_p0.h"
 #include "Vtb_npu_requant_unit_lanes3_p0___024root.h"
 #include "Vtb_npu_requant_unit_rtl_8x8.h"
 #include "Vtb_npu_requant_unit_rtl_8x8___024root.h"
 #include "Vtb_npu_requant_unit_tiny_4x4.h"
 #include "Vtb_npu_requant_unit_tiny_4x4___024root.h"
-#include "verilated.h"
 
-#include "systole/ISA/HwConfig.h"
-#include "systole/ISA/Timing.h"
-#include "systole/ISA/Verifier.h"
 #include "systole/Simulator/Semantics.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
-#include <cstring>
-#include <memory>
-#include <random>
 #include <sstream>
-#include <string>
 
 using namespace systole;
+using namespace systole::enginetest;
 using F = isa::Field;
 
 namespace {
 
-isa::HwConfig loadConfig(const std::string &path) {
-  auto c = isa::loadHwConfigFile(path);
-  if (!c) {
-    ADD_FAILURE() << llvm::toString(c.takeError());
-    return {};
+// Accumulator values: mostly in the range a scale brings to int8, plus
+// large, extreme and arbitrary ones (the bias add wraps).
+int32_t accValue(Gen &g) {
+  switch (g.below(6)) {
+  case 0:
+    return int32_t(g.rng());
+  case 1:
+    return g.below(2) ? INT32_MAX - int32_t(g.below(4))
+                      : INT32_MIN + int32_t(g.below(4));
+  case 2:
+    return int32_t(g.range(-2000000, 2000000));
+  default:
+    return int32_t(g.range(-6000, 6000));
   }
-  return *c;
 }
 
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
+// Scales as ORT makes them, sometimes negative, zero or non-finite.
+uint32_t scale(Gen &g) {
+  switch (g.below(20)) {
+  case 0:
+    return 0x7fc00000u; // NaN
+  case 1:
+    return g.below(2) ? 0x7f800000u : 0xff800000u;
+  case 2:
+    return g.below(2) ? 0u : 0x80000000u;
+  case 3:
+    return uint32_t(g.rng()); // any pattern
+  case 4:
+    return bitsOf(-g.uniform(1e-4f, 0.05f));
+  case 5:
+    return bitsOf(float(1 << g.below(4)) / 64.0f); // power of two: RNE ties
+  default:
+    return bitsOf(g.uniform(1e-4f, 0.05f));
+  }
 }
-
-struct Gen {
-  std::mt19937_64 rng;
-  explicit Gen(uint64_t seed) : rng(seed) {}
-  uint64_t below(uint64_t n) { return rng() % n; }
-  int64_t range(int64_t lo, int64_t hi) {
-    return lo + int64_t(below(hi - lo + 1));
-  }
-  bool chance(int percent) { return below(100) < uint64_t(percent); }
-  float uniform(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(rng);
-  }
-  // Accumulator values: mostly in the range a scale brings to int8, plus
-  // large, extreme and arbitrary ones (the bias add wraps).
-  int32_t accValue() {
-    switch (below(6)) {
-    case 0:
-      return int32_t(rng());
-    case 1:
-      return below(2) ? INT32_MAX - int32_t(below(4))
-                      : INT32_MIN + int32_t(below(4));
-    case 2:
-      return int32_t(range(-2000000, 2000000));
-    default:
-      return int32_t(range(-6000, 6000));
-    }
-  }
-  // Scales as ORT makes them, sometimes negative, zero or non-finite.
-  uint32_t scale() {
-    switch (below(20)) {
-    case 0:
-      return 0x7fc00000u; // NaN
-    case 1:
-      return below(2) ? 0x7f800000u : 0xff800000u;
-    case 2:
-      return below(2) ? 0u : 0x80000000u;
-    case 3:
-      return uint32_t(rng()); // any pattern
-    case 4:
-      return bitsOf(-uniform(1e-4f, 0.05f));
-    case 5:
-      return bitsOf(float(1 << below(4)) / 64.0f); // power of two: RNE ties
-    default:
-      return bitsOf(uniform(1e-4f, 0.05f));
-    }
-  }
-};
 
 // One REQUANT the verifier accepts, with its operands placed at random and
 // the output disjoint from the LUT (the inputs are in ACC).
@@ -180,17 +146,9 @@ std::string describe(const isa::Instruction &I) {
   return os.str();
 }
 
-template <class V> struct Dut {
-  std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
-  std::unique_ptr<V> m = std::make_unique<V>(ctx.get());
-  void tick() {
-    m->clk = 1;
-    m->eval();
-    m->clk = 0;
-    m->eval();
-  }
-  auto &sp() { return m->rootp->tb_npu_requant_unit__DOT__sp; }
-  auto &acc() { return m->rootp->tb_npu_requant_unit__DOT__acc; }
+template <class V> struct Dut : EngineDut<V> {
+  auto &sp() { return this->m->rootp->tb_npu_requant_unit__DOT__sp; }
+  auto &acc() { return this->m->rootp->tb_npu_requant_unit__DOT__acc; }
 };
 
 // Runs `count` random REQUANTs back to back (random 0-2 idle cycles
@@ -201,13 +159,6 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
   Dut<V> dut;
   const uint64_t P = cfg.vector.pipelineDepth;
   sim::MachineState state = sim::MachineState::create(cfg, 0);
-  dut.m->rst = 1;
-  dut.m->start = 0;
-  dut.m->eval();
-  dut.tick();
-  dut.tick();
-  dut.m->rst = 0;
-  dut.m->eval();
   int lutCount = 0, biasCount = 0, perTensorCount = 0, overlapCount = 0;
   for (int k = 0; k < count; k++) {
     isa::Instruction I = randomRequant(g, cfg, k);
@@ -216,21 +167,19 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
     for (auto &b : state.scratchpad)
       b = uint8_t(g.rng());
     for (auto &w : state.accumulator)
-      w = g.accValue();
+      w = accValue(g);
     uint64_t sAddr = I.raw(F::Requant_scale_addr);
     for (uint64_t j = 0;
          j < (I.getFlag(F::Requant_per_tensor) ? 1 : I.raw(F::Requant_n)); j++)
-      state.accumulator[sAddr + j] = int32_t(g.scale());
+      state.accumulator[sAddr + j] = int32_t(scale(g));
     ASSERT_FALSE(sim::checkInstruction(I, state).has_value()) << describe(I);
     lutCount += I.getFlag(F::Requant_lut);
     biasCount += I.getFlag(F::Requant_bias);
     perTensorCount += I.getFlag(F::Requant_per_tensor);
     overlapCount += I.raw(F::Requant_m) > 1 &&
                     I.raw(F::Requant_o_stride) < I.raw(F::Requant_n);
-    for (size_t a = 0; a < state.scratchpad.size(); a++)
-      dut.sp()[a] = state.scratchpad[a];
-    for (size_t a = 0; a < state.accumulator.size(); a++)
-      dut.acc()[a] = uint32_t(state.accumulator[a]);
+    loadArray(dut.sp(), state.scratchpad);
+    loadArray(dut.acc(), state.accumulator);
     sim::MachineState ref = state;
     sim::executeInstruction(I, ref);
     const uint64_t cdur = isa::computeCycles(I, cfg);
@@ -239,40 +188,14 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
                              cfg.vector.lanes) +
                         P);
 
-    // Cycle s: start with the instruction; afterwards `inst` is garbage
-    // (the engine must have registered what it needs).
-    ASSERT_FALSE(dut.m->busy) << "busy before start, instruction " << k;
-    auto words = I.encode();
-    for (int w = 0; w < 16; w++)
-      std::memcpy(&dut.m->inst[w], &words[4 * w], 4);
-    dut.m->cycles = cdur;
-    dut.m->start = 1;
-    uint64_t writes = 0, first = ~0ull, last = ~0ull;
-    for (uint64_t t = 0; t < cdur + 3; t++) {
-      dut.m->eval();
-      if (t > 0)
-        ASSERT_EQ(bool(dut.m->busy), t < cdur)
-            << "busy in cycle s+" << t << ", cdur " << cdur << ":"
-            << describe(I);
-      if (dut.m->writes) {
-        writes += dut.m->writes;
-        if (first == ~0ull)
-          first = t;
-        last = t;
-      }
-      dut.tick();
-      dut.m->start = 0;
-      for (int w = 0; w < 16; w++)
-        dut.m->inst[w] = uint32_t(g.rng());
-      dut.m->cycles = g.rng();
-      // Back to back: the next instruction may start at s + cdur.
-      if (t + 1 == cdur && !g.chance(30))
-        break;
-    }
-    dut.m->eval();
-    EXPECT_EQ(writes, I.raw(F::Requant_m) * I.raw(F::Requant_n)) << describe(I);
-    EXPECT_EQ(first, P) << describe(I);
-    EXPECT_EQ(last, cdur - 1) << describe(I);
+    WriteCount wc;
+    ASSERT_NO_FATAL_FAILURE(
+        streamOne(dut, g, I, cdur,
+                  " instruction " + std::to_string(k) + describe(I), wc));
+    EXPECT_EQ(wc.writes, I.raw(F::Requant_m) * I.raw(F::Requant_n))
+        << describe(I);
+    EXPECT_EQ(wc.first, P) << describe(I);
+    EXPECT_EQ(wc.last, cdur - 1) << describe(I);
     for (size_t a = 0; a < ref.scratchpad.size(); a++)
       ASSERT_EQ(int(dut.sp()[a]), int(ref.scratchpad[a]))
           << "SP byte " << a << ", instruction " << k << ":" << describe(I);

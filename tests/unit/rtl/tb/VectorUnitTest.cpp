@@ -13,73 +13,38 @@
 // LANES, self-overlapping output rows and bank conflicts are all covered.
 //
 //===----------------------------------------------------------------------===//
+#include "EngineTestUtil.h"
 #include "Vtb_npu_vector_unit_lanes3_p0.h"
 #include "Vtb_npu_vector_unit_lanes3_p0___024root.h"
 #include "Vtb_npu_vector_unit_rtl_8x8.h"
 #include "Vtb_npu_vector_unit_rtl_8x8___024root.h"
 #include "Vtb_npu_vector_unit_tiny_4x4.h"
 #include "Vtb_npu_vector_unit_tiny_4x4___024root.h"
-#include "verilated.h"
 
-#include "systole/ISA/HwConfig.h"
-#include "systole/ISA/Timing.h"
-#include "systole/ISA/Verifier.h"
 #include "systole/Simulator/Semantics.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
-#include <cstring>
-#include <memory>
-#include <random>
 #include <sstream>
-#include <string>
 
 using namespace systole;
+using namespace systole::enginetest;
 using F = isa::Field;
 
 namespace {
 
-isa::HwConfig loadConfig(const std::string &path) {
-  auto c = isa::loadHwConfigFile(path);
-  if (!c) {
-    ADD_FAILURE() << llvm::toString(c.takeError());
-    return {};
+// Ratios as ORT makes them, sometimes non-finite or any pattern.
+uint32_t ratio(Gen &g, float lo, float hi) {
+  switch (g.below(25)) {
+  case 0:
+    return 0x7fc00000u;
+  case 1:
+    return 0x7f800000u;
+  case 2:
+    return uint32_t(g.rng());
+  default:
+    return bitsOf(g.uniform(lo, hi));
   }
-  return *c;
 }
-
-uint32_t bitsOf(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-
-struct Gen {
-  std::mt19937_64 rng;
-  explicit Gen(uint64_t seed) : rng(seed) {}
-  uint64_t below(uint64_t n) { return rng() % n; }
-  int64_t range(int64_t lo, int64_t hi) {
-    return lo + int64_t(below(hi - lo + 1));
-  }
-  bool chance(int percent) { return below(100) < uint64_t(percent); }
-  float uniform(float lo, float hi) {
-    return std::uniform_real_distribution<float>(lo, hi)(rng);
-  }
-  // Ratios as ORT makes them, sometimes non-finite or any pattern.
-  uint32_t ratio(float lo, float hi) {
-    switch (below(25)) {
-    case 0:
-      return 0x7fc00000u;
-    case 1:
-      return 0x7f800000u;
-    case 2:
-      return uint32_t(rng());
-    default:
-      return bitsOf(uniform(lo, hi));
-    }
-  }
-};
 
 struct Box { // SP rows: addr + j*s1 + [0, width), j < n1
   int64_t addr, s1, width, n1;
@@ -134,11 +99,11 @@ isa::Instruction randomVector(Gen &g, const isa::HwConfig &cfg, int index) {
   I.setRaw(add ? F::Vadd_hi : F::Vmul_hi, hi);
   if (add) {
     I.set(F::Vadd_mode, g.range(0, 4));
-    I.setRaw(F::Vadd_ratio_a, g.ratio(0.05f, 2.0f));
-    I.setRaw(F::Vadd_ratio_b, g.ratio(0.05f, 2.0f));
+    I.setRaw(F::Vadd_ratio_a, ratio(g, 0.05f, 2.0f));
+    I.setRaw(F::Vadd_ratio_b, ratio(g, 0.05f, 2.0f));
     I.setRaw(F::Vadd_fixed, bitsOf(g.uniform(-200.0f, 200.0f)));
   } else {
-    I.setRaw(F::Vmul_ratio, g.ratio(1e-4f, 0.03f));
+    I.setRaw(F::Vmul_ratio, ratio(g, 1e-4f, 0.03f));
     I.setRaw(F::Vmul_a_zp, g.below(256));
     I.setRaw(F::Vmul_b_zp, g.below(256));
     I.setRaw(F::Vmul_o_zp, g.below(256));
@@ -199,16 +164,8 @@ std::string describe(const isa::Instruction &I) {
   return os.str();
 }
 
-template <class V> struct Dut {
-  std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
-  std::unique_ptr<V> m = std::make_unique<V>(ctx.get());
-  void tick() {
-    m->clk = 1;
-    m->eval();
-    m->clk = 0;
-    m->eval();
-  }
-  auto &sp() { return m->rootp->tb_npu_vector_unit__DOT__sp; }
+template <class V> struct Dut : EngineDut<V> {
+  auto &sp() { return this->m->rootp->tb_npu_vector_unit__DOT__sp; }
 };
 
 template <class V>
@@ -217,13 +174,6 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
   Dut<V> dut;
   const uint64_t P = cfg.vector.pipelineDepth, L = cfg.vector.lanes;
   sim::MachineState state = sim::MachineState::create(cfg, 0);
-  dut.m->rst = 1;
-  dut.m->start = 0;
-  dut.m->eval();
-  dut.tick();
-  dut.tick();
-  dut.m->rst = 0;
-  dut.m->eval();
   int conflicts = 0, inPlace = 0, bcast = 0, u8 = 0, multiRow = 0,
       overlapOut = 0;
   for (int k = 0; k < count; k++) {
@@ -241,45 +191,20 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
     u8 += I.getFlag(F::Vadd_u8);
     multiRow += n0 < L && n1 > 1;
     overlapOut += n1 > 1 && I.raw(F::Vadd_o_s1) < n0;
-    for (size_t a = 0; a < state.scratchpad.size(); a++)
-      dut.sp()[a] = state.scratchpad[a];
+    loadArray(dut.sp(), state.scratchpad);
     sim::MachineState ref = state;
     sim::executeInstruction(I, ref);
     const uint64_t cdur = isa::computeCycles(I, cfg);
     const uint64_t beats = (n0 * n1 + L - 1) / L;
     ASSERT_EQ(cdur, (conflict ? 2 * beats : beats) + P);
 
-    ASSERT_FALSE(dut.m->busy) << "busy before start, instruction " << k;
-    auto words = I.encode();
-    for (int w = 0; w < 16; w++)
-      std::memcpy(&dut.m->inst[w], &words[4 * w], 4);
-    dut.m->cycles = cdur;
-    dut.m->start = 1;
-    uint64_t writes = 0, first = ~0ull, last = ~0ull;
-    for (uint64_t t = 0; t < cdur + 3; t++) {
-      dut.m->eval();
-      if (t > 0)
-        ASSERT_EQ(bool(dut.m->busy), t < cdur)
-            << "busy in cycle s+" << t << ", cdur " << cdur << ":"
-            << describe(I);
-      if (dut.m->writes) {
-        writes += dut.m->writes;
-        if (first == ~0ull)
-          first = t;
-        last = t;
-      }
-      dut.tick();
-      dut.m->start = 0;
-      for (int w = 0; w < 16; w++)
-        dut.m->inst[w] = uint32_t(g.rng());
-      dut.m->cycles = g.rng();
-      if (t + 1 == cdur && !g.chance(30))
-        break; // back to back: the next instruction starts at s + cdur
-    }
-    dut.m->eval();
-    EXPECT_EQ(writes, n0 * n1) << describe(I);
-    EXPECT_EQ(first, P + (conflict ? 1 : 0)) << describe(I);
-    EXPECT_EQ(last, cdur - 1) << describe(I);
+    WriteCount wc;
+    ASSERT_NO_FATAL_FAILURE(
+        streamOne(dut, g, I, cdur,
+                  " instruction " + std::to_string(k) + describe(I), wc));
+    EXPECT_EQ(wc.writes, n0 * n1) << describe(I);
+    EXPECT_EQ(wc.first, P + (conflict ? 1 : 0)) << describe(I);
+    EXPECT_EQ(wc.last, cdur - 1) << describe(I);
     for (size_t a = 0; a < ref.scratchpad.size(); a++)
       ASSERT_EQ(int(dut.sp()[a]), int(ref.scratchpad[a]))
           << "SP byte " << a << ", instruction " << k << ", conflict "
