@@ -62,30 +62,25 @@ module npu_dwconv_unit
   wire [63:0] pix_step = 64'(sw) * in_ps, row_step = 64'(sh) * in_rs;
 
   // ---- walker: position of this cycle's beat (start: the first one) ----
-  logic [7:0] kx_q, ky_q;
-  logic [15:0] ox_q, oy_q;
-  logic [31:0] grp_q;  // channel of lane 0
-  logic [63:0] kcol_q, krow_q, pix_q, row_q, opix_q, orow_q, wtap_q;
-  wire [7:0] kx = start ? 8'd0 : kx_q, ky = start ? 8'd0 : ky_q;
-  wire [15:0] ox = start ? 16'd0 : ox_q, oy = start ? 16'd0 : oy_q;
-  wire [31:0] grp = start ? 32'd0 : grp_q;
-  wire [63:0] kcol = start ? 64'd0 : kcol_q, krow = start ? 64'd0 : krow_q;
-  wire [63:0] pix = start ? 64'(I[DWCONV_IN_ADDR_LSB +: DWCONV_IN_ADDR_W]) : pix_q;
-  wire [63:0] row = start ? 64'(I[DWCONV_IN_ADDR_LSB +: DWCONV_IN_ADDR_W]) : row_q;
-  wire [63:0] opix = start ? 64'(I[DWCONV_C_ADDR_LSB +: DWCONV_C_ADDR_W]) : opix_q;
-  wire [63:0] orow = start ? 64'(I[DWCONV_C_ADDR_LSB +: DWCONV_C_ADDR_W]) : orow_q;
+  logic beat, first, last_win;
+  logic [31:0] grp;  // channel of lane 0
+  logic [63:0] in_base, c_base;  // input byte / output word of lane 0
+  // The tap indices and pixel flags are POOL's (its valid region); unused here.
+  /* verilator lint_off PINCONNECTEMPTY */
+  npu_window_walker #(
+      .NL(NL)
+  ) u_walk (
+      .clk, .rst, .start, .kh, .kw, .oh, .ow, .ch,
+      .in_addr(64'(I[DWCONV_IN_ADDR_LSB +: DWCONV_IN_ADDR_W])),
+      .out_addr(64'(I[DWCONV_C_ADDR_LSB +: DWCONV_C_ADDR_W])), .kx_step(tap_x_step),
+      .ky_step(tap_y_step), .pix_step, .row_step, .out_ps(c_ps), .out_rs(c_rs), .beat,
+      .active(active_q), .kx(), .ky(), .grp, .first, .last_win, .last_pix(), .last_ox(), .in_base,
+      .out_base(c_base));
+  /* verilator lint_on PINCONNECTEMPTY */
   // weight address of this tap's channel 0: w_addr + (ky*kw + kx)*ch
+  logic [63:0] wtap_q;
   wire [63:0] wtap = start ? w_addr : wtap_q;
-  // A verifier-valid DWCONV has every extent >= 1 (computeCycles = PD otherwise: no beats).
-  wire beat = start ? (kh != 0 && kw != 0 && oh != 0 && ow != 0 && ch != 0) : active_q;
-  wire first = kx == 8'd0 && ky == 8'd0;  // window start: the lanes' sums restart
-  wire last_kx = kx == kw - 8'd1, last_ky = ky == kh - 8'd1, last_win = last_kx && last_ky;
-  wire last_grp = grp + 32'(NL) >= 32'(ch);
-  wire last_ox = ox == ow - 16'd1, last_oy = oy == oh - 16'd1;
-  wire last_beat = last_win && last_grp && last_ox && last_oy;
-  wire [63:0] in_base = pix + krow + kcol + 64'(grp);
   wire [63:0] w_base = wtap + 64'(grp);
-  wire [63:0] c_base = opix + 64'(grp);
 
   // ---- lanes: one MAC per tap ----
   logic [31:0] s_q[NL], s_n[NL];
@@ -110,80 +105,19 @@ module npu_dwconv_unit
 
   // ---- write pipeline: this cycle's last tap, PD registers, then the write ----
   wire [NL-1:0] wmask0 = beat && last_win ? ch_ok : '0;
-  logic [NL-1:0] wmask;
-  logic [63:0] wbase;  // output word of lane 0
-  logic [31:0] wdata[NL];
   logic drain;  // beats of the instruction still in the pipeline
-  if (PD == 0) begin : g_nopipe
-    assign wmask = wmask0;
-    assign wbase = c_base;
-    assign wdata = s_n;
-    assign drain = 1'b0;
-  end else begin : g_pipe
-    logic live_q[PD];
-    logic [NL-1:0] wmask_q[PD];
-    logic [63:0] wbase_q[PD];
-    logic [31:0] wdata_q[PD][NL];
-    always_ff @(posedge clk) begin
-      for (int k = PD - 1; k > 0; k--) begin
-        live_q[k] <= rst ? 1'b0 : live_q[k-1];
-        wmask_q[k] <= rst ? '0 : wmask_q[k-1];
-        wbase_q[k] <= wbase_q[k-1];
-        wdata_q[k] <= wdata_q[k-1];
-      end
-      live_q[0] <= rst ? 1'b0 : beat;
-      wmask_q[0] <= rst ? '0 : wmask0;
-      wbase_q[0] <= c_base;
-      wdata_q[0] <= s_n;
-    end
-    assign wmask = wmask_q[PD-1];
-    assign wbase = wbase_q[PD-1];
-    assign wdata = wdata_q[PD-1];
-    always_comb begin
-      drain = 1'b0;
-      for (int k = 0; k < PD; k++) drain = drain | live_q[k];
-    end
-  end
-  for (genvar l = 0; l < NL; l++) begin : g_wport
-    assign acc_we[l] = wmask[l];
-    assign acc_waddr[l] = wbase + 64'(l);
-    assign acc_wdata[l] = wdata[l];
-  end
+  npu_group_write_pipe #(
+      .PD(PD), .NL(NL), .DW(32)
+  ) u_wpipe (
+      .clk, .rst, .valid(beat), .mask(wmask0), .base(c_base), .data(s_n), .we(acc_we),
+      .waddr(acc_waddr), .wdata(acc_wdata), .pend(drain));
   assign busy = start || active_q || drain;
 
   always_ff @(posedge clk) begin
-    if (rst) active_q <= 1'b0;
-    else if (beat) begin
+    if (!rst && beat) begin
       if (start) I_q <= inst;
-      active_q <= !last_beat;
       s_q <= s_n;
-      // advance kx, then ky, then the channel group, then ox, then oy
-      kx_q <= last_kx ? 8'd0 : kx + 8'd1;
-      kcol_q <= last_kx ? 64'd0 : kcol + tap_x_step;
-      ky_q <= !last_kx ? ky : last_ky ? 8'd0 : ky + 8'd1;
-      krow_q <= !last_kx ? krow : last_ky ? 64'd0 : krow + tap_y_step;
       wtap_q <= last_win ? w_addr : wtap + 64'(ch);
-      grp_q <= !last_win ? grp : last_grp ? 32'd0 : grp + 32'(NL);
-      ox_q <= ox;
-      pix_q <= pix;
-      opix_q <= opix;
-      oy_q <= oy;
-      row_q <= row;
-      orow_q <= orow;
-      if (last_win && last_grp) begin
-        if (!last_ox) begin
-          ox_q <= ox + 16'd1;
-          pix_q <= pix + pix_step;
-          opix_q <= opix + c_ps;
-        end else begin
-          ox_q <= 16'd0;
-          oy_q <= oy + 16'd1;
-          row_q <= row + row_step;
-          pix_q <= row + row_step;
-          orow_q <= orow + c_rs;
-          opix_q <= orow + c_rs;
-        end
-      end
     end
   end
 

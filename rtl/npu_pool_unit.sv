@@ -70,28 +70,22 @@ module npu_pool_unit
   endfunction
 
   // ---- walker: position of this cycle's beat (start: the first one) ----
-  logic [7:0] kx_q, ky_q;
-  logic [15:0] ox_q, oy_q;
-  logic [31:0] grp_q, xb_q, yb_q, count_q, npos_q;  // grp = channel of lane 0; xb/yb = ox*sw, oy*sh
-  logic [63:0] kcol_q, krow_q, pix_q, row_q, opix_q, orow_q;
-  wire [7:0] kx = start ? 8'd0 : kx_q, ky = start ? 8'd0 : ky_q;
-  wire [15:0] ox = start ? 16'd0 : ox_q, oy = start ? 16'd0 : oy_q;
-  wire [31:0] grp = start ? 32'd0 : grp_q, xb = start ? 32'd0 : xb_q, yb = start ? 32'd0 : yb_q;
-  wire [63:0] kcol = start ? 64'd0 : kcol_q, krow = start ? 64'd0 : krow_q;
-  wire [63:0] pix = start ? 64'(I[POOL_IN_ADDR_LSB +: POOL_IN_ADDR_W]) : pix_q;
-  wire [63:0] row = start ? 64'(I[POOL_IN_ADDR_LSB +: POOL_IN_ADDR_W]) : row_q;
-  wire [63:0] opix = start ? 64'(I[POOL_OUT_ADDR_LSB +: POOL_OUT_ADDR_W]) : opix_q;
-  wire [63:0] orow = start ? 64'(I[POOL_OUT_ADDR_LSB +: POOL_OUT_ADDR_W]) : orow_q;
-  // A verifier-valid POOL has every extent >= 1 (computeCycles = PD otherwise: no beats).
-  wire beat = start ? (kh != 0 && kw != 0 && oh != 0 && ow != 0 && ch != 0) : active_q;
-  wire first = kx == 8'd0 && ky == 8'd0;  // window start: the lanes' accumulators restart
-  wire last_kx = kx == kw - 8'd1, last_ky = ky == kh - 8'd1, last_win = last_kx && last_ky;
-  wire last_grp = grp + 32'(NL) >= 32'(ch);
-  wire last_ox = ox == ow - 16'd1, last_oy = oy == oh - 16'd1;
-  wire last_beat = last_win && last_grp && last_ox && last_oy;
+  logic beat, first, last_win, last_pix, last_ox;
+  logic [7:0] kx, ky;
+  logic [31:0] grp;  // channel of lane 0
+  logic [63:0] in_base, wbase0;  // input byte / output address of lane 0
+  npu_window_walker #(
+      .NL(NL)
+  ) u_walk (
+      .clk, .rst, .start, .kh, .kw, .oh, .ow, .ch, .in_addr(64'(I[POOL_IN_ADDR_LSB +: POOL_IN_ADDR_W])),
+      .out_addr(64'(I[POOL_OUT_ADDR_LSB +: POOL_OUT_ADDR_W])), .kx_step(in_ps), .ky_step(in_rs),
+      .pix_step, .row_step, .out_ps, .out_rs, .beat, .active(active_q), .kx, .ky, .grp, .first,
+      .last_win, .last_pix, .last_ox, .in_base, .out_base(wbase0));
+  // The window origin's row and column: yb = oy*sh, xb = ox*sw.
+  logic [31:0] xb_q, yb_q, count_q, npos_q;
+  wire [31:0] xb = start ? 32'd0 : xb_q, yb = start ? 32'd0 : yb_q;
   wire [31:0] y = yb + 32'(ky), x = xb + 32'(kx);
   wire pos_ok = y >= y0 && y < y1 && x >= x0 && x < x1;
-  wire [63:0] in_base = pix + krow + kcol + 64'(grp);
   // Window counters shared by the lanes: valid elements and positions so far.
   wire [31:0] count = (first ? 32'd0 : count_q) + 32'(pos_ok);
   wire [31:0] npos = (first ? 32'd0 : npos_q) + 32'd1;
@@ -130,87 +124,30 @@ module npu_pool_unit
 
   // ---- write pipeline: this cycle's finalize, PD registers, then the write ----
   wire [NL-1:0] wmask0 = beat && last_win ? ch_ok : '0;
-  wire [63:0] wbase0 = opix + 64'(grp);  // output address of lane 0
-  logic [NL-1:0] wmask;
-  logic [63:0] wbase;
-  logic [7:0] wdata[NL];
   logic drain;  // beats of the instruction still in the pipeline
-  if (PD == 0) begin : g_nopipe
-    assign wmask = wmask0;
-    assign wbase = wbase0;
-    assign wdata = res;
-    assign drain = 1'b0;
-  end else begin : g_pipe
-    logic live_q[PD];
-    logic [NL-1:0] wmask_q[PD];
-    logic [63:0] wbase_q[PD];
-    logic [7:0] wdata_q[PD][NL];
-    always_ff @(posedge clk) begin
-      for (int k = PD - 1; k > 0; k--) begin
-        live_q[k] <= rst ? 1'b0 : live_q[k-1];
-        wmask_q[k] <= rst ? '0 : wmask_q[k-1];
-        wbase_q[k] <= wbase_q[k-1];
-        wdata_q[k] <= wdata_q[k-1];
-      end
-      live_q[0] <= rst ? 1'b0 : beat;
-      wmask_q[0] <= rst ? '0 : wmask0;
-      wbase_q[0] <= wbase0;
-      wdata_q[0] <= res;
-    end
-    assign wmask = wmask_q[PD-1];
-    assign wbase = wbase_q[PD-1];
-    assign wdata = wdata_q[PD-1];
-    always_comb begin
-      drain = 1'b0;
-      for (int k = 0; k < PD; k++) drain = drain | live_q[k];
-    end
-  end
-  for (genvar l = 0; l < NL; l++) begin : g_wport
-    assign sp_we[l] = wmask[l];
-    assign sp_waddr[l] = wbase + 64'(l);
-    assign sp_wdata[l] = wdata[l];
-  end
+  npu_group_write_pipe #(
+      .PD(PD), .NL(NL), .DW(8)
+  ) u_wpipe (
+      .clk, .rst, .valid(beat), .mask(wmask0), .base(wbase0), .data(res), .we(sp_we),
+      .waddr(sp_waddr), .wdata(sp_wdata), .pend(drain));
   assign busy = start || active_q || drain;
 
   always_ff @(posedge clk) begin
-    if (rst) active_q <= 1'b0;
-    else if (beat) begin
+    if (!rst && beat) begin
       if (start) I_q <= inst;
-      active_q <= !last_beat;
       count_q <= count;
       npos_q <= npos;
       mx_q <= mx_n;
       sum_q <= sum_n;
       facc_q <= facc_n;
-      // advance kx, then ky, then the channel group, then ox, then oy
-      kx_q <= last_kx ? 8'd0 : kx + 8'd1;
-      kcol_q <= last_kx ? 64'd0 : kcol + in_ps;
-      ky_q <= !last_kx ? ky : last_ky ? 8'd0 : ky + 8'd1;
-      krow_q <= !last_kx ? krow : last_ky ? 64'd0 : krow + in_rs;
-      grp_q <= !last_win ? grp : last_grp ? 32'd0 : grp + 32'(NL);
-      ox_q <= ox;
       xb_q <= xb;
-      pix_q <= pix;
-      opix_q <= opix;
-      oy_q <= oy;
       yb_q <= yb;
-      row_q <= row;
-      orow_q <= orow;
-      if (last_win && last_grp) begin
+      if (last_pix) begin
         if (!last_ox) begin
-          ox_q <= ox + 16'd1;
           xb_q <= xb + 32'(sw);
-          pix_q <= pix + pix_step;
-          opix_q <= opix + out_ps;
         end else begin
-          ox_q <= 16'd0;
           xb_q <= 32'd0;
-          oy_q <= oy + 16'd1;
           yb_q <= yb + 32'(sh);
-          row_q <= row + row_step;
-          pix_q <= row + row_step;
-          orow_q <= orow + out_rs;
-          opix_q <= orow + out_rs;
         end
       end
     end

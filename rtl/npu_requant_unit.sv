@@ -133,34 +133,10 @@ module npu_requant_unit
 
   // PIPE_DEPTH register stages between the read+compute and the write.
   logic pend;  // a beat is in the pipeline
-  if (P == 0) begin : g_nopipe
-    assign sp_we = we_c;
-    assign sp_waddr = waddr_c;
-    assign sp_wdata = wdata_c;
-    assign pend = 1'b0;
-  end else begin : g_pipe
-    logic        we_q[P][L];
-    logic [63:0] waddr_q[P][L];
-    logic [7:0]  wdata_q[P][L];
-    logic [P-1:0] v_q;
-    always_ff @(posedge clk) begin
-      if (rst) v_q <= '0;
-      else v_q <= P'({v_q, rd});
-      we_q[0] <= we_c;
-      waddr_q[0] <= waddr_c;
-      wdata_q[0] <= wdata_c;
-      for (int k = 1; k < P; k++) begin
-        we_q[k] <= we_q[k-1];
-        waddr_q[k] <= waddr_q[k-1];
-        wdata_q[k] <= wdata_q[k-1];
-      end
-    end
-    for (genvar l = 0; l < L; l++) begin : g_out
-      assign sp_we[l] = v_q[P-1] && we_q[P-1][l];
-      assign sp_waddr[l] = waddr_q[P-1][l];
-      assign sp_wdata[l] = wdata_q[P-1][l];
-    end
-    assign pend = |v_q;
-  end
+  npu_lane_write_pipe #(
+      .PD(P), .NL(L), .DW(8)
+  ) u_wpipe (
+      .clk, .rst, .valid(rd), .we(we_c), .waddr(waddr_c), .wdata(wdata_c), .out_we(sp_we),
+      .out_waddr(sp_waddr), .out_wdata(sp_wdata), .pend);
   assign busy = active_q | pend;
 endmodule

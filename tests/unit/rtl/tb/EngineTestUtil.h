@@ -32,6 +32,12 @@
 
 namespace systole::enginetest {
 
+// The configs every engine test runs on: the two presets and "lanes3-p0"
+// (tiny-4x4 with 3 lanes and pipeline depth 0, tests/unit/rtl/CMakeLists.txt).
+inline const char *const kTiny = SYSTOLE_PRESET_DIR "/tiny-4x4.json";
+inline const char *const kRtl8 = SYSTOLE_PRESET_DIR "/rtl-8x8.json";
+inline const char *const kLanes3 = SYSTOLE_TB_LANES3_JSON;
+
 inline isa::HwConfig loadConfig(const std::string &path) {
   auto c = isa::loadHwConfigFile(path);
   if (!c) {

@@ -257,10 +257,6 @@ template <class Top> void handCase(const char *preset) {
   h.run(I, r, "hand case");
 }
 
-const char *kTiny = SYSTOLE_PRESET_DIR "/tiny-4x4.json";
-const char *kRtl8 = SYSTOLE_PRESET_DIR "/rtl-8x8.json";
-const char *kLanes3 = SYSTOLE_TB_LANES3_JSON;
-
 TEST(PoolUnit, HandCaseTiny4x4) { handCase<Vtb_npu_pool_unit_tiny_4x4>(kTiny); }
 TEST(PoolUnit, HandCaseRtl8x8) { handCase<Vtb_npu_pool_unit_rtl_8x8>(kRtl8); }
 TEST(PoolUnit, HandCaseLanes3NoPipeline) {

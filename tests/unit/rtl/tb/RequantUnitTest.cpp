@@ -213,17 +213,15 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
 }
 
 TEST(RequantUnit, RandomOnTiny4x4) {
-  runRandom<Vtb_npu_requant_unit_tiny_4x4>(
-      loadConfig(SYSTOLE_PRESET_DIR "/tiny-4x4.json"), 1, 400);
+  runRandom<Vtb_npu_requant_unit_tiny_4x4>(loadConfig(kTiny), 1, 400);
 }
 
 TEST(RequantUnit, RandomOnRtl8x8) {
-  runRandom<Vtb_npu_requant_unit_rtl_8x8>(
-      loadConfig(SYSTOLE_PRESET_DIR "/rtl-8x8.json"), 2, 400);
+  runRandom<Vtb_npu_requant_unit_rtl_8x8>(loadConfig(kRtl8), 2, 400);
 }
 
 TEST(RequantUnit, RandomOnThreeLanesPipelineDepth0) {
-  isa::HwConfig cfg = loadConfig(SYSTOLE_TB_LANES3_JSON);
+  isa::HwConfig cfg = loadConfig(kLanes3);
   ASSERT_EQ(cfg.vector.lanes, 3u);
   ASSERT_EQ(cfg.vector.pipelineDepth, 0u);
   runRandom<Vtb_npu_requant_unit_lanes3_p0>(cfg, 3, 400);

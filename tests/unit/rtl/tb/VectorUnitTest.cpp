@@ -224,17 +224,15 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
 }
 
 TEST(VectorUnit, RandomOnTiny4x4) {
-  runRandom<Vtb_npu_vector_unit_tiny_4x4>(
-      loadConfig(SYSTOLE_PRESET_DIR "/tiny-4x4.json"), 11, 400);
+  runRandom<Vtb_npu_vector_unit_tiny_4x4>(loadConfig(kTiny), 11, 400);
 }
 
 TEST(VectorUnit, RandomOnRtl8x8) {
-  runRandom<Vtb_npu_vector_unit_rtl_8x8>(
-      loadConfig(SYSTOLE_PRESET_DIR "/rtl-8x8.json"), 12, 400);
+  runRandom<Vtb_npu_vector_unit_rtl_8x8>(loadConfig(kRtl8), 12, 400);
 }
 
 TEST(VectorUnit, RandomOnThreeLanesPipelineDepth0) {
-  isa::HwConfig cfg = loadConfig(SYSTOLE_TB_LANES3_JSON);
+  isa::HwConfig cfg = loadConfig(kLanes3);
   ASSERT_EQ(cfg.vector.lanes, 3u);
   ASSERT_EQ(cfg.vector.pipelineDepth, 0u);
   runRandom<Vtb_npu_vector_unit_lanes3_p0>(cfg, 13, 400);
