@@ -111,8 +111,12 @@ module npu_pool_unit
       facc_c = first ? 32'd0 : facc_q[l];
       mx_n[l] = pos_ok && $signed(v) > $signed(mx_c) ? v : mx_c;
       sum_n[l] = pos_ok ? sum_c + v : sum_c;
-      facc_n[l] = pos_ok ? npu_postproc_pkg::pool_step(facc_c, scale, v, izp) : facc_c;
-      if (mode == 2'(POOLMODE_MAX)) yv = count != 0 ? mx_n[l] : (u8 ? 32'd0 : -32'sd128);
+      facc_n[l] = beat && pos_ok ? npu_postproc_pkg::pool_step(facc_c, scale, v, izp) : facc_c;
+      // Only a group's last window position produces a result; skipping
+      // the finalization otherwise keeps the Verilated model fast (in
+      // hardware it is a mux).
+      if (!(beat && last_win)) yv = '0;
+      else if (mode == 2'(POOLMODE_MAX)) yv = count != 0 ? mx_n[l] : (u8 ? 32'd0 : -32'sd128);
       else if (mode == 2'(POOLMODE_AVG_INT))
         yv = npu_postproc_pkg::requantize(sum_n[l], scale, ozp, lo, hi);
       else

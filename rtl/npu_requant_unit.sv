@@ -116,7 +116,7 @@ module npu_requant_unit
     assign bias_raddr[l] = cfg.bias_addr + n;
     assign scale_raddr[l] = cfg.scale_addr + (cfg.per_tensor ? 64'd0 : n);
     npu_requant_lane u_lane (
-        .acc(c_rdata[l]), .bias_en(cfg.bias), .bias(bias_rdata[l]), .scale(scale_rdata[l]),
+        .en(rd), .acc(c_rdata[l]), .bias_en(cfg.bias), .bias(bias_rdata[l]), .scale(scale_rdata[l]),
         .zp(cfg.zp), .lo(cfg.lo), .hi(cfg.hi), .y, .lut_idx);
     assign lut_raddr[l] = cfg.lut_addr + 64'(lut_idx);
     assign we_c[l] = rd && 17'(l) < pos.rem;

@@ -3,6 +3,7 @@
 // stored). Combinational; npu_datapath computes every element with the same
 // functions (npu_postproc_pkg).
 module npu_vector_lane (
+    input  logic        en,     // a beat uses the lane this cycle
     input  logic        is_add,
     input  logic [2:0]  mode,  // VADD evaluation order
     input  logic [31:0] av,
@@ -20,7 +21,8 @@ module npu_vector_lane (
   // One fma chain for both (npu_postproc_pkg::fma_chain): VMUL's operands
   // enter where VADD's do, so the lane has four fma units, not one per
   // operation of each order.
+  // Idle lanes output zero (see npu_requant_lane).
   always_comb
-    y = npu_postproc_pkg::clampi(npu_postproc_pkg::vector_value(
-        is_add, mode, av, bv, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp), lo, hi);
+    y = en ? npu_postproc_pkg::clampi(npu_postproc_pkg::vector_value(
+        is_add, mode, av, bv, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp), lo, hi) : '0;
 endmodule

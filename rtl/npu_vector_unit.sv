@@ -164,7 +164,7 @@ module npu_vector_unit
     assign a_raddr[l] = pos[l].a_row + (cfg.a_bcast ? 64'd0 : 64'(pos[l].i));
     assign b_raddr[l] = pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
     npu_vector_lane u_lane (
-        .is_add(cfg.is_add), .mode(cfg.mode),
+        .en(compute), .is_add(cfg.is_add), .mode(cfg.mode),
         .av(dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
         .bv(dom_value(cfg.u8, b_rdata[l])), .ratio_a(cfg.ratio_a), .ratio_b(cfg.ratio_b),
         .fixed(cfg.fixed), .a_zp(cfg.a_zp), .b_zp(cfg.b_zp), .o_zp(cfg.o_zp), .lo(cfg.lo),

@@ -44,10 +44,10 @@ module tb_npu_fp32 (
     min_y = npu_fp32_cmp_pkg::fminps(a, b);
   end
   npu_requant_lane u_rq (
-      .acc(a), .bias_en(flag), .bias(b), .scale(c), .zp(d), .lo(e), .hi(f), .y(rq_y),
+      .en(1'b1), .acc(a), .bias_en(flag), .bias(b), .scale(c), .zp(d), .lo(e), .hi(f), .y(rq_y),
       .lut_idx(rq_lut));
   npu_vector_lane u_vec (
-      .is_add(flag), .mode, .av(a), .bv(b), .ratio_a(c), .ratio_b(d), .fixed(e), .a_zp(f),
+      .en(1'b1), .is_add(flag), .mode, .av(a), .bv(b), .ratio_a(c), .ratio_b(d), .fixed(e), .a_zp(f),
       .b_zp(g), .o_zp(d), .lo(h), .hi(k), .y(vec_y));
   npu_pool_lane u_pool (
       .facc(a), .v(b), .in_zp(c), .scale(d), .div(e), .out_scale(f), .out_zp(g), .sum(a),
