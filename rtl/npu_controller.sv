@@ -21,6 +21,9 @@ module npu_controller
     input  logic                  rst,
     input  logic                  start,
     // instruction fetch port
+    // instruction fetch port: the instruction at fetch_idx, supplied in the
+    // same cycle, is latched at the clock edge (the fetch unit reads one
+    // instruction ahead, so no logic depends combinationally on the port)
     output logic [31:0]           fetch_idx,
     input  logic [INSTR_BITS-1:0] fetch_inst,
     // DMA engine
@@ -76,15 +79,21 @@ module npu_controller
   logic [2:0] qpush, qfull, qempty, hvalid;
   logic [31:0] hidx[3];
   logic [INSTR_BITS-1:0] hinst[3];
-  assign fop = fetch_inst[7:0];
+  // The instruction at pc, read in the previous cycle (fetch_idx below is
+  // the next cycle's pc). Without this register the command queues' bypass
+  // would put the whole issue logic and every engine's start decode behind
+  // the input port (Verilator evaluates that logic on every eval).
+  logic [INSTR_BITS-1:0] cur_inst;
+  always_ff @(posedge clk) cur_inst <= fetch_inst;
+  assign fop = cur_inst[7:0];
   assign fq = fop == OP_LOAD ? 2'(QL) : fop == OP_STORE ? 2'(QS) :
-              fop == OP_FENCE ? fetch_inst[FENCE_QUEUE_LSB +: 2] : 2'(QC);
+              fop == OP_FENCE ? cur_inst[FENCE_QUEUE_LSB +: 2] : 2'(QC);
   assign fetch_go = running && !end_seen && !fault_q;
   assign fetch_end = fetch_go && fop == OP_END;
   always_comb
     for (int q = 0; q < 3; q++)
       qpush[q] = fetch_go && fop != OP_END && 32'(fq) == q && !qfull[q];
-  assign fetch_idx = pc;
+  assign fetch_idx = ev_fetch_valid ? pc + 1 : pc;
   assign ev_fetch_valid = fetch_end || qpush != 0;
   assign ev_fetch_idx = pc;
 
@@ -92,7 +101,7 @@ module npu_controller
   for (genvar q = 0; q < 3; q++) begin : g_queue
     npu_cmd_queue #(.DEPTH(int'(CMD_DEPTH))) u_queue (
         .clk, .rst,
-        .push(qpush[q]), .push_idx(pc), .push_inst(fetch_inst),
+        .push(qpush[q]), .push_idx(pc), .push_inst(cur_inst),
         .pop(issue[q]),
         .full(qfull[q]), .empty(qempty[q]),
         .head_valid(hvalid[q]), .head_idx(hidx[q]), .head_inst(hinst[q]));
