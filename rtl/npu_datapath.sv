@@ -39,12 +39,27 @@ module npu_datapath
     // an engine's schedule disagreed with the controller's (an RTL bug)
     output logic                  schedule_error
 );
-  // The memories (public: the co-simulation loads and reads them back).
-  logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rw*/;
-  logic [31:0] acc[ACC_WORDS]  /*verilator public_flat_rw*/;
+  // The memories. The co-simulation writes them through Verilator's handle
+  // while the core is held in reset and reads them back at the end; they
+  // are public read-only (public_flat_rw would make every combinational
+  // reader re-evaluate on each eval(), 3x slower). Every read port is gated
+  // by `mem_ready`, a register that rises on the first edge out of reset,
+  // so each reader is re-evaluated once after the contents were loaded.
+  logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rd*/;
+  logic [31:0] acc[ACC_WORDS]  /*verilator public_flat_rd*/;
+  logic mem_ready;
+  always_ff @(posedge clk) mem_ready <= !rst;
 
+  function automatic logic [7:0] sp_read(input logic [63:0] a);
+    return mem_ready && a < 64'(SP_BYTES) ? sp[a] : 8'd0;
+  endfunction
+  function automatic logic [31:0] acc_read(input logic [63:0] a);
+    return mem_ready && a < 64'(ACC_WORDS) ? acc[a] : 32'd0;
+  endfunction
   function automatic logic [7:0] acc_byte(input logic [63:0] a);
-    return acc[a[63:2]][a[1:0]*8 +: 8];
+    logic [31:0] w;
+    w = acc_read(a >> 2);
+    return w[a[1:0]*8 +: 8];
   endfunction
 
   always_comb begin
@@ -52,7 +67,7 @@ module npu_datapath
     for (int j = 0; j < DRAM_BW; j++)
       if (32'(j) < dma_rd_len)
         dma_rd_data[j*8 +: 8] = dma_rd_acc ? acc_byte(dma_rd_addr + 64'(j))
-                                           : sp[dma_rd_addr + 64'(j)];
+                                           : sp_read(dma_rd_addr + 64'(j));
   end
 
   // ---- LOAD padding: every element of the box outside the real region ----
@@ -92,10 +107,10 @@ module npu_datapath
   logic mm_c_acc;
   logic [31:0] mm_c_data[COLS];
   for (genvar i = 0; i < ROWS; i++) begin : g_a_port
-    assign mm_a_data[i] = sp[mm_a_addr[i]];
+    assign mm_a_data[i] = sp_read(mm_a_addr[i]);
   end
   for (genvar j = 0; j < COLS; j++) begin : g_b_port
-    assign mm_b_data[j] = sp[mm_b_addr[j]];
+    assign mm_b_data[j] = sp_read(mm_b_addr[j]);
   end
   npu_matmul_unit u_matmul (
       .clk, .rst, .start(c_start && c_inst[7:0] == OP_MATMUL), .start_inst(c_inst),
@@ -160,12 +175,6 @@ module npu_datapath
 
   // Read ports of the behavioral memories. An idle engine's address may be
   // anything: out-of-range reads are masked (they feed nothing).
-  function automatic logic [7:0] sp_read(input logic [63:0] a);
-    return a < 64'(SP_BYTES) ? sp[a] : 8'd0;
-  endfunction
-  function automatic logic [31:0] acc_read(input logic [63:0] a);
-    return a < 64'(ACC_WORDS) ? acc[a] : 32'd0;
-  endfunction
   always_comb
     for (int l = 0; l < L; l++) begin
       rq_c_data[l] = acc_read(rq_c_addr[l]);

@@ -106,7 +106,6 @@ public:
     }
     waves = fst.get();
     reset();
-    loadMemories();
     wallStart = std::chrono::steady_clock::now();
     {
       FreshSimContext fresh;
@@ -148,11 +147,14 @@ private:
     if (waves)
       waves->dump(t);
   }
+  // The memories are loaded while the core is in reset: the datapath's read
+  // ports re-evaluate on the first edge out of it (npu_datapath.sv).
   void reset() {
     top->rst = 1;
     top->start = 0;
     top->dram_req_ready = 1;
     tick();
+    loadMemories();
     top->rst = 0;
     top->start = 1;
     setFetch();
