@@ -28,9 +28,12 @@ module npu_datapath
     input  logic [63:0]           dma_wr_addr,
     input  logic [31:0]           dma_wr_len,
     input  logic [DRAM_BW*8-1:0]  dma_wr_data,
-    // DMA padding of a LOAD
-    input  logic                  pad_valid,
-    input  logic [INSTR_BITS-1:0] pad_inst,
+    // DMA padding of a LOAD (npu_pad_unit)
+    input  logic                  pad_we,
+    input  logic                  pad_acc,
+    input  logic [63:0]           pad_addr,
+    input  logic [31:0]           pad_len,
+    input  logic [DRAM_BW*8-1:0]  pad_data,
     // DMA store data (combinational read)
     input  logic                  dma_rd_acc,
     input  logic [63:0]           dma_rd_addr,
@@ -69,36 +72,6 @@ module npu_datapath
         dma_rd_data[j*8 +: 8] = dma_rd_acc ? acc_byte(dma_rd_addr + 64'(j))
                                            : sp_read(dma_rd_addr + 64'(j));
   end
-
-  // ---- LOAD padding: every element of the box outside the real region ----
-  task automatic do_padding(input logic [INSTR_BITS-1:0] I);
-    longint unsigned n0, n1, n2, n3, pt, pl, rows, cols, elem, dst;
-    logic isacc;
-    logic [31:0] pat;
-    n0 = 64'(I[LOAD_N0_LSB +: LOAD_N0_W]);
-    n1 = 64'(I[LOAD_N1_LSB +: LOAD_N1_W]);
-    n2 = 64'(I[LOAD_N2_LSB +: LOAD_N2_W]);
-    n3 = 64'(I[LOAD_N3_LSB +: LOAD_N3_W]);
-    pt = 64'(I[LOAD_PAD_TOP_LSB +: LOAD_PAD_TOP_W]);
-    pl = 64'(I[LOAD_PAD_LEFT_LSB +: LOAD_PAD_LEFT_W]);
-    rows = pt + n2 + 64'(I[LOAD_PAD_BOTTOM_LSB +: LOAD_PAD_BOTTOM_W]);
-    cols = pl + n1 + 64'(I[LOAD_PAD_RIGHT_LSB +: LOAD_PAD_RIGHT_W]);
-    elem = 64'(I[LOAD_ELEM_BYTES_LSB +: LOAD_ELEM_BYTES_W]);
-    isacc = I[LOAD_SRAM_LSB +: LOAD_SRAM_W] == 1'(MEMORY_ACC);
-    pat = 32'(signed'(I[LOAD_PAD_VALUE_LSB +: LOAD_PAD_VALUE_W]));
-    for (longint unsigned i3 = 0; i3 < n3; i3++)
-      for (longint unsigned y = 0; y < rows; y++)
-        for (longint unsigned x = 0; x < cols; x++) begin
-          if (y >= pt && y < pt + n2 && x >= pl && x < pl + n1) continue;
-          dst = 64'(I[LOAD_SRAM_ADDR_LSB +: LOAD_SRAM_ADDR_W]) + i3 * 64'(I[LOAD_T3_LSB +: 32]) +
-                y * 64'(I[LOAD_T2_LSB +: 32]) + x * 64'(I[LOAD_T1_LSB +: 32]);
-          for (longint unsigned e = 0; e < n0; e++)
-            if (isacc) acc[dst + e] = pat;
-            else
-              for (longint unsigned k = 0; k < elem; k++)
-                sp[dst + e * elem + k] = pat[k*8 +: 8];
-        end
-  endtask
 
   // ---- MATMUL: the systolic array with its feeders ----
   logic [63:0] mm_a_addr[ROWS], mm_b_addr[COLS], mm_c_addr[COLS];
@@ -227,20 +200,25 @@ module npu_datapath
         schedule_error <= 1'b1;
     end
 
+  // Byte writes of the DMA's data beats and padding chunks (ACC: byte
+  // address 4 * word + byte).
+  task automatic write_bytes(input logic to_acc, input logic [63:0] a, input logic [31:0] n,
+                             input logic [DRAM_BW*8-1:0] d);
+    for (int j = 0; j < DRAM_BW; j++)
+      if (32'(j) < n) begin
+        if (to_acc) acc[(a + 64'(j)) >> 2][((a[1:0] + 2'(j)) * 8) +: 8] = d[j*8 +: 8];
+        else sp[a + 64'(j)] = d[j*8 +: 8];
+      end
+  endtask
+
   // Blocking writes in one block (the memories have a single writer
-  // process): DMA data, LOAD padding, MATMUL results, then the engines in
+  // process): DMA data and padding, MATMUL results, then the engines in
   // lane order (same address: the highest lane wins, the ISA's loop order).
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
     if (!rst) begin
-      if (dma_wr_valid)
-        for (int j = 0; j < DRAM_BW; j++)
-          if (32'(j) < dma_wr_len) begin
-            if (dma_wr_acc)
-              acc[(dma_wr_addr + 64'(j)) >> 2][((dma_wr_addr[1:0] + 2'(j)) * 8) +: 8] = dma_wr_data[j*8 +: 8];
-            else sp[dma_wr_addr + 64'(j)] = dma_wr_data[j*8 +: 8];
-          end
-      if (pad_valid) do_padding(pad_inst);
+      if (dma_wr_valid) write_bytes(dma_wr_acc, dma_wr_addr, dma_wr_len, dma_wr_data);
+      if (pad_we) write_bytes(pad_acc, pad_addr, pad_len, pad_data);
       for (int j = 0; j < COLS; j++)
         if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
       for (int l = 0; l < L; l++) begin

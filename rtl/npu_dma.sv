@@ -4,9 +4,9 @@
 // cycle) beats, one per cycle, so the channel occupancy is exactly
 // isa::dmaTiming's. Each beat is one request on the DRAM valid/ready port;
 // load data returns in the next cycle and is written to SP/ACC, store data
-// is read from SP/ACC in the beat's cycle. Padding of a LOAD (no DRAM traffic)
-// is written by the datapath when the channel is granted (behavioral: one
-// clock edge writes every padding element of the box).
+// is read from SP/ACC in the beat's cycle. A LOAD's padding (no DRAM traffic)
+// is written beside the beats by npu_pad_unit; the channel is held until both
+// are done, max(beats, padding cycles), as isa::dmaTiming's channelCycles.
 module npu_dma
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
@@ -17,7 +17,7 @@ module npu_dma
     input  logic                  start,
     input  logic [INSTR_BITS-1:0] start_inst,
     output logic                  active,     // an earlier grant still owns the channel
-    output logic                  last_beat,  // ... and it is the transfer's last
+    output logic                  last_beat,  // ... and this is the transfer's last cycle
     // DRAM port (registered requests; read data in the cycle after the request)
     output logic                  dram_req_valid,
     input  logic                  dram_req_ready,
@@ -37,9 +37,12 @@ module npu_dma
     output logic [63:0]           rd_addr,
     output logic [31:0]           rd_len,
     input  logic [DRAM_BW*8-1:0]  rd_data,
-    // padding of a LOAD, written by the datapath when the channel is granted
-    output logic                  pad_valid,
-    output logic [INSTR_BITS-1:0] pad_inst
+    // SRAM write of LOAD padding (byte address, ACC: 4 * word address)
+    output logic                  pad_we,
+    output logic                  pad_acc,
+    output logic [63:0]           pad_addr,
+    output logic [31:0]           pad_len,
+    output logic [DRAM_BW*8-1:0]  pad_data
 );
   localparam longint BW = DRAM_BW;
   localparam longint B = DRAM_BURST;
@@ -89,8 +92,15 @@ module npu_dma
   wire run_done = beat + BW >= bursts_end;
   wire last_run = i1 + 1 >= n1 && i2 + 1 >= n2 && i3 + 1 >= n3;
 
-  assign active = busy_q;
-  assign last_beat = busy && run_done && last_run;
+  // The padding writer, and the end of the transfer: the later of the last
+  // beat and the last padding chunk.
+  logic pad_busy, pad_last, pad_active;
+  npu_pad_unit u_pad (
+      .clk, .rst, .start, .start_inst, .busy(pad_busy), .last(pad_last), .active(pad_active),
+      .we(pad_we), .wr_acc(pad_acc), .addr(pad_addr), .len(pad_len), .data(pad_data));
+  wire data_last = busy && run_done && last_run;
+  assign active = busy_q || pad_active;
+  assign last_beat = (busy || pad_busy) && (!busy || data_last) && (!pad_busy || pad_last);
 
   // Store data: read the beat's bytes, place them at their lane offset.
   assign rd_acc = acc;
@@ -174,12 +184,5 @@ module npu_dma
     end
   end
 
-  // ---- padding (LOADs only): handed to the datapath at the grant ----
-  assign pad_valid = start && start_inst[7:0] == OP_LOAD &&
-                     (start_inst[LOAD_PAD_TOP_LSB +: LOAD_PAD_TOP_W] != 0 ||
-                      start_inst[LOAD_PAD_BOTTOM_LSB +: LOAD_PAD_BOTTOM_W] != 0 ||
-                      start_inst[LOAD_PAD_LEFT_LSB +: LOAD_PAD_LEFT_W] != 0 ||
-                      start_inst[LOAD_PAD_RIGHT_LSB +: LOAD_PAD_RIGHT_W] != 0);
-  assign pad_inst = start_inst;
   wire unused = dram_req_ready;
 endmodule

@@ -38,11 +38,11 @@ module npu_top
   logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, mm_start, c_issue;
   logic schedule_error;
   logic [63:0] mm_cycles;
-  logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, pp_exec_inst, pad_inst, mm_inst;
-  logic wr_valid, wr_acc, rd_acc, pad_valid;
-  logic [63:0] wr_addr, rd_addr;
-  logic [31:0] wr_len, rd_len;
-  logic [DRAM_BW*8-1:0] wr_data, rd_data;
+  logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, pp_exec_inst, mm_inst;
+  logic wr_valid, wr_acc, rd_acc, pad_we, pad_acc;
+  logic [63:0] wr_addr, rd_addr, pad_addr;
+  logic [31:0] wr_len, rd_len, pad_len;
+  logic [DRAM_BW*8-1:0] wr_data, rd_data, pad_data;
   logic ctrl_internal;
 
   npu_controller u_ctrl (
@@ -61,14 +61,14 @@ module npu_top
       .dram_req_wdata, .dram_req_wstrb, .dram_rsp_rdata,
       .wr_valid, .wr_acc, .wr_addr, .wr_len, .wr_data,
       .rd_acc, .rd_addr, .rd_len, .rd_data,
-      .pad_valid, .pad_inst);
+      .pad_we, .pad_acc, .pad_addr, .pad_len, .pad_data);
 
   npu_datapath u_dp (
       .clk, .rst, .c_start(c_issue), .c_inst(mm_inst), .c_cycles(mm_cycles),
       .exec, .exec_inst, .pp_exec,
       .dma_wr_valid(wr_valid), .dma_wr_acc(wr_acc), .dma_wr_addr(wr_addr),
       .dma_wr_len(wr_len), .dma_wr_data(wr_data),
-      .pad_valid, .pad_inst,
+      .pad_we, .pad_acc, .pad_addr, .pad_len, .pad_data,
       .dma_rd_acc(rd_acc), .dma_rd_addr(rd_addr), .dma_rd_len(rd_len),
       .dma_rd_data(rd_data), .schedule_error);
 

@@ -330,8 +330,18 @@ DmaTiming systole::isa::dmaTiming(const Instruction &I, const HwConfig &cfg) {
     return t;
   BurstCounter counter(cfg.dram.burstBytes, len, n, s);
   t.bursts = counter.total(f(F::Load_dram_addr, F::Store_dram_addr));
-  t.channelCycles =
+  t.burstCycles =
       satMul(t.bursts, cfg.dram.burstBytes / cfg.dram.bytesPerCycle);
+  if (load) {
+    // Box positions that are not real data: n3 x (rows x cols - n2 x n1).
+    uint64_t rows = satAdd(satAdd(I.raw(F::Load_pad_top), n[1]),
+                           I.raw(F::Load_pad_bottom));
+    uint64_t cols = satAdd(satAdd(I.raw(F::Load_pad_left), n[0]),
+                           I.raw(F::Load_pad_right));
+    t.padRuns = satMul(n[2], satMul(rows, cols) - satMul(n[1], n[0]));
+    t.padCycles = satMul(t.padRuns, ceilDiv(len, cfg.dram.bytesPerCycle));
+  }
+  t.channelCycles = std::max(t.burstCycles, t.padCycles);
   return t;
 }
 
@@ -379,6 +389,24 @@ bool systole::isa::vectorBankConflict(const Instruction &I,
                     f(F::Vadd_b_bcast, F::Vmul_b_bcast) ? 1 : n0, n1,
                     f(F::Vadd_b_s1, F::Vmul_b_s1));
   return a.intersects(b);
+}
+
+void systole::isa::setBankConflictFlag(Instruction &I, const HwConfig &cfg) {
+  switch (I.opcode()) {
+  case Opcode::Matmul:
+    I.setRaw(F::Matmul_bank_conflict, matmulBankConflict(I, cfg) &&
+                                          I.raw(F::Matmul_dataflow) ==
+                                              Dataflow_os);
+    break;
+  case Opcode::Vadd:
+    I.setRaw(F::Vadd_bank_conflict, vectorBankConflict(I, cfg));
+    break;
+  case Opcode::Vmul:
+    I.setRaw(F::Vmul_bank_conflict, vectorBankConflict(I, cfg));
+    break;
+  default:
+    break;
+  }
 }
 
 uint64_t systole::isa::computeCycles(const Instruction &I,

@@ -2,6 +2,8 @@
 #include "systole/ISA/Verifier.h"
 #include "systole/ISA/Timing.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -259,6 +261,79 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
   }
   return llvm::Error::success();
 }
+
+// A LOAD's padding writer runs beside its data beats (docs/isa.md §4), so a
+// padded box must not name one SRAM unit twice: with the dimensions sorted
+// by stride, each stride must clear everything the inner ones span.
+llvm::Error checkPaddedLoadBox(const Instruction &I) {
+  if (!I.raw(F::Load_pad_top) && !I.raw(F::Load_pad_bottom) &&
+      !I.raw(F::Load_pad_left) && !I.raw(F::Load_pad_right))
+    return llvm::Error::success();
+  struct Dim {
+    uint64_t n, stride;
+    Field field;
+  };
+  llvm::SmallVector<Dim, 3> dims;
+  for (Dim d : {Dim{I.raw(F::Load_pad_left) + I.raw(F::Load_n1) +
+                        I.raw(F::Load_pad_right),
+                    I.raw(F::Load_t1), F::Load_t1},
+                Dim{I.raw(F::Load_pad_top) + I.raw(F::Load_n2) +
+                        I.raw(F::Load_pad_bottom),
+                    I.raw(F::Load_t2), F::Load_t2},
+                Dim{I.raw(F::Load_n3), I.raw(F::Load_t3), F::Load_t3}})
+    if (d.n > 1)
+      dims.push_back(d);
+  llvm::stable_sort(dims, [](const Dim &a, const Dim &b) {
+    return a.stride < b.stride;
+  });
+  bool acc = I.raw(F::Load_sram) == Memory_acc;
+  u128 hull = acc ? I.raw(F::Load_n0)
+                  : u128(I.raw(F::Load_n0)) * I.raw(F::Load_elem_bytes);
+  for (const Dim &d : dims) {
+    if (u128(d.stride) < hull)
+      return fieldError(
+          I, d.field,
+          llvm::formatv("{0} is less than the {1} {2} its inner dimensions "
+                        "span: with padding, box positions must not overlap "
+                        "(the padding writer runs beside the data beats)",
+                        d.stride, static_cast<uint64_t>(hull),
+                        acc ? "words" : "bytes"));
+    hull += u128(d.n - 1) * d.stride;
+  }
+  return llvm::Error::success();
+}
+
+// The hardware reads bank_conflict instead of computing the bank sets of
+// the operands at issue; it must say what the footprint rule says.
+llvm::Error checkBankConflictFlag(const Instruction &I, const HwConfig &cfg) {
+  Field f;
+  switch (I.opcode()) {
+  case Opcode::Matmul:
+    f = F::Matmul_bank_conflict;
+    break;
+  case Opcode::Vadd:
+    f = F::Vadd_bank_conflict;
+    break;
+  case Opcode::Vmul:
+    f = F::Vmul_bank_conflict;
+    break;
+  default:
+    return llvm::Error::success();
+  }
+  Instruction expect = I;
+  setBankConflictFlag(expect, cfg);
+  if (expect.raw(f) == I.raw(f))
+    return llvm::Error::success();
+  return fieldError(
+      I, f,
+      expect.raw(f)
+          ? "is 0, but A and B share a scratchpad bank (docs/isa.md §6)"
+          : (I.opcode() == Opcode::Matmul &&
+                     I.raw(F::Matmul_dataflow) == Dataflow_ws
+                 ? "must be 0 for the ws dataflow"
+                 : "is 1, but A and B share no scratchpad bank (docs/isa.md "
+                   "§6)"));
+}
 } // namespace
 
 llvm::Error systole::isa::validateInstruction(const Instruction &I,
@@ -383,8 +458,13 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
           mn(I), a.operand, memSpaceName(a.space), hex(a.begin), hex(a.end),
           hex(cap), a.space == MemSpace::Accumulator ? "words" : "bytes"));
   }
+  if (I.opcode() == Opcode::Load)
+    if (auto err = checkPaddedLoadBox(I))
+      return err;
   // Inside the memories, so the overlap search works on bounded addresses.
-  return checkStreamingOverlaps(I);
+  if (auto err = checkStreamingOverlaps(I))
+    return err;
+  return checkBankConflictFlag(I, cfg);
 }
 
 llvm::Error

@@ -250,7 +250,7 @@ private:
     if (top->fault_internal) {
       raise(
           FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
-          "RTL internal check failed (retire queue overrun, late padding or an "
+          "RTL internal check failed (retire queue overrun or an "
           "engine off its computeCycles schedule)");
       return false;
     }

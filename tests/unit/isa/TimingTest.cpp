@@ -82,9 +82,86 @@ TEST(Timing, DmaWorkedExample) {
   DmaTiming t = dmaTiming(I, cfg);
   EXPECT_EQ(t.runs, 3u);
   EXPECT_EQ(t.bursts, 6u);
+  EXPECT_EQ(t.burstCycles, 24u);
+  // Two padding runs (left, right) of 100 bytes: 2 * ceil(100/16) = 14
+  // cycles beside the 24 beats.
+  EXPECT_EQ(t.padRuns, 2u);
+  EXPECT_EQ(t.padCycles, 14u);
   EXPECT_EQ(t.channelCycles, 24u);
   EXPECT_EQ(t.bytes, 300u); // padding costs nothing on the DRAM side
   EXPECT_EQ(predictedCycles(I, cfg), 124u);
+}
+
+// docs/isa.md §6 DMA: a mostly padded tile is bound by its padding writer.
+TEST(Timing, DmaPaddingBound) {
+  HwConfig cfg = preset("tiny-4x4");
+  cfg.dram.burstBytes = 64;
+  cfg.dram.bytesPerCycle = 16;
+  cfg.dram.latencyCycles = 100;
+  // One 20-byte pixel at 0x40 (one burst, 4 beats) in a 3 x 4 box (pad 1
+  // on top, bottom and left, 2 on the right): 12 - 1 = 11 padding runs of
+  // ceil(20/16) = 2 cycles = 22 > 4.
+  Instruction I(Opcode::Load);
+  I.with(F::Load_elem_bytes, 1)
+      .with(F::Load_dram_addr, 0x40)
+      .with(F::Load_n0, 20)
+      .with(F::Load_n1, 1)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1)
+      .with(F::Load_t1, 20)
+      .with(F::Load_t2, 80)
+      .with(F::Load_pad_top, 1)
+      .with(F::Load_pad_bottom, 1)
+      .with(F::Load_pad_left, 1)
+      .with(F::Load_pad_right, 2);
+  DmaTiming t = dmaTiming(I, cfg);
+  EXPECT_EQ(t.burstCycles, 4u);
+  EXPECT_EQ(t.padRuns, 11u);
+  EXPECT_EQ(t.padCycles, 22u);
+  EXPECT_EQ(t.channelCycles, 22u);
+  EXPECT_EQ(predictedCycles(I, cfg), 122u);
+  // Two planes: twice the padding and the data.
+  I.set(F::Load_n3, 2);
+  I.set(F::Load_s3, 64);
+  I.set(F::Load_t3, 240);
+  t = dmaTiming(I, cfg);
+  EXPECT_EQ(t.burstCycles, 8u);
+  EXPECT_EQ(t.padCycles, 44u);
+  EXPECT_EQ(t.channelCycles, 44u);
+  // A STORE of the same box has no padding.
+  Instruction S(Opcode::Store);
+  S.with(F::Store_elem_bytes, 1)
+      .with(F::Store_dram_addr, 0x40)
+      .with(F::Store_n0, 20)
+      .with(F::Store_n1, 1)
+      .with(F::Store_n2, 1)
+      .with(F::Store_n3, 1);
+  EXPECT_EQ(dmaTiming(S, cfg).padCycles, 0u);
+  EXPECT_EQ(dmaTiming(S, cfg).channelCycles, 4u);
+}
+
+// The instruction's bank_conflict flag is derived from the same rule.
+TEST(Timing, SetBankConflictFlagFollowsTheRule) {
+  HwConfig cfg = preset("tiny-4x4"); // 4 banks of 4 KiB
+  Instruction I = matmul(Dataflow_os, 4, 8, 4, false);
+  I.set(F::Matmul_b_addr, 4096);
+  setBankConflictFlag(I, cfg);
+  EXPECT_FALSE(I.getFlag(F::Matmul_bank_conflict));
+  I.set(F::Matmul_b_addr, 1024);
+  setBankConflictFlag(I, cfg);
+  EXPECT_TRUE(I.getFlag(F::Matmul_bank_conflict));
+  // WS: A streams through, B is preloaded; never flagged.
+  I.set(F::Matmul_dataflow, Dataflow_ws);
+  setBankConflictFlag(I, cfg);
+  EXPECT_FALSE(I.getFlag(F::Matmul_bank_conflict));
+  Instruction V(Opcode::Vmul);
+  V.with(F::Vmul_n0, 16).with(F::Vmul_n1, 1).with(F::Vmul_a_addr, 0);
+  V.with(F::Vmul_b_addr, 4000); // B in [4000, 4016): bank 0, with A
+  setBankConflictFlag(V, cfg);
+  EXPECT_TRUE(V.getFlag(F::Vmul_bank_conflict));
+  V.set(F::Vmul_b_addr, 4096);
+  setBankConflictFlag(V, cfg);
+  EXPECT_FALSE(V.getFlag(F::Vmul_bank_conflict));
 }
 
 TEST(Timing, BurstCountMatchesBruteForce) {

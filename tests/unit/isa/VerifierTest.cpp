@@ -1,6 +1,7 @@
 //===- VerifierTest.cpp - Semantic checks name what is wrong --------------===//
 #include "TestUtil.h"
 
+#include "systole/ISA/Timing.h"
 #include "systole/ISA/Verifier.h"
 
 #include <random>
@@ -287,8 +288,11 @@ TEST(Verifier, HostSegmentsAndLayers) {
 // output must be disjoint from every input, exactly: interleaved strided
 // boxes pass, a single shared byte fails.
 namespace {
-std::string check(const Instruction &I) {
-  return errorText(validateInstruction(I, preset("tiny-4x4")));
+// The overlap rules, with the bank-conflict flag set as the compiler would.
+std::string check(Instruction I) {
+  HwConfig cfg = preset("tiny-4x4");
+  setBankConflictFlag(I, cfg);
+  return errorText(validateInstruction(I, cfg));
 }
 // O rows [100,104), [108,112), [116,120); A and B far away.
 Instruction vadd() {
@@ -566,4 +570,67 @@ TEST(Verifier, OverlapRulesMatchEnumeratedByteSets) {
     EXPECT_GT(accepted[k], 300u) << k;
     EXPECT_GT(rejected[k], 300u) << k;
   }
+}
+
+// docs/isa.md §6: the hardware reads bank_conflict, so it must say what the
+// footprint rule says, both ways.
+TEST(Verifier, BankConflictFlagMustMatchTheFootprints) {
+  HwConfig cfg = preset("tiny-4x4"); // 4 banks of 4 KiB
+  Instruction V(Opcode::Vadd);
+  V.with(F::Vadd_n0, 16)
+      .with(F::Vadd_n1, 1)
+      .with(F::Vadd_a_addr, 0)
+      .with(F::Vadd_b_addr, 64)
+      .with(F::Vadd_o_addr, 8192);
+  EXPECT_EQ(errorText(validateInstruction(V, cfg)),
+            "vadd.bank_conflict: is 0, but A and B share a scratchpad bank "
+            "(docs/isa.md §6)");
+  V.set(F::Vadd_bank_conflict, 1);
+  EXPECT_EQ(errorText(validateInstruction(V, cfg)), "");
+  V.set(F::Vadd_b_addr, 4096);
+  EXPECT_EQ(errorText(validateInstruction(V, cfg)),
+            "vadd.bank_conflict: is 1, but A and B share no scratchpad bank "
+            "(docs/isa.md §6)");
+  Program p = sampleProgram(); // its MATMUL is WS
+  inst(p, 2).set(F::Matmul_bank_conflict, 1);
+  EXPECT_TRUE(contains(verify(p),
+                       "matmul.bank_conflict: must be 0 for the ws dataflow"));
+}
+
+// docs/isa.md §4 LOAD: with padding, box positions must not share an
+// address (the padding writer runs beside the data beats).
+TEST(Verifier, PaddedLoadBoxMustBeInjective) {
+  HwConfig cfg = preset("tiny-4x4");
+  Instruction L(Opcode::Load);
+  L.with(F::Load_elem_bytes, 1)
+      .with(F::Load_n0, 8)
+      .with(F::Load_n1, 4)
+      .with(F::Load_n2, 2)
+      .with(F::Load_n3, 1)
+      .with(F::Load_s1, 8)
+      .with(F::Load_s2, 32)
+      .with(F::Load_t1, 8)
+      .with(F::Load_t2, 48) // 6 columns (4 + pad 1 + 1) of 8 bytes
+      .with(F::Load_pad_left, 1)
+      .with(F::Load_pad_right, 1);
+  EXPECT_EQ(errorText(validateInstruction(L, cfg)), "");
+  L.set(F::Load_t2, 47);
+  EXPECT_EQ(errorText(validateInstruction(L, cfg)),
+            "load.t2: 47 is less than the 48 bytes its inner dimensions span: "
+            "with padding, box positions must not overlap (the padding "
+            "writer runs beside the data beats)");
+  L.set(F::Load_t2, 48);
+  L.set(F::Load_t1, 7);
+  EXPECT_TRUE(contains(errorText(validateInstruction(L, cfg)),
+                       "load.t1: 7 is less than the 8 bytes"));
+  // Transposed (t2 inside t1) is fine when it clears: rows 8 bytes apart,
+  // columns 16 bytes apart.
+  L.set(F::Load_t2, 8);
+  L.set(F::Load_t1, 16);
+  EXPECT_EQ(errorText(validateInstruction(L, cfg)), "");
+  // Without padding an overlapping box is legal (later positions win).
+  L.set(F::Load_pad_left, 0);
+  L.set(F::Load_pad_right, 0);
+  L.set(F::Load_t1, 0);
+  EXPECT_EQ(errorText(validateInstruction(L, cfg)), "");
 }

@@ -118,7 +118,10 @@ TEST(RtlCosim, HandWrittenTilesOnTiny4x4) {
                 cfg, init, "ws reuse");
   expectSameRun({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 8192), end()}, cfg,
                 init, "os");
-  expectSameRun({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 256), end()}, cfg,
+  expectSameRun({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 256)
+                     .with(isa::Field::Matmul_bank_conflict, 1),
+                 end()},
+                cfg,
                 init, "os bank conflict");
   // DMA: bursts, overlapping latency, the load winning a tie, back-pressure.
   expectSameRun({dma(Opcode::Load, 1, 0, 128), end()}, cfg, init, "load");

@@ -92,8 +92,10 @@ TEST(CycleOS, BankConflictStallsKCycles) {
   // tiny-4x4: 16 KiB SP in 4 banks of 4 KiB. A at 0 and B at 1024 share
   // bank 0: every streaming step reads the bank twice, 18 + K = 26.
   isa::HwConfig cfg = arrayConfig(4, 4);
-  RunResult r = runCycles(
-      {matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 1024), end()}, cfg);
+  RunResult r = runCycles({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 1024)
+                               .with(F::Matmul_bank_conflict, 1),
+                           end()},
+                          cfg);
   ASSERT_FALSE(r.fault);
   EXPECT_EQ(r.stats.totalCycles, 26u);
   EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 8u);
@@ -122,9 +124,23 @@ TEST(CycleDma, BurstsBandwidthLatency) {
   Instruction L = dma(Opcode::Load, 0x1010, 0, 100);
   L.with(F::Load_n1, 3).with(F::Load_s1, 256).with(F::Load_t1, 100);
   EXPECT_EQ(cyclesOf({L, end()}, cfg), 124u);
-  // Padding is generated at the SRAM side: same 124.
+  // Padding is generated at the SRAM side beside the beats: 2 runs of
+  // ceil(100/16) = 7 cycles = 14 < 24, same 124.
   L.with(F::Load_pad_left, 1).with(F::Load_pad_right, 1);
   EXPECT_EQ(cyclesOf({L, end()}, cfg), 124u);
+  // One 20-byte pixel (1 burst, 4 beats) in a 3 x 4 box: 11 padding runs of
+  // ceil(20/16) = 2 cycles hold the channel for 22: 22 + 100 = 122.
+  Instruction P = dma(Opcode::Load, 0x40, 0, 20);
+  P.with(F::Load_t1, 20)
+      .with(F::Load_t2, 80)
+      .with(F::Load_pad_top, 1)
+      .with(F::Load_pad_bottom, 1)
+      .with(F::Load_pad_left, 1)
+      .with(F::Load_pad_right, 2);
+  RunResult pr = runCycles({P, end()}, cfg);
+  ASSERT_FALSE(pr.fault);
+  EXPECT_EQ(pr.stats.instructions[0].channelEnd, 22u);
+  EXPECT_EQ(pr.stats.totalCycles, 122u);
   // Element size 4, 10 elements at 60: 40 bytes in [60, 100): 2 bursts.
   Instruction W = dma(Opcode::Load, 60, 0, 10);
   W.with(F::Load_elem_bytes, 4);
@@ -257,6 +273,7 @@ TEST(CycleVector, PostProcessingAndVectorFormulas) {
       .with(F::Vadd_hi, 127);
   EXPECT_EQ(cyclesOf({V, end()}, cfg), 5u);
   V.set(F::Vadd_b_addr, 100);
+  V.set(F::Vadd_bank_conflict, 1);
   RunResult r = runCycles({V, end()}, cfg);
   EXPECT_EQ(r.stats.totalCycles, 8u);
   EXPECT_EQ(r.stats.stalls[unsigned(StallCause::BankConflict)], 3u);

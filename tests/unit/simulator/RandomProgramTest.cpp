@@ -311,6 +311,7 @@ Instruction Generator::computeOp(unsigned b) {
     } else {
       I = fence(isa::Queue::Compute);
     }
+    isa::setBankConflictFlag(I, cfg);
     if (fits(I, reads, writes))
       return I;
   }

@@ -147,6 +147,10 @@ scratchpadHull(llvm::ArrayRef<Instruction> insts) {
 }
 
 size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
+  // The hardware reads the bank-conflict flag; the lowerings leave it to us.
+  for (Item &it : items)
+    for (Instruction &c : it.computes)
+      isa::setBankConflictFlag(c, hw);
   size_t count = items.size();
   bool barrier = lastStore.has_value();
   lastHoisted = 0, lastHoistedBytes = 0;

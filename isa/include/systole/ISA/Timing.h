@@ -31,12 +31,18 @@ struct Access {
 std::vector<Access> accessRanges(const Instruction &inst);
 
 /// DMA timing: each contiguous run of n0*elem_bytes bytes occupies the aligned
-/// bursts it touches; the channel is busy burst_bytes/bytes_per_cycle cycles
-/// per burst; completion is latency_cycles after the last beat.
+/// bursts it touches, burst_bytes/bytes_per_cycle beats per burst. A LOAD's
+/// padding runs (same length, no DRAM traffic) are written by the DMA's
+/// padding writer alongside, ceil(run bytes / bytes_per_cycle) cycles each.
+/// The channel is held until both are done; completion is latency_cycles
+/// after that.
 struct DmaTiming {
   uint64_t runs = 0;
   uint64_t bursts = 0;
-  uint64_t channelCycles = 0;
+  uint64_t burstCycles = 0; ///< bursts x beats per burst
+  uint64_t padRuns = 0;
+  uint64_t padCycles = 0;
+  uint64_t channelCycles = 0; ///< max(burstCycles, padCycles)
   uint64_t latencyCycles = 0;
   uint64_t bytes = 0; ///< DRAM bytes moved (padding excluded)
 };
@@ -54,6 +60,11 @@ uint64_t predictedCycles(const Instruction &inst, const HwConfig &cfg);
 bool matmulBankConflict(const Instruction &inst, const HwConfig &cfg);
 /// VADD/VMUL: do A's and B's footprints share a bank?
 bool vectorBankConflict(const Instruction &inst, const HwConfig &cfg);
+/// Sets the bank_conflict field of an OS MATMUL, VADD or VMUL to what the
+/// footprint rule above gives (WS MATMULs: 0). The hardware reads the field
+/// instead of computing bank sets at issue; the verifier checks it, so on a
+/// verified program the field and the rule agree.
+void setBankConflictFlag(Instruction &inst, const HwConfig &cfg);
 
 } // namespace systole::isa
 

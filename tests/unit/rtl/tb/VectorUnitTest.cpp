@@ -151,6 +151,7 @@ isa::Instruction randomVector(Gen &g, const isa::HwConfig &cfg, int index) {
   I.set(F::Vadd_a_s1, a.s1);
   I.set(F::Vadd_b_s1, b.s1);
   I.set(F::Vadd_o_s1, o.s1);
+  isa::setBankConflictFlag(I, cfg);
   return I;
 }
 

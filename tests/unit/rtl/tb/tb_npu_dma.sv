@@ -4,11 +4,15 @@
 // unaligned DRAM addresses) against docs/isa.md §4 and §6 written out here:
 //   * memory: after every transfer, SP, ACC and DRAM equal a reference that
 //     copies each run (i1, i2, i3) byte by byte (^ 0x80 with the flag);
-//   * timing: the channel is held for exactly the beats of isa::dmaTiming,
-//     sum over runs of (bursts the run touches) x (burst / bytes per cycle):
-//     `last_beat` in the grant cycle + beats - 1, `active` in between, every
-//     DRAM request aligned to a beat and inside the granted window;
-//   * padding: `pad_valid` at the grant iff a LOAD has a nonzero pad.
+//   * padding: every box position outside the real region holds pad_value
+//     sign-extended to the element, written by the DMA's padding writer
+//     (`pad_we`) only inside the transfer's window;
+//   * timing: the channel is held for exactly isa::dmaTiming's cycles, the
+//     larger of the beats, sum over runs of (bursts the run touches) x
+//     (burst / bytes per cycle), and the padding cycles, padding runs x
+//     ceil(run bytes / bytes per cycle): `last_beat` in the grant cycle +
+//     cycles - 1, `active` in between, every DRAM request aligned to a beat
+//     and inside the granted window.
 module tb_npu_dma
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
@@ -19,12 +23,12 @@ module tb_npu_dma
   localparam int DN = 8192, SN = 4096, AN = 4096;  // DRAM, SP, ACC bytes
   logic rst = 1'b1, start = 1'b0, dram_req_ready = 1'b1;
   logic [INSTR_BITS-1:0] start_inst = '0;
-  logic active, last_beat, dram_req_valid, dram_req_write, wr_valid, wr_acc, rd_acc, pad_valid;
-  logic [63:0] dram_req_addr, wr_addr, rd_addr;
-  logic [DRAM_BW*8-1:0] dram_req_wdata, dram_rsp_rdata, wr_data, rd_data;
+  logic active, last_beat, dram_req_valid, dram_req_write, wr_valid, wr_acc, rd_acc;
+  logic pad_we, pad_acc;
+  logic [63:0] dram_req_addr, wr_addr, rd_addr, pad_addr;
+  logic [DRAM_BW*8-1:0] dram_req_wdata, dram_rsp_rdata, wr_data, rd_data, pad_data;
   logic [DRAM_BW-1:0] dram_req_wstrb;
-  logic [31:0] wr_len, rd_len;
-  logic [INSTR_BITS-1:0] pad_inst;
+  logic [31:0] wr_len, rd_len, pad_len;
   npu_dma dut (.*);
 
   logic [7:0] dram[DN], sp[SN], accb[AN];        // what the DUT does
@@ -39,14 +43,14 @@ module tb_npu_dma
   end
 
   int cyc = -1, grant = -1, beats = 0, prev_end = -1, n_x = 0, next_grant = 2, checks = 0;
-  int n_load = 0, n_store = 0, n_acc = 0, n_flip = 0, n_pad = 0, n_beats = 0;
-  logic expect_pad = 1'b0;
+  int n_load = 0, n_store = 0, n_acc = 0, n_flip = 0, n_pad = 0, n_paddom = 0, n_beats = 0;
 
   // A random transfer; applies its effect to the reference memories and
-  // returns its beat count.
-  task automatic make(output logic [INSTR_BITS-1:0] I, output int nbeats, output logic pad);
+  // returns its channel cycles.
+  task automatic make(output logic [INSTR_BITS-1:0] I, output int nbeats);
     int st, acc, elem, flip, n0, n1, n2, n3, len, s1, s2, s3, t1, t2, t3, pt, pb, pl, pr, da, sa;
-    int unit, rows, cols;
+    int unit, rows, cols, pad_cycles;
+    logic [7:0] pv;
     I = '0;
     st = $urandom_range(0, 1);
     acc = $urandom_range(0, 3) == 0;
@@ -86,7 +90,9 @@ module tb_npu_dma
     I[LOAD_T1_LSB +: LOAD_T1_W] = LOAD_T1_W'(t1);
     I[LOAD_T2_LSB +: LOAD_T2_W] = LOAD_T2_W'(t2);
     I[LOAD_T3_LSB +: LOAD_T3_W] = LOAD_T3_W'(t3);
+    pv = 8'($urandom());
     if (!st) begin
+      I[LOAD_PAD_VALUE_LSB +: LOAD_PAD_VALUE_W] = pv;
       I[LOAD_PAD_TOP_LSB +: LOAD_PAD_TOP_W] = LOAD_PAD_TOP_W'(pt);
       I[LOAD_PAD_BOTTOM_LSB +: LOAD_PAD_BOTTOM_W] = LOAD_PAD_BOTTOM_W'(pb);
       I[LOAD_PAD_LEFT_LSB +: LOAD_PAD_LEFT_W] = LOAD_PAD_LEFT_W'(pl);
@@ -104,8 +110,23 @@ module tb_npu_dma
             else if (acc) raccb[s + b] = rdram[d + b] ^ {flip[0], 7'd0};
             else rsp[s + b] = rdram[d + b] ^ {flip[0], 7'd0};
         end
-    pad = !st && (pt | pb | pl | pr) != 0;
-    n_load += 1 - st; n_store += st; n_acc += acc; n_flip += flip; n_pad += int'(pad);
+    pad_cycles = 0;
+    if (!st && (pt | pb | pl | pr) != 0)
+      for (int i3 = 0; i3 < n3; i3++)
+        for (int y = 0; y < rows; y++)
+          for (int x = 0; x < cols; x++)
+            if (!(y >= pt && y < pt + n2 && x >= pl && x < pl + n1)) begin
+              automatic int s = (sa + i3 * t3 + y * t2 + x * t1) * unit;
+              pad_cycles += (len + BW - 1) / BW;
+              for (int b = 0; b < len; b++)
+                // pad_value sign-extended: byte 0 is the value, the others its sign
+                if (acc) raccb[s + b] = b % 4 == 0 ? pv : {8{pv[7]}};
+                else rsp[s + b] = elem == 1 || b % 4 == 0 ? pv : {8{pv[7]}};
+            end
+    n_paddom += int'(pad_cycles > nbeats);
+    if (pad_cycles > nbeats) nbeats = pad_cycles;
+    n_load += 1 - st; n_store += st; n_acc += acc; n_flip += flip;
+    n_pad += int'(!st && (pt | pb | pl | pr) != 0);
   endtask
 
   initial
@@ -127,14 +148,12 @@ module tb_npu_dma
     if (t >= next_grant && n_x < NX) begin
       automatic logic [INSTR_BITS-1:0] I;
       automatic int nb;
-      automatic logic pd;
-      make(I, nb, pd);
+      make(I, nb);
       start <= 1'b1;
       start_inst <= I;
       prev_end = grant + beats;  // the cycle after the previous transfer's last beat
       grant = t;
       beats = nb;
-      expect_pad = pd;
       n_beats += nb;
       // The next grant: back to back when the channel frees (1 in 3), else later.
       next_grant = t + nb + ($urandom_range(0, 2) == 0 ? 0 : $urandom_range(2, 4));
@@ -147,8 +166,7 @@ module tb_npu_dma
     if (cyc >= 0) begin
       automatic int rel = cyc - grant;
       automatic logic in_xfer = grant >= 0 && rel >= 0 && rel < beats;
-      if (start && pad_valid !== expect_pad) $error("cycle %0d: pad_valid %0d", cyc, pad_valid);
-      if (!start && pad_valid) $error("cycle %0d: pad_valid without a grant", cyc);
+      if (pad_we && !in_xfer) $error("cycle %0d: a padding write outside a transfer", cyc);
       if (last_beat !== (in_xfer && rel == beats - 1))
         $error("transfer %0d: last_beat %0d at beat %0d of %0d", n_x, last_beat, rel, beats);
       if (active !== (in_xfer && rel >= 1))
@@ -166,6 +184,10 @@ module tb_npu_dma
         for (int j = 0; j < int'(wr_len); j++)
           if (wr_acc) accb[(int'(wr_addr) + j) % AN] = wr_data[j*8 +: 8];
           else sp[(int'(wr_addr) + j) % SN] = wr_data[j*8 +: 8];
+      if (pad_we)
+        for (int j = 0; j < int'(pad_len); j++)
+          if (pad_acc) accb[(int'(pad_addr) + j) % AN] = pad_data[j*8 +: 8];
+          else sp[(int'(pad_addr) + j) % SN] = pad_data[j*8 +: 8];
       // One cycle after the last beat's request is served, unless the next
       // transfer was granted back to back: compare (cumulative memories).
       if (grant >= 0 && rel == beats + 1) begin
@@ -177,11 +199,12 @@ module tb_npu_dma
         end
         checks++;
         if (n_x == NX) begin
-          if (checks < NX / 2 || n_load < 60 || n_store < 60 || n_acc < 20 || n_flip < 20 || n_pad < 15)
-            $error("coverage: %0d checked, %0d loads, %0d stores, %0d ACC, %0d flips, %0d padded",
-                   checks, n_load, n_store, n_acc, n_flip, n_pad);
-          $display("tb_npu_dma: %0d transfers, %0d compared at their end (%0d loads, %0d stores, %0d ACC, %0d flipped, %0d padded), %0d beats, memories and beat windows checked",
-                   n_x, checks, n_load, n_store, n_acc, n_flip, n_pad, n_beats);
+          if (checks < NX / 2 || n_load < 60 || n_store < 60 || n_acc < 20 || n_flip < 20 || n_pad < 15 ||
+              n_paddom < 5)
+            $error("coverage: %0d checked, %0d loads, %0d stores, %0d ACC, %0d flips, %0d padded, %0d padding-bound",
+                   checks, n_load, n_store, n_acc, n_flip, n_pad, n_paddom);
+          $display("tb_npu_dma: %0d transfers, %0d compared at their end (%0d loads, %0d stores, %0d ACC, %0d flipped, %0d padded, %0d padding-bound), %0d channel cycles, memories and beat windows checked",
+                   n_x, checks, n_load, n_store, n_acc, n_flip, n_pad, n_paddom, n_beats);
           $finish;
         end
       end
