@@ -37,12 +37,10 @@ module npu_controller
     // datapath: REQUANT on the post-processor completing at the end of this
     // cycle (REQUANT_OVERLAP only; otherwise REQUANT completes through exec)
     output logic                  pp_exec,
-    output logic [INSTR_BITS-1:0] pp_exec_inst,
     // compute instruction (not FENCE) issuing this cycle
     output logic                  c_issue,
-    // MATMUL issuing this cycle, with its occupancy (of any compute
-    // instruction issuing: mm_inst and mm_cycles are the head's)
-    output logic                  mm_start,
+    // the compute queue's head and its occupancy (computeCycles), valid
+    // with c_issue
     output logic [INSTR_BITS-1:0] mm_inst,
     output logic [63:0]           mm_cycles,
     // status
@@ -172,7 +170,7 @@ module npu_controller
   logic [63:0] cdur, cend;
   logic c_busy, p_busy;
   logic [63:0] c_end, p_end;
-  logic [INSTR_BITS-1:0] c_inst, p_inst;
+  logic [INSTR_BITS-1:0] c_inst;
   assign cdur = compute_cycles(hinst[QC]);
   // A REQUANT on the post-processor is not ordered after the array's work.
   assign cend = head_on_pp || cycle + cdur > last_end[QC] ? cycle + cdur : last_end[QC];
@@ -181,9 +179,7 @@ module npu_controller
   assign exec_inst = c_exec_now ? hinst[QC] : c_inst;
   wire p_exec_now = issue[QC] && cdur == 1 && head_on_pp;
   assign pp_exec = p_exec_now || (p_busy && cycle + 1 == p_end);
-  assign pp_exec_inst = p_exec_now ? hinst[QC] : p_inst;
   assign pp_push = issue[QC] && head_on_pp;
-  assign mm_start = issue[QC] && hinst[QC][7:0] == OP_MATMUL;
   assign c_issue = issue[QC] && hinst[QC][7:0] != OP_FENCE;
   assign mm_inst = hinst[QC];
   assign mm_cycles = cdur;
@@ -288,7 +284,6 @@ module npu_controller
         if (cdur > 1) begin
           p_busy <= 1'b1;
           p_end <= cycle + cdur;
-          p_inst <= hinst[QC];
         end
       end
       if (issue[QC] && !head_on_pp) begin

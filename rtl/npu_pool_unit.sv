@@ -54,20 +54,15 @@ module npu_pool_unit
   wire [31:0] x1 = 32'(I[POOL_VALID_X1_LSB +: POOL_VALID_X1_W]);
   wire u8 = I[POOL_U8_LSB];
   wire [1:0] mode = I[POOL_MODE_LSB +: POOL_MODE_W];
-  wire [31:0] lo = dom_param(I[POOL_LO_LSB +: 8]), hi = dom_param(I[POOL_HI_LSB +: 8]);
-  wire [31:0] ozp = dom_param(I[POOL_OUT_ZP_LSB +: 8]), izp = dom_param(I[POOL_IN_ZP_LSB +: 8]);
+  wire [31:0] lo = npu_postproc_pkg::dom_param(u8, I[POOL_LO_LSB +: 8]),
+                     hi = npu_postproc_pkg::dom_param(u8, I[POOL_HI_LSB +: 8]);
+  wire [31:0] ozp = npu_postproc_pkg::dom_param(u8, I[POOL_OUT_ZP_LSB +: 8]),
+                     izp = npu_postproc_pkg::dom_param(u8, I[POOL_IN_ZP_LSB +: 8]);
   wire [31:0] scale = I[POOL_SCALE_LSB +: 32], out_scale = I[POOL_OUT_SCALE_LSB +: 32];
   wire [31:0] bias = I[POOL_BIAS_LSB +: 32];
   // Window origin steps to the next output pixel / row.
   wire [63:0] pix_step = 64'(sw) * in_ps, row_step = 64'(sh) * in_rs;
 
-  // u8 domain: bytes are stored XOR 0x80 (isa.md §4), zero points / clamps unsigned.
-  function automatic logic [31:0] dom_value(input logic [7:0] b);
-    return u8 ? {24'd0, b ^ 8'h80} : 32'(signed'(b));
-  endfunction
-  function automatic logic [31:0] dom_param(input logic [7:0] b);
-    return u8 ? {24'd0, b} : 32'(signed'(b));
-  endfunction
 
   // ---- walker: position of this cycle's beat (start: the first one) ----
   logic beat, first, last_win, last_pix, last_ox;
@@ -105,7 +100,7 @@ module npu_pool_unit
     always_comb begin
       sp_raddr[l] = in_base + 64'(l);
       ch_ok[l] = grp + 32'(l) < 32'(ch);
-      v = dom_value(sp_rdata[l]);
+      v = npu_postproc_pkg::dom_value(u8, sp_rdata[l]);
       mx_c = first ? 32'h80000000 : mx_q[l];
       sum_c = first ? bias : sum_q[l];
       facc_c = first ? 32'd0 : facc_q[l];

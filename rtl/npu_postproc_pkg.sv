@@ -90,4 +90,13 @@ package npu_postproc_pkg;
     pool_avg = npu_fp32_toint_pkg::rne_int(npu_fp32_add_pkg::fadd(
         npu_fp32_div_pkg::fdiv(npu_fp32_div_pkg::fdiv(facc, div), osc), npu_fp32_itof_pkg::itof(ozp)));
   endfunction
+  // isa.md §4 domains of the u8 flag (VADD, VMUL, POOL): u8 values are
+  // stored bytes ^ 0x80 and u8 parameters (zero points, clamps) unsigned;
+  // int8 both sign-extended.
+  function automatic logic [31:0] dom_value(input logic u8, input logic [7:0] b);
+    return u8 ? {24'd0, b ^ 8'h80} : 32'(signed'(b));
+  endfunction
+  function automatic logic [31:0] dom_param(input logic u8, input logic [7:0] b);
+    return u8 ? {24'd0, b} : 32'(signed'(b));
+  endfunction
 endpackage

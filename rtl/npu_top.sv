@@ -35,10 +35,10 @@ module npu_top
     output logic [191:0]          ev_sched_end,
     output logic [63:0]           ev_chan_end
 );
-  logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, mm_start, c_issue;
+  logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, c_issue;
   logic schedule_error;
   logic [63:0] mm_cycles;
-  logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, pp_exec_inst, mm_inst;
+  logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, mm_inst;
   logic wr_valid, wr_acc, rd_acc, pad_we, pad_acc;
   logic [63:0] wr_addr, rd_addr, pad_addr;
   logic [31:0] wr_len, rd_len, pad_len;
@@ -48,7 +48,7 @@ module npu_top
   npu_controller u_ctrl (
       .clk, .rst, .start, .fetch_idx, .fetch_inst,
       .dma_start, .dma_start_inst, .dma_active, .dma_last_beat,
-      .exec, .exec_inst, .pp_exec, .pp_exec_inst, .c_issue, .mm_start, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
+      .exec, .exec_inst, .pp_exec, .c_issue, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
       .fault_internal(ctrl_internal),
       .ev_fetch_valid, .ev_fetch_idx, .ev_issue_valid, .ev_issue_idx,
       .ev_grant_valid, .ev_grant_idx, .ev_sched_valid, .ev_sched_idx,
@@ -73,5 +73,5 @@ module npu_top
       .dma_rd_data(rd_data), .schedule_error);
 
   assign fault_internal = ctrl_internal || schedule_error;
-  wire unused = running ^ mm_start ^ (|pp_exec_inst);
+  wire unused = running;
 endmodule

@@ -12,10 +12,11 @@
 // read + PIPE_DEPTH, so the last write lands at the edge ending
 // s + computeCycles - 1 and `busy` is low from s + computeCycles on.
 //
-// Whether there is a conflict is what the controller already decided: the
-// occupancy `cycles` (npu_timing_pkg::compute_cycles) is 2*beats +
-// PIPE_DEPTH with one and beats + PIPE_DEPTH without, so the engine compares
-// it with its beat count instead of repeating the bank-set computation.
+// Whether there is a conflict is what the controller already decided from
+// the instruction's bank_conflict bit: the occupancy `cycles`
+// (npu_timing_pkg::compute_cycles) is 2*beats + PIPE_DEPTH with one and
+// beats + PIPE_DEPTH without, so the engine follows the controller's
+// occupancy by comparing it with its beat count.
 //
 // Per lane the element position (row j, column i, row start addresses)
 // advances by LANES elements per beat incrementally: LANES = dq*n0 + dr,
@@ -71,13 +72,6 @@ module npu_vector_unit
   logic compute;     // ... and has both operands (B is read now)
   logic last_beat;
 
-  // isa.md §4 domains: u8 values are bytes ^ 0x80, u8 parameters unsigned.
-  function automatic logic [31:0] dom_value(input logic u8, input logic [7:0] b);
-    return u8 ? {24'd0, b ^ 8'h80} : {{24{b[7]}}, b};
-  endfunction
-  function automatic logic [31:0] dom_param(input logic u8, input logic [7:0] b);
-    return u8 ? {24'd0, b} : {{24{b[7]}}, b};
-  endfunction
 
   logic [63:0] beats;
   always_comb begin
@@ -87,14 +81,14 @@ module npu_vector_unit
     cfg.b_bcast = cfg.is_add ? inst[VADD_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
     // VMUL has no mode (its value does not depend on one).
     cfg.mode = cfg.is_add ? inst[VADD_MODE_LSB +: VADD_MODE_W] : 3'd0;
-    cfg.lo = dom_param(cfg.u8, cfg.is_add ? inst[VADD_LO_LSB +: 8] : inst[VMUL_LO_LSB +: 8]);
-    cfg.hi = dom_param(cfg.u8, cfg.is_add ? inst[VADD_HI_LSB +: 8] : inst[VMUL_HI_LSB +: 8]);
+    cfg.lo = npu_postproc_pkg::dom_param(cfg.u8, cfg.is_add ? inst[VADD_LO_LSB +: 8] : inst[VMUL_LO_LSB +: 8]);
+    cfg.hi = npu_postproc_pkg::dom_param(cfg.u8, cfg.is_add ? inst[VADD_HI_LSB +: 8] : inst[VMUL_HI_LSB +: 8]);
     cfg.ratio_a = cfg.is_add ? inst[VADD_RATIO_A_LSB +: 32] : inst[VMUL_RATIO_LSB +: 32];
     cfg.ratio_b = cfg.is_add ? inst[VADD_RATIO_B_LSB +: 32] : 32'd0;
     cfg.fixed = cfg.is_add ? inst[VADD_FIXED_LSB +: 32] : 32'd0;
-    cfg.a_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_A_ZP_LSB +: 8]);
-    cfg.b_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_B_ZP_LSB +: 8]);
-    cfg.o_zp = cfg.is_add ? 32'd0 : dom_param(cfg.u8, inst[VMUL_O_ZP_LSB +: 8]);
+    cfg.a_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_A_ZP_LSB +: 8]);
+    cfg.b_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_B_ZP_LSB +: 8]);
+    cfg.o_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_O_ZP_LSB +: 8]);
     // VADD and VMUL share the positions of the addressing fields.
     cfg.n0 = 17'(inst[VADD_N0_LSB +: VADD_N0_W]);
     cfg.n1 = 17'(inst[VADD_N1_LSB +: VADD_N1_W]);
@@ -165,8 +159,8 @@ module npu_vector_unit
     assign b_raddr[l] = pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
     npu_vector_lane u_lane (
         .en(compute), .is_add(cfg.is_add), .mode(cfg.mode),
-        .av(dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
-        .bv(dom_value(cfg.u8, b_rdata[l])), .ratio_a(cfg.ratio_a), .ratio_b(cfg.ratio_b),
+        .av(npu_postproc_pkg::dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
+        .bv(npu_postproc_pkg::dom_value(cfg.u8, b_rdata[l])), .ratio_a(cfg.ratio_a), .ratio_b(cfg.ratio_b),
         .fixed(cfg.fixed), .a_zp(cfg.a_zp), .b_zp(cfg.b_zp), .o_zp(cfg.o_zp), .lo(cfg.lo),
         .hi(cfg.hi), .y);
     assign we_c[l] = compute && pos[l].j < cfg.n1;

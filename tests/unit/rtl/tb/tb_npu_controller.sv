@@ -17,9 +17,8 @@ module tb_npu_controller
   logic rst = 1'b1, start = 1'b0, dma_active, dma_last_beat;
   logic [31:0] fetch_idx;
   logic [INSTR_BITS-1:0] fetch_inst, dma_start_inst, exec_inst, mm_inst;
-  logic [INSTR_BITS-1:0] pp_exec_inst;
   logic pp_exec, c_issue;
-  logic dma_start, exec, mm_start, running, done, quiescent, fault_overflow, fault_internal;
+  logic dma_start, exec, running, done, quiescent, fault_overflow, fault_internal;
   logic [63:0] mm_cycles, cycle, ev_chan_end;
   logic ev_fetch_valid, ev_grant_valid;
   logic [31:0] ev_fetch_idx, ev_grant_idx;
