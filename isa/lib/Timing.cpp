@@ -334,10 +334,10 @@ DmaTiming systole::isa::dmaTiming(const Instruction &I, const HwConfig &cfg) {
       satMul(t.bursts, cfg.dram.burstBytes / cfg.dram.bytesPerCycle);
   if (load) {
     // Box positions that are not real data: n3 x (rows x cols - n2 x n1).
-    uint64_t rows = satAdd(satAdd(I.raw(F::Load_pad_top), n[1]),
-                           I.raw(F::Load_pad_bottom));
-    uint64_t cols = satAdd(satAdd(I.raw(F::Load_pad_left), n[0]),
-                           I.raw(F::Load_pad_right));
+    uint64_t rows =
+        satAdd(satAdd(I.raw(F::Load_pad_top), n[1]), I.raw(F::Load_pad_bottom));
+    uint64_t cols =
+        satAdd(satAdd(I.raw(F::Load_pad_left), n[0]), I.raw(F::Load_pad_right));
     t.padRuns = satMul(n[2], satMul(rows, cols) - satMul(n[1], n[0]));
     t.padCycles = satMul(t.padRuns, ceilDiv(len, cfg.dram.bytesPerCycle));
   }
@@ -394,9 +394,9 @@ bool systole::isa::vectorBankConflict(const Instruction &I,
 void systole::isa::setBankConflictFlag(Instruction &I, const HwConfig &cfg) {
   switch (I.opcode()) {
   case Opcode::Matmul:
-    I.setRaw(F::Matmul_bank_conflict, matmulBankConflict(I, cfg) &&
-                                          I.raw(F::Matmul_dataflow) ==
-                                              Dataflow_os);
+    I.setRaw(F::Matmul_bank_conflict,
+             matmulBankConflict(I, cfg) &&
+                 I.raw(F::Matmul_dataflow) == Dataflow_os);
     break;
   case Opcode::Vadd:
     I.setRaw(F::Vadd_bank_conflict, vectorBankConflict(I, cfg));

@@ -283,9 +283,8 @@ llvm::Error checkPaddedLoadBox(const Instruction &I) {
                 Dim{I.raw(F::Load_n3), I.raw(F::Load_t3), F::Load_t3}})
     if (d.n > 1)
       dims.push_back(d);
-  llvm::stable_sort(dims, [](const Dim &a, const Dim &b) {
-    return a.stride < b.stride;
-  });
+  llvm::stable_sort(
+      dims, [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
   bool acc = I.raw(F::Load_sram) == Memory_acc;
   u128 hull = acc ? I.raw(F::Load_n0)
                   : u128(I.raw(F::Load_n0)) * I.raw(F::Load_elem_bytes);

@@ -248,10 +248,9 @@ private:
       return false;
     }
     if (top->fault_internal) {
-      raise(
-          FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
-          "RTL internal check failed (retire queue overrun or an "
-          "engine off its computeCycles schedule)");
+      raise(FaultKind::TokenDeadlock, oldestUnfinished(), cycle,
+            "RTL internal check failed (retire queue overrun or an "
+            "engine off its computeCycles schedule)");
       return false;
     }
     if (top->quiescent) {

@@ -121,8 +121,7 @@ TEST(RtlCosim, HandWrittenTilesOnTiny4x4) {
   expectSameRun({matmul(isa::Dataflow_os, 4, 8, 4, false, 0, 256)
                      .with(isa::Field::Matmul_bank_conflict, 1),
                  end()},
-                cfg,
-                init, "os bank conflict");
+                cfg, init, "os bank conflict");
   // DMA: bursts, overlapping latency, the load winning a tie, back-pressure.
   expectSameRun({dma(Opcode::Load, 1, 0, 128), end()}, cfg, init, "load");
   expectSameRun({dma(Opcode::Load, 1, 0, 128), dma(Opcode::Load, 300, 512, 128),
