@@ -183,18 +183,5 @@ void rt::writeAnalysisHtml(const ModelAnalysis &a, llvm::raw_ostream &os) {
                   l.roof.achieved, l.roof.attainable,
                   l.roof.computeBound ? "compute" : "memory", l.energy.total());
   os << "</table>\n";
-  os << R"(<script>
-window.addEventListener('load', function () {
-  var charts = document.querySelectorAll('svg.chart'), drawn = 0;
-  charts.forEach(function (s) { var b = s.getBBox(); if (b.width > 0 && b.height > 0) drawn++; });
-  document.body.setAttribute('data-rendered-charts', String(drawn));
-  var pts = 0;
-  document.querySelectorAll('circle.layer-point').forEach(function (c) {
-    if (c.getBoundingClientRect().width > 0) pts++; });
-  document.body.setAttribute('data-rendered-points', String(pts));
-  document.body.setAttribute('data-rendered-bars', String(document.querySelectorAll('rect.bar').length));
-});
-</script>
-</body></html>
-)";
+  os << svg::pageEnd("layer-point", "data-rendered-bars", "rect.bar");
 }

@@ -235,3 +235,23 @@ td:first-child, th:first-child { text-align: left; }
 </style>
 )";
 }
+
+std::string svg::pageEnd(llvm::StringRef pointClass, llvm::StringRef countAttr,
+                         llvm::StringRef countSelector) {
+  return llvm::formatv(R"(<script>
+window.addEventListener('load', function () {{
+  var charts = document.querySelectorAll('svg.chart'), drawn = 0;
+  charts.forEach(function (s) {{ var b = s.getBBox(); if (b.width > 0 && b.height > 0) drawn++; });
+  document.body.setAttribute('data-rendered-charts', String(drawn));
+  var pts = 0;
+  document.querySelectorAll('circle.{0}').forEach(function (c) {{
+    if (c.getBoundingClientRect().width > 0) pts++; });
+  document.body.setAttribute('data-rendered-points', String(pts));
+  document.body.setAttribute('{1}', String(document.querySelectorAll('{2}').length));
+});
+</script>
+</body></html>
+)",
+                       pointClass, countAttr, countSelector)
+      .str();
+}

@@ -125,18 +125,5 @@ void rt::writeSweepHtml(const SweepSpec &spec, llvm::ArrayRef<PointResult> rs,
                   r.energyPj > 0 ? 100 * r.energyDramPj / r.energyPj : 0.0,
                   r.areaMm2, r.pareto ? "yes" : "");
   os << "</table>\n";
-  os << R"(<script>
-window.addEventListener('load', function () {
-  var charts = document.querySelectorAll('svg.chart'), drawn = 0;
-  charts.forEach(function (s) { var b = s.getBBox(); if (b.width > 0 && b.height > 0) drawn++; });
-  document.body.setAttribute('data-rendered-charts', String(drawn));
-  var pts = 0;
-  document.querySelectorAll('circle.sweep-point').forEach(function (c) {
-    if (c.getBoundingClientRect().width > 0) pts++; });
-  document.body.setAttribute('data-rendered-points', String(pts));
-  document.body.setAttribute('data-rendered-pareto', String(document.querySelectorAll('circle.pareto').length));
-});
-</script>
-</body></html>
-)";
+  os << svg::pageEnd("sweep-point", "data-rendered-pareto", "circle.pareto");
 }

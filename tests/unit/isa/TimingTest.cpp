@@ -24,6 +24,16 @@ Instruction matmul(uint64_t dataflow, uint64_t M, uint64_t K, uint64_t N,
       .with(F::Matmul_b_stride, N);
   return I;
 }
+
+// The DRAM of docs/isa.md's DMA examples: 64-byte bursts, 16 bytes per
+// cycle, latency 100.
+HwConfig dmaConfig() {
+  HwConfig cfg = preset("tiny-4x4");
+  cfg.dram.burstBytes = 64;
+  cfg.dram.bytesPerCycle = 16;
+  cfg.dram.latencyCycles = 100;
+  return cfg;
+}
 } // namespace
 
 // docs/isa.md, "Worked example": 4x4 array.
@@ -62,10 +72,7 @@ TEST(Timing, ImplicitIm2colBankSetIsExact) {
 }
 
 TEST(Timing, DmaWorkedExample) {
-  HwConfig cfg = preset("tiny-4x4");
-  cfg.dram.burstBytes = 64;
-  cfg.dram.bytesPerCycle = 16;
-  cfg.dram.latencyCycles = 100;
+  HwConfig cfg = dmaConfig();
   // Three runs of 100 bytes at 0x1010, 0x1110, 0x1210: each starts 16 bytes
   // into a 64-byte burst and touches 2 bursts; 6 bursts * 4 beats = 24 cycles.
   Instruction I(Opcode::Load);
@@ -94,10 +101,7 @@ TEST(Timing, DmaWorkedExample) {
 
 // docs/isa.md §6 DMA: a mostly padded tile is bound by its padding writer.
 TEST(Timing, DmaPaddingBound) {
-  HwConfig cfg = preset("tiny-4x4");
-  cfg.dram.burstBytes = 64;
-  cfg.dram.bytesPerCycle = 16;
-  cfg.dram.latencyCycles = 100;
+  HwConfig cfg = dmaConfig();
   // One 20-byte pixel at 0x40 (one burst, 4 beats) in a 3 x 4 box (pad 1
   // on top, bottom and left, 2 on the right): 12 - 1 = 11 padding runs of
   // ceil(20/16) = 2 cycles = 22 > 4.

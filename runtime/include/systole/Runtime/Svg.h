@@ -56,6 +56,14 @@ std::string renderStackedBars(const StackedBars &chart);
 /// Shared <style> for pages that embed these charts.
 llvm::StringRef pageStyle();
 
+/// The end of such a page: a script that, once the page has loaded, records
+/// on <body> how many charts and `pointClass` circles really rendered
+/// (data-rendered-charts, data-rendered-points) and how many elements match
+/// `countSelector` (`countAttr`), which the HTML tests read in a headless
+/// DOM; then </body></html>.
+std::string pageEnd(llvm::StringRef pointClass, llvm::StringRef countAttr,
+                    llvm::StringRef countSelector);
+
 } // namespace systole::rt::svg
 
 #endif // SYSTOLE_RUNTIME_SVG_H
