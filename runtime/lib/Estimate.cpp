@@ -32,14 +32,7 @@ RunReport rt::estimateRun(const Model &model, const sim::RunOptions &options) {
     if (seg.isNpu()) {
       const auto &stream = seg.npu().instructions;
       sim::RunResult r = sim::runEstimate(stream, p.config, options);
-      sim::aggregateLayers(r.stats, p.layers, uint32_t(s), stream, p.config);
-      for (sim::LayerStats &l : r.stats.layers) {
-        l.startCycle += cycles;
-        l.endCycle += cycles;
-      }
-      cycles += r.stats.totalCycles;
-      rep.total.accumulate(r.stats);
-      sr.stats = std::move(r.stats);
+      recordNpuSegment(rep, sr, r, p, s, cycles);
       if (r.fault && !rep.fault) {
         rep.fault = r.fault;
         rep.faultSegment = seg.name;

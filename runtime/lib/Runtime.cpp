@@ -257,14 +257,7 @@ llvm::Error Session::run() {
       const auto &stream = seg.npu().instructions;
       sim::RunResult r =
           sim::runSegment(opts.backend, stream, cfg, state, opts.sim);
-      sim::aggregateLayers(r.stats, p.layers, uint32_t(s), stream, cfg);
-      for (sim::LayerStats &l : r.stats.layers) {
-        l.startCycle += cycles;
-        l.endCycle += cycles;
-      }
-      cycles += r.stats.totalCycles;
-      rep.total.accumulate(r.stats);
-      sr.stats = std::move(r.stats);
+      recordNpuSegment(rep, sr, r, p, s, cycles);
       if (r.fault) {
         rep.fault = r.fault;
         rep.faultSegment = seg.name;
@@ -350,4 +343,19 @@ llvm::Expected<HostTensor> Session::output(llvm::StringRef name) const {
     return out;
   }
   return error(formatv("no output named '{0}'", name));
+}
+
+void rt::recordNpuSegment(RunReport &report, SegmentReport &segment,
+                          sim::RunResult &result, const isa::Program &program,
+                          size_t index, uint64_t &cycles) {
+  sim::aggregateLayers(result.stats, program.layers, uint32_t(index),
+                       program.segments[index].npu().instructions,
+                       program.config);
+  for (sim::LayerStats &l : result.stats.layers) {
+    l.startCycle += cycles;
+    l.endCycle += cycles;
+  }
+  cycles += result.stats.totalCycles;
+  report.total.accumulate(result.stats);
+  segment.stats = std::move(result.stats);
 }

@@ -95,6 +95,14 @@ struct RunReport {
   std::string faultSegment;
 };
 
+/// Records NPU segment `index` of `program`, which produced `result` after
+/// `cycles` NPU cycles of the run: its layers (shifted onto the run's cycle
+/// axis) and statistics go into `segment` and `report.total`, and `cycles`
+/// advances by the segment's. Faults are the caller's to report.
+void recordNpuSegment(RunReport &report, SegmentReport &segment,
+                      sim::RunResult &result, const isa::Program &program,
+                      size_t index, uint64_t &cycles);
+
 struct SessionOptions {
   sim::BackendKind backend = sim::BackendKind::Cycle;
   sim::RunOptions sim; ///< max cycles, progress callback
