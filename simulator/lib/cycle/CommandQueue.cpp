@@ -19,7 +19,10 @@ CommandQueue::CommandQueue(sc_module_name name, Context &ctx, isa::Queue which,
     fifos[f] = fifoArray[f];
   SC_THREAD(issueLoop);
   SC_THREAD(retireLoop);
-  SC_THREAD(postRetireLoop);
+  // Only the compute queue with the overlapped post-processor retires a
+  // second stream.
+  if (which == isa::Queue::Compute && ctx.cfg->vector.requantOverlap)
+    SC_THREAD(postRetireLoop);
 }
 
 static uint64_t retirePhase(isa::Queue q) {
