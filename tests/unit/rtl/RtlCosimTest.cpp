@@ -11,9 +11,11 @@
 
 #include "systole/ISA/Assembly.h"
 #include "systole/ISA/Program.h"
+#include "systole/ISA/Timing.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -179,18 +181,37 @@ TEST(RtlCosim, AssembledMatmulTile) {
 // fault; most seeds run to the end.
 void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   isa::HwConfig cfg = preset(presetName);
-  unsigned clean = 0;
+  unsigned clean = 0, paddingBound = 0, conflicts = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
     MachineState init = MachineState::create(cfg, Generator::kDram);
     init.dram = g.dram();
-    clean += expectSameRun(prog, cfg, init, "seed " + std::to_string(seed),
-                           /*sameFault=*/cfg.vector.requantOverlap);
+    bool ok = expectSameRun(prog, cfg, init, "seed " + std::to_string(seed),
+                            /*sameFault=*/cfg.vector.requantOverlap);
     if (::testing::Test::HasFailure())
       return;
+    clean += ok;
+    // What the clean runs exercised of the padding writer and of the
+    // bank_conflict bit (its timing in both models).
+    for (const Instruction &I : prog) {
+      isa::DmaTiming t = isa::dmaTiming(I, cfg);
+      paddingBound += ok && t.padCycles > t.burstCycles;
+      Opcode op = I.opcode();
+      conflicts +=
+          ok &&
+          ((op == Opcode::Matmul &&
+            I.getFlag(isa::Field::Matmul_bank_conflict)) ||
+           (op == Opcode::Vadd && I.getFlag(isa::Field::Vadd_bank_conflict)) ||
+           (op == Opcode::Vmul && I.getFlag(isa::Field::Vmul_bank_conflict)));
+    }
   }
   EXPECT_GE(clean, minClean) << presetName;
+  std::printf("%s: %u clean programs, %u padding-bound LOADs, %u compute "
+              "instructions with a bank conflict\n",
+              presetName, clean, paddingBound, conflicts);
+  EXPECT_GE(paddingBound, 5u) << presetName;
+  EXPECT_GE(conflicts, 5u) << presetName;
 }
 
 TEST(RtlCosim, RandomTokenSynchronizedProgramsOnRtl8x8) {
