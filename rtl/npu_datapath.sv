@@ -44,8 +44,9 @@ module npu_datapath
 );
   // The memories. The co-simulation writes them through Verilator's handle
   // while the core is held in reset and reads them back at the end; they
-  // are public read-only (public_flat_rw would make every combinational
-  // reader re-evaluate on each eval(), 3x slower). Every read port is gated
+  // are public read-only (public_flat_rw makes Verilator re-evaluate every
+  // combinational reader on each eval(): the ResNet-18 bench took 4.9x as
+  // long, docs/rtl.md). Every read port is gated
   // by `mem_ready`, a register that rises on the first edge out of reset,
   // so each reader is re-evaluated once after the contents were loaded.
   logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rd*/;
