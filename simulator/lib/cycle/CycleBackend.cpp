@@ -2,6 +2,7 @@
 #include "Modules.h"
 
 #include "../TokenRules.h"
+#include "systole/Simulator/SystemCContext.h"
 
 #include <cstdlib>
 
@@ -9,29 +10,6 @@ using namespace sc_core;
 using namespace systole;
 using namespace systole::sim;
 using namespace systole::sim::cycle;
-
-// libsystemc.so references sc_main; programs that use this library have
-// their own main() and never call sc_elab_and_sim.
-__attribute__((weak)) int sc_main(int, char **) { return 0; }
-
-namespace {
-// Each run elaborates a fresh NPU in a fresh simulation context, so one
-// process can simulate any number of segments and configurations.
-struct FreshContext {
-  FreshContext() {
-    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    ctx = new sc_simcontext();
-    sc_curr_simcontext = ctx;
-    sc_default_global_context = ctx;
-  }
-  ~FreshContext() {
-    delete ctx;
-    sc_curr_simcontext = nullptr;
-    sc_default_global_context = nullptr;
-  }
-  sc_simcontext *ctx;
-};
-} // namespace
 
 RunResult sim::runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
                                 const isa::HwConfig &cfg, MachineState &state,
@@ -48,7 +26,7 @@ RunResult sim::runCycleAccurate(llvm::ArrayRef<isa::Instruction> stream,
   ctx.stats = &st;
   ctx.wallStart = ctx.lastReport = std::chrono::steady_clock::now();
   {
-    FreshContext fresh;
+    FreshSimContext fresh;
     sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
     sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
     auto npu = std::make_unique<Npu>("npu", ctx);

@@ -49,20 +49,6 @@ std::string RtlParams::str() const {
          std::to_string(cmdDepth) + "/" + std::to_string(tokenDepth);
 }
 
-FreshSimContext::FreshSimContext() {
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  auto *c = new sc_core::sc_simcontext();
-  sc_core::sc_curr_simcontext = c;
-  sc_core::sc_default_global_context = c;
-  ctx = c;
-}
-
-FreshSimContext::~FreshSimContext() {
-  delete static_cast<sc_core::sc_simcontext *>(ctx);
-  sc_core::sc_curr_simcontext = nullptr;
-  sc_core::sc_default_global_context = nullptr;
-}
-
 llvm::Expected<RunResult> sim::runRtl(llvm::ArrayRef<isa::Instruction> stream,
                                       const isa::HwConfig &cfg,
                                       MachineState &state,

@@ -19,6 +19,7 @@
 
 #include "systole/ISA/Timing.h"
 #include "systole/Simulator/Semantics.h"
+#include "systole/Simulator/SystemCContext.h"
 
 #include "verilated.h"
 #include "verilated_fst_c.h"

@@ -35,13 +35,6 @@ struct RtlModelEntry {
 /// All verilated configs (generated: RtlModelTable.cpp).
 const std::vector<RtlModelEntry> &rtlModels();
 
-/// A fresh sc_simcontext for one run (as the SystemC backend does).
-struct FreshSimContext {
-  FreshSimContext();
-  ~FreshSimContext();
-  void *ctx;
-};
-
 } // namespace systole::sim::rtl
 
 #endif // SYSTOLE_SIMULATOR_RTL_RTLMODELS_H
