@@ -61,6 +61,14 @@ public:
   /// Materializes a host tensor as an arith.constant.
   mlir::Value materialize(const HostTensor &tensor);
 
+  /// Builds a `graph.host` op named after the node's op type over `inputs`:
+  /// `body` receives a builder inside the region and the region arguments
+  /// and returns the result, in upstream dialects (TOSA, linalg, tensor,
+  /// arith, math).
+  using HostBodyFn = llvm::function_ref<llvm::Expected<mlir::Value>(
+      mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+  llvm::Expected<mlir::Value> hostOp(mlir::ValueRange inputs, HostBodyFn body);
+
   // Attributes -------------------------------------------------------------
   int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
   float attrFloat(llvm::StringRef name, float dflt) const;
@@ -98,6 +106,12 @@ void registerElementwiseImporters(llvm::StringMap<OpImporter> &table);
 void registerPoolImporters(llvm::StringMap<OpImporter> &table);
 void registerShapeImporters(llvm::StringMap<OpImporter> &table);
 void registerFloatImporters(llvm::StringMap<OpImporter> &table);
+void registerHostElementwiseImporters(llvm::StringMap<OpImporter> &table);
+
+/// The host (graph.host) form of an elementwise ONNX op registered by
+/// registerHostElementwiseImporters: every element type, ONNX semantics.
+/// Float-only importers delegate here for integer and bool tensors.
+llvm::Error importHostElementwise(ImportContext &ic);
 
 /// Key of the translator table: "op" for ai.onnx, "domain::op" otherwise.
 std::string importerKey(llvm::StringRef domain, llvm::StringRef opType);

@@ -23,6 +23,8 @@ template <typename OpT> llvm::Error importFloatBinary(ImportContext &ic) {
     return a.takeError();
   if (!b)
     return b.takeError();
+  if (!elementOf(*a).isF32() && !graph::isQuantized(elementOf(*a)))
+    return importHostElementwise(ic);
   if (!isa<FloatType>(elementOf(*a)) || elementOf(*a) != elementOf(*b))
     return ic.fail("expects two float tensors of the same type");
   return buildBinary<OpT>(ic, *a, *b, elementOf(*a));
@@ -68,7 +70,14 @@ llvm::Error buildClip(ImportContext &ic, std::optional<double> lo,
   return ic.defineOutput(0, y);
 }
 
-llvm::Error importRelu(ImportContext &ic) { return buildClip(ic, 0.0, {}); }
+llvm::Error importRelu(ImportContext &ic) {
+  auto x = ic.input(0);
+  if (!x)
+    return x.takeError();
+  if (!elementOf(*x).isF32() && !graph::isQuantized(elementOf(*x)))
+    return importHostElementwise(ic);
+  return buildClip(ic, 0.0, {});
+}
 
 llvm::Error importClip(ImportContext &ic) {
   std::optional<double> lo, hi;

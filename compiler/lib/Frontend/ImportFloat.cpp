@@ -22,7 +22,21 @@ llvm::Expected<Value> floatInput(ImportContext &ic, int i) {
   return *x;
 }
 
+/// Whether input 0 is float32 (or quantized, which fails later with a
+/// message); other types go to the host's elementwise form.
+bool isF32OrQuantized(ImportContext &ic) {
+  auto x = ic.input(0);
+  if (!x) {
+    llvm::consumeError(x.takeError());
+    return true;
+  }
+  Type e = elementOf(*x);
+  return e.isF32() || graph::isQuantized(e);
+}
+
 llvm::Error buildUnary(ImportContext &ic, StringRef fn) {
+  if (!isF32OrQuantized(ic))
+    return importHostElementwise(ic);
   auto x = floatInput(ic, 0);
   if (!x)
     return x.takeError();
@@ -41,6 +55,8 @@ const char kExp[] = "exp", kSigmoid[] = "sigmoid", kTanh[] = "tanh",
            kGelu[] = "gelu";
 
 template <typename OpT> llvm::Error importBinary(ImportContext &ic) {
+  if (!isF32OrQuantized(ic))
+    return importHostElementwise(ic);
   auto a = floatInput(ic, 0), b = floatInput(ic, 1);
   if (!a)
     return a.takeError();

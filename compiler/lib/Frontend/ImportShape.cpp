@@ -399,11 +399,14 @@ llvm::Error importGather(ImportContext &ic) {
   return llvm::Error::success();
 }
 
-/// Cast of constant integer tensors (shape arithmetic) to int64.
+/// Cast of constant integer tensors (shape arithmetic) to int64 folds at
+/// import; every other Cast runs on the host.
 llvm::Error importCast(ImportContext &ic) {
   const HostTensor *data = ic.constantInput(0);
-  if (!data || ic.attrInt("to", 0) != onnx::TensorProto::INT64)
-    return ic.fail("only Cast of constant integers to int64 is supported");
+  if (!data || ic.attrInt("to", 0) != onnx::TensorProto::INT64 ||
+      (data->type() != ElementType::Int64 &&
+       data->type() != ElementType::Int32))
+    return importHostElementwise(ic);
   auto values = ic.constantInts(0);
   if (!values)
     return values.takeError();

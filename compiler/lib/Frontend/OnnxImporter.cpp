@@ -10,7 +10,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -106,6 +110,24 @@ Value ImportContext::materialize(const HostTensor &tensor) {
                              tensor.byteSize()));
   }
   return builder.create<arith::ConstantOp>(loc(), type, attr);
+}
+
+llvm::Expected<Value> ImportContext::hostOp(ValueRange inputs,
+                                            HostBodyFn body) {
+  auto block = std::make_unique<Block>();
+  for (Value v : inputs)
+    block->addArgument(v.getType(), loc());
+  OpBuilder inner(ctx());
+  inner.setInsertionPointToEnd(block.get());
+  auto result = body(inner, loc(), block->getArguments());
+  if (!result)
+    return result.takeError();
+  inner.create<graph::YieldOp>(loc(), ValueRange{*result});
+  auto op = builder.create<graph::HostOp>(
+      loc(), result->getType(), inputs,
+      builder.getStringAttr(node ? node->op_type() : "host"));
+  op.getBody().push_back(block.release());
+  return op.getOutput();
 }
 
 llvm::Expected<Value> ImportContext::input(int i) {
@@ -314,6 +336,7 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerPoolImporters(t);
     registerShapeImporters(t);
     registerFloatImporters(t);
+    registerHostElementwiseImporters(t);
     return t;
   }();
   return table;
@@ -325,7 +348,9 @@ bool isOpImportable(StringRef domain, StringRef opType) {
 
 void registerImportDialects(MLIRContext &context) {
   context.loadDialect<graph::GraphDialect, arith::ArithDialect,
-                      func::FuncDialect, quant::QuantizationDialect>();
+                      func::FuncDialect, quant::QuantizationDialect,
+                      tosa::TosaDialect, linalg::LinalgDialect,
+                      tensor::TensorDialect, math::MathDialect>();
 }
 
 static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {

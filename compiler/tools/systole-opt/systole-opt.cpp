@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
@@ -28,7 +29,7 @@ int main(int argc, char **argv) {
                   mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect,
-                  mlir::LLVM::LLVMDialect>();
+                  mlir::LLVM::LLVMDialect, mlir::tosa::TosaDialect>();
   mlir::registerTransformsPasses();
   systole::graph::registerGraphPasses();
   systole::npu::registerNPUPasses();

@@ -7,7 +7,7 @@
 // sum and sum of squares in one pass) to stay close to the reference.
 //
 //===----------------------------------------------------------------------===//
-#include "LoweringUtils.h"
+#include "systole/Conversion/LoweringUtils.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

@@ -1,5 +1,5 @@
 //===- LoweringUtils.cpp - Shared builders of the graph -> linalg lowering ===//
-#include "LoweringUtils.h"
+#include "systole/Conversion/LoweringUtils.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Conversion/HostCodegen.h"
+#include "systole/Dialect/Graph/GraphOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -69,10 +70,21 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
       map.map(operand, t);
       inputs.push_back(operand);
     }
-    Operation *clone = b.clone(*op, map);
-    for (NamedAttribute a : op->getAttrs())
-      if (a.getName().strref().starts_with("npu."))
-        clone->removeAttr(a.getName());
+    if (auto host = dyn_cast<graph::HostOp>(op)) {
+      // Its region is already upstream IR: inline it.
+      Block &body = host.getBody().front();
+      for (auto [arg, in] : llvm::zip(body.getArguments(), host.getInputs()))
+        map.map(arg, map.lookup(in));
+      for (Operation &inner : body.without_terminator())
+        b.clone(inner, map);
+      auto yield = cast<graph::YieldOp>(body.getTerminator());
+      map.map(host.getOutput(), map.lookup(yield.getValues().front()));
+    } else {
+      Operation *clone = b.clone(*op, map);
+      for (NamedAttribute a : op->getAttrs())
+        if (a.getName().strref().starts_with("npu."))
+          clone->removeAttr(a.getName());
+    }
     for (Value r : op->getResults()) {
       bool usedOutside = false;
       for (Operation *user : r.getUsers())

@@ -451,5 +451,22 @@ LogicalResult PadOp::verify() {
   return verifyResultShape(*this, expected, getOutput());
 }
 
+LogicalResult HostOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("region has ")
+           << body.getNumArguments() << " arguments for " << getInputs().size()
+           << " operands";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("region argument type ")
+             << arg.getType() << " differs from its operand's " << in.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().size() != 1 ||
+      yield.getValues().front().getType() != getOutput().getType())
+    return emitOpError("region must yield one value of the result type");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "systole/Dialect/Graph/GraphOps.cpp.inc"

@@ -245,6 +245,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         std::string name = op->getName().stripDialect().str();
         if (auto u = dyn_cast<graph::UnaryOp>(op))
           name = u.getFn().str();
+        if (auto h = dyn_cast<graph::HostOp>(op))
+          name = h.getOnnxOp().str();
         ops += (ops.empty() ? "" : "+") + name;
       }
     isa::HostSegment seg;

@@ -155,6 +155,9 @@ bool isF32(Type t) { return getElementTypeOrSelf(t).isF32(); }
 /// reach the host through dequantize), and the ops convert-graph-to-linalg
 /// lowers.
 std::string hostRejection(Operation *op) {
+  // Written in upstream dialects for the host at import, any element type.
+  if (llvm::isa<HostOp>(op))
+    return "";
   for (Type t : op->getOperandTypes())
     if (!isF32(t))
       return "the host runs float32 ops only";
@@ -269,7 +272,8 @@ struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
     getOperation().walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {
       if (op->getDialect() !=
-          getOperation()->getContext()->getLoadedDialect<GraphDialect>())
+              getOperation()->getContext()->getLoadedDialect<GraphDialect>() ||
+          op->getParentOfType<HostOp>())
         continue;
       if (isHostBoundaryOp(op)) {
         setPlacement(op, systole::npu::Placement::Host);

@@ -46,3 +46,26 @@ func.func @pool_pad_too_big(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x5x5xf32> {
   %y = graph.pool %x {kind = #graph<pool_kind max>, kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 2, 0, 0, 0>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x1x4x4xf32> -> tensor<1x1x5x5xf32>
   return %y : tensor<1x1x5x5xf32>
 }
+
+// -----
+
+func.func @host_bad_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{region must yield one value of the result type}}
+  %r = graph.host "Neg"(%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %c = arith.constant dense<1> : tensor<4xi32>
+    graph.yield %c : tensor<4xi32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @host_bad_arg(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{region argument type 'tensor<4xi32>' differs from its operand's 'tensor<4xf32>'}}
+  %r = graph.host "Neg"(%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xi32>):
+    graph.yield %a : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

@@ -31,3 +31,19 @@ func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
   %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!g>
   return %y : tensor<1x4x4x8x!g>
 }
+
+// A graph.host op (an ONNX op written in upstream dialects at import) runs
+// on the host whatever its element types; the ops of its region are not
+// partitioned themselves.
+// CHECK-LABEL: func @host_region
+// CHECK: graph.host "Equal"({{.*}}) attributes {npu.placement = "host"}
+// CHECK-NOT: npu.placement
+// CHECK: return
+func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
+  %r = graph.host "Equal"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1> {
+  ^bb0(%x: tensor<4xi64>, %y: tensor<4xi64>):
+    %e = tosa.equal %x, %y : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
+    graph.yield %e : tensor<4xi1>
+  }
+  return %r : tensor<4xi1>
+}

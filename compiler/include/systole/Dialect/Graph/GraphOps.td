@@ -269,4 +269,37 @@ def Graph_PadOp : Graph_PureOp<"pad"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Host computation in upstream dialects
+//===----------------------------------------------------------------------===//
+
+def Graph_HostOp : Graph_PureOp<"host", [IsolatedFromAbove]> {
+  let summary = "an ONNX op the host computes, as upstream MLIR ops";
+  let description = [{
+    One ONNX node (`onnx_op` is its op type) that only the host runs, written
+    in upstream dialects the host pipeline already lowers: TOSA where TOSA's
+    semantics are ONNX's, linalg (named ops or generics with ONNX
+    broadcasting), tensor, arith and math otherwise. The region's arguments
+    are the operands; `graph.yield` returns the result. Wrapping keeps the
+    graph a list of graph ops, so partitioning, DRAM allocation and
+    emission see one value per node; the outliner inlines the region into
+    the host function (docs/host.md).
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$onnx_op);
+  let results = (outs AnyRankedTensor:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $onnx_op `(` $inputs `)` attr-dict-with-keyword `:`
+    functional-type($inputs, $output) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_YieldOp : Graph_Op<"yield", [Pure, Terminator,
+    HasParent<"HostOp">]> {
+  let summary = "the result of a graph.host region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 #endif // SYSTOLE_DIALECT_GRAPH_GRAPHOPS_TD
