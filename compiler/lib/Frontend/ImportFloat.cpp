@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "systole/Frontend/OnnxModel.h"
+
 using namespace mlir;
 
 namespace systole::frontend {
@@ -82,6 +84,11 @@ llvm::Error importSoftmax(ImportContext &ic) {
   int64_t axis = normalizeAxis(ic.attrInt("axis", -1), rank);
   if (axis < 0 || axis >= rank)
     return ic.fail("Softmax axis out of range");
+  // Before opset 13 Softmax flattens the dims from `axis` on into one: the
+  // same as a one-axis softmax only for the last axis.
+  if (opsetVersion(ic.model, "") < 13 && axis != rank - 1)
+    return ic.fail("Softmax before opset 13 normalizes over dims [axis, "
+                   "rank); only axis = rank - 1 is supported for it");
   Value y = ic.builder.create<graph::SoftmaxOp>(
       ic.loc(), x->getType(), *x, ic.builder.getI64IntegerAttr(axis));
   return ic.defineOutput(0, y);

@@ -44,9 +44,9 @@ save("hardmax", [helper.make_node("Hardmax", ["x"], ["y"], name="probs")],
      [helper.make_tensor_value_info("y", f32, [1, 10])])
 
 # An old opset.
-save("opset9", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+save("opset6", [helper.make_node("Relu", ["x"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
-     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=9)
+     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=6)
 
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
