@@ -207,8 +207,16 @@ Value dequantizedConstant(OpBuilder &b, Value v) {
 /// operands and results and without a fused activation clamp. Returns the
 /// float op, or nullptr (nothing changed) if the rewrite does not apply.
 Operation *runQuantizedOpInFloat(Operation *op) {
-  if (op->getNumResults() == 0 || op->hasAttr("act_min") ||
-      op->hasAttr("act_max"))
+  if (op->getNumResults() == 0)
+    return nullptr;
+  // A fused activation clamp is on the quantized result: it becomes a float
+  // clip at the real values of its bounds before the quantize.
+  auto actMin = op->getAttrOfType<IntegerAttr>("act_min");
+  auto actMax = op->getAttrOfType<IntegerAttr>("act_max");
+  if ((actMin || actMax) &&
+      (op->getNumResults() != 1 ||
+       !isa<quant::UniformQuantizedType>(
+           getElementTypeOrSelf(op->getResult(0).getType()))))
     return nullptr;
   bool anyQuantized = false;
   llvm::SmallVector<Type> types(op->getOperandTypes());
@@ -225,6 +233,8 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   };
   OpBuilder b(op);
   Operation *f = b.clone(*op);
+  f->removeAttr("act_min");
+  f->removeAttr("act_max");
   for (OpResult r : f->getResults())
     r.setType(floatType(r.getType()));
   llvm::SmallVector<Operation *> dequantizes;
@@ -253,8 +263,22 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   b.setInsertionPointAfter(f);
   for (auto [r, fr] : llvm::zip(op->getResults(), f->getResults())) {
     Value v = fr;
+    if (actMin || actMax) {
+      auto q =
+          cast<quant::UniformQuantizedType>(getElementTypeOrSelf(r.getType()));
+      auto real = [&](IntegerAttr a) -> FloatAttr {
+        if (!a)
+          return {};
+        return b.getF64FloatAttr(double(a.getInt() - q.getZeroPoint()) *
+                                 q.getScale());
+      };
+      auto clip = b.create<ClipOp>(op->getLoc(), fr.getType(), fr, real(actMin),
+                                   real(actMax));
+      setPlacement(clip, systole::npu::Placement::Host);
+      v = clip;
+    }
     if (isQuantized8(r.getType())) {
-      auto q = b.create<QuantizeOp>(op->getLoc(), r.getType(), fr);
+      auto q = b.create<QuantizeOp>(op->getLoc(), r.getType(), v);
       setPlacement(q, systole::npu::Placement::Host);
       v = q;
     }
@@ -265,9 +289,30 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   return f;
 }
 
+/// Q(DQ(x)) with different parameters is ONNX's (and ORT's) float round
+/// trip: the builtin dequantize and quantize compute exactly that.
+LogicalResult splitRequantize(RequantizeOp op) {
+  if (isConstant(op.getInput()))
+    return op.emitError("requantization of a constant was not folded");
+  OpBuilder b(op);
+  auto floatType =
+      cast<RankedTensorType>(op.getInput().getType()).clone(b.getF32Type());
+  auto dq = b.create<DequantizeOp>(op.getLoc(), floatType, op.getInput());
+  auto q = b.create<QuantizeOp>(op.getLoc(), op.getOutput().getType(), dq);
+  setPlacement(dq, systole::npu::Placement::Host);
+  setPlacement(q, systole::npu::Placement::Host);
+  op.getOutput().replaceAllUsesWith(q.getOutput());
+  op.erase();
+  return success();
+}
+
 struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
   void runOnOperation() override {
     bool failed = false;
+    llvm::SmallVector<RequantizeOp> requantizes;
+    getOperation().walk([&](RequantizeOp op) { requantizes.push_back(op); });
+    for (RequantizeOp op : requantizes)
+      failed |= mlir::failed(splitRequantize(op));
     llvm::SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {

@@ -8,13 +8,3 @@ func.func @float_grouped_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x1x2xf32>) 
   return %y : tensor<1x4x4x2xf32>
 }
 
-// -----
-
-// A quantized op the NPU rejects runs on the host in float between a
-// dequantize and a quantize, but not with a fused activation clamp.
-!f = !quant.uniform<i8:f32, 0.05:-3>
-func.func @broadcast_add_clamped(%a: tensor<1x4x4x8x!f>, %b: tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!f> {
-  // expected-error @+1 {{broadcasting add is not supported on the NPU yet}}
-  %y = graph.add %a, %b {act_min = -3 : i64, act_max = 127 : i64} : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!f>
-  return %y : tensor<1x4x4x8x!f>
-}

@@ -47,3 +47,29 @@ func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
   }
   return %r : tensor<4xi1>
 }
+
+// A fused activation clamp of a quantized op that runs on the host in float
+// becomes a float clip at the real values of its bounds, before the
+// quantize: act_min -3 -> (-3 - -3) * 0.05 = 0, act_max 127 -> 6.5.
+!c = !quant.uniform<i8:f32, 0.05:-3>
+// CHECK-LABEL: func @clamped_on_host
+// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[C:.*]] = graph.clip %[[S]] {max = 6.500000e+00 : f64, min = 0.000000e+00 : f64, npu.placement = "host"}
+// CHECK: graph.quantize %[[C]] {npu.placement = "host"}
+func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x1x1x8x!c>) -> tensor<1x4x4x8x!c> {
+  %y = graph.add %a, %b {act_min = -3 : i64, act_max = 127 : i64} : (tensor<1x4x4x8x!c>, tensor<1x1x1x8x!c>) -> tensor<1x4x4x8x!c>
+  return %y : tensor<1x4x4x8x!c>
+}
+
+// A requantize between two parameter sets (Q(DQ(x)) with different
+// parameters) is ONNX's float round trip: a builtin dequantize and quantize.
+!r1 = !quant.uniform<i8:f32, 0.05:-3>
+!r2 = !quant.uniform<u8:f32, 0.1:128>
+// CHECK-LABEL: func @requantize
+// CHECK: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<2x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<2x8xf32>
+// CHECK: %[[Q:.*]] = graph.quantize %[[D]] {npu.placement = "host"} : tensor<2x8xf32> -> tensor<2x8x!quant.uniform<u8:f32, 1.000000e-01:128>>
+// CHECK: return %[[Q]]
+func.func @requantize(%a: tensor<2x8x!r1>) -> tensor<2x8x!r2> {
+  %y = graph.requantize %a : tensor<2x8x!r1> -> tensor<2x8x!r2>
+  return %y : tensor<2x8x!r2>
+}
