@@ -111,23 +111,29 @@ cases.append(("qop_matmul_act_x_act", "float", model("qop_matmul_act_x_act", [
     helper.make_node("DequantizeLinear", ["yq", "mm_s", "yz"], ["output"]),
 ], extra_inits=[scalar("mm_s", MM_S, TensorProto.FLOAT)], out_shape=SHAPE), "matmul"))
 
-# QDQ dilated convolution (the NPU runs dilation on depthwise layers only)
-# with a ReLU that QDQ folding fuses as act_min = the output zero point: on
+# QDQ dilated convolution (the NPU runs dilation on depthwise layers only),
+# per-channel weights and an int32 bias, with a ReLU that QDQ folding fuses as act_min = the output zero point: on
 # the host in float, then a clip at the clamp's real bounds and the quantize.
 # ORT fuses it into its integer QLinearConv: at most 1 LSB, as for matmul.
 CONV_S, CONV_Z = 0.5, -20
 w = np.random.default_rng(3).integers(-127, 128, (8, 8, 3, 3)).astype(np.int8)
+WS = np.linspace(0.01, 0.03, 8).astype(np.float32)       # per-channel weight scales
+BQ = np.random.default_rng(4).integers(-2000, 2000, 8).astype(np.int32)  # int32 bias
 cases.append(("qdq_conv_dilated_relu", "float", model("qdq_conv_dilated_relu", [
     helper.make_node("QuantizeLinear", ["input", "xs", "xz"], ["xq"]),
     helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-    helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"]),
-    helper.make_node("Conv", ["xd", "wd"], ["yd"], kernel_shape=[3, 3], dilations=[2, 2],
+    helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"], axis=0),
+    helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0),
+    helper.make_node("Conv", ["xd", "wd", "bd"], ["yd"], kernel_shape=[3, 3], dilations=[2, 2],
                      pads=[2, 2, 2, 2]),
     helper.make_node("Relu", ["yd"], ["yr"]),
     helper.make_node("QuantizeLinear", ["yr", "cs", "cz"], ["yq"]),
     helper.make_node("DequantizeLinear", ["yq", "cs", "cz"], ["output"]),
 ], extra_inits=[helper.make_tensor("wq", TensorProto.INT8, list(w.shape), w.flatten().tolist()),
-                scalar("ws", 0.02, TensorProto.FLOAT), scalar("cs", CONV_S, TensorProto.FLOAT),
+                helper.make_tensor("ws", TensorProto.FLOAT, [8], WS.tolist()),
+                helper.make_tensor("bq", TensorProto.INT32, [8], BQ.tolist()),
+                helper.make_tensor("bs", TensorProto.FLOAT, [8], (WS * XS).tolist()),
+                scalar("cs", CONV_S, TensorProto.FLOAT),
                 scalar("cz", CONV_Z, TensorProto.INT8)], out_shape=SHAPE), "conv2d"))
 # A requantization between two parameter sets (int8 -> uint8), ONNX's float
 # round trip Q2(DQ1(q)): a builtin dequantize and quantize, bit-exact.

@@ -179,26 +179,50 @@ bool isQuantized8(Type t) {
 }
 
 /// A constant quantized operand, dequantized at compile time as ONNX's
-/// DequantizeLinear computes it: float(q - zero_point) * scale in float32.
+/// DequantizeLinear computes it: float(q - zero_point) * scale in float32,
+/// with the scale and zero point of the element's channel when per-axis.
 Value dequantizedConstant(OpBuilder &b, Value v) {
   auto storage = v.getDefiningOp<quant::StorageCastOp>();
-  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(v));
-  if (!storage || !q)
+  Type e = getElementTypeOrSelf(v);
+  auto q = dyn_cast<quant::UniformQuantizedType>(e);
+  auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(e);
+  if (!storage || (!q && !pa))
     return {};
   auto c = storage.getArg().getDefiningOp<arith::ConstantOp>();
   auto values = c ? dyn_cast<DenseIntElementsAttr>(c.getValue()) : nullptr;
   if (!values)
     return {};
-  float scale = static_cast<float>(q.getScale());
-  llvm::SmallVector<float> f;
-  for (const APInt &x : values.getValues<APInt>()) {
-    int64_t i = q.isSigned() ? x.getSExtValue() : int64_t(x.getZExtValue());
-    f.push_back(static_cast<float>(i - q.getZeroPoint()) * scale);
+  auto type = cast<RankedTensorType>(v.getType());
+  // Elements per step of the quantized axis: the product of later dims.
+  int64_t inner = 1, channels = 1;
+  if (pa) {
+    int32_t axis = pa.getQuantizedDimension();
+    for (int64_t d = axis + 1; d < type.getRank(); ++d)
+      inner *= type.getDimSize(d);
+    channels = type.getDimSize(axis);
   }
-  auto type = cast<RankedTensorType>(v.getType())
-                  .clone(Float32Type::get(v.getContext()));
+  bool isSigned = q ? q.isSigned() : pa.isSigned();
+  llvm::SmallVector<float> f;
+  int64_t k = 0;
+  for (const APInt &x : values.getValues<APInt>()) {
+    int64_t i = isSigned ? x.getSExtValue() : int64_t(x.getZExtValue());
+    float scale;
+    int64_t zp;
+    if (q) {
+      scale = static_cast<float>(q.getScale());
+      zp = q.getZeroPoint();
+    } else {
+      int64_t ch = (k / inner) % channels;
+      scale = static_cast<float>(pa.getScales()[ch]);
+      zp = pa.getZeroPoints()[ch];
+    }
+    f.push_back(static_cast<float>(i - zp) * scale);
+    ++k;
+  }
   return b.create<arith::ConstantOp>(
-      v.getLoc(), DenseElementsAttr::get(type, llvm::ArrayRef(f)));
+      v.getLoc(),
+      DenseElementsAttr::get(type.clone(Float32Type::get(v.getContext())),
+                             llvm::ArrayRef(f)));
 }
 
 /// A quantized op neither the NPU nor the host can run as is runs on the
@@ -221,11 +245,22 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   bool anyQuantized = false;
   llvm::SmallVector<Type> types(op->getOperandTypes());
   llvm::append_range(types, op->getResultTypes());
-  for (Type t : types) {
+  for (Type t : op->getResultTypes())
     if (!isa<RankedTensorType>(t) || (!isQuantized8(t) && !isF32(t)))
       return nullptr;
-    anyQuantized |= isQuantized8(t);
+  // Operands: float, 8-bit per-tensor activations, and quantized constants
+  // of any width and granularity (per-channel weights, int32 biases).
+  for (Value v : op->getOperands()) {
+    Type t = v.getType();
+    bool constQuant =
+        isConstant(v) && isa<quant::QuantizedType>(getElementTypeOrSelf(t));
+    if (!isa<RankedTensorType>(t) ||
+        (!isQuantized8(t) && !constQuant && !isF32(t)))
+      return nullptr;
   }
+  for (Type t : types)
+    anyQuantized |=
+        isQuantized8(t) || isa<quant::QuantizedType>(getElementTypeOrSelf(t));
   if (!anyQuantized)
     return nullptr;
   auto floatType = [](Type t) {
@@ -239,7 +274,21 @@ Operation *runQuantizedOpInFloat(Operation *op) {
     r.setType(floatType(r.getType()));
   llvm::SmallVector<Operation *> dequantizes;
   b.setInsertionPoint(f);
-  for (OpOperand &o : f->getOpOperands())
+  for (OpOperand &o : f->getOpOperands()) {
+    if (isa<quant::QuantizedType>(getElementTypeOrSelf(o.get().getType())) &&
+        !isQuantized8(o.get().getType())) {
+      // Per-channel weights, int32 biases: constants (checked above).
+      Value c = dequantizedConstant(b, o.get());
+      if (!c) {
+        f->erase();
+        for (Operation *dq : dequantizes)
+          dq->erase();
+        return nullptr;
+      }
+      dequantizes.push_back(c.getDefiningOp());
+      o.set(c);
+      continue;
+    }
     if (isQuantized8(o.get().getType())) {
       if (Value c = dequantizedConstant(b, o.get())) {
         dequantizes.push_back(c.getDefiningOp());
@@ -251,6 +300,7 @@ Operation *runQuantizedOpInFloat(Operation *op) {
       dequantizes.push_back(dq);
       o.set(dq);
     }
+  }
   if (!hostRejection(f).empty()) {
     f->erase();
     for (Operation *dq : dequantizes)
