@@ -40,8 +40,8 @@ llvm::StringMap<OpImporter> &previous() {
   return p;
 }
 
-using CombineN = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                       ValueRange)>;
+using CombineN =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
 Value scalar(OpBuilder &b, Location loc, Type t, double v) {
   if (auto f = dyn_cast<FloatType>(t))
@@ -226,8 +226,9 @@ Value argReduce(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
       ValueRange{scalar(b, loc, elem, 0), i64},
       [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
         Value i = blockIndex(nb, l, shape, axes);
-        Value none = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
-                                              a[2], scalar(nb, l, a[2].getType(), 0));
+        Value none =
+            nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, a[2],
+                                     scalar(nb, l, a[2].getType(), 0));
         Value take = nb.create<arith::OrIOp>(
             l, none, beats(nb, l, a[0], a[1], greater, last, uns));
         return {nb.create<arith::SelectOp>(l, take, a[0], a[1]),
@@ -305,21 +306,21 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
   Value r;
   if (op == "ReduceMax" || op == "ReduceMin") {
     bool isMax = op == "ReduceMax";
-    r = reduceOver(b, loc, shape, ValueRange{x}, {}, axes,
-                   ValueRange{extreme(b, loc, acc, !isMax, uns)},
-                   [&](OpBuilder &nb, Location l,
-                       ValueRange a) -> SmallVector<Value> {
-                     Value v = in(nb, l, a[0]);
-                     return {isMax ? maxOf(nb, l, a[1], v, uns)
-                                   : minOf(nb, l, a[1], v, uns)};
-                   })[0];
+    r = reduceOver(
+        b, loc, shape, ValueRange{x}, {}, axes,
+        ValueRange{extreme(b, loc, acc, !isMax, uns)},
+        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+          Value v = in(nb, l, a[0]);
+          return {isMax ? maxOf(nb, l, a[1], v, uns)
+                        : minOf(nb, l, a[1], v, uns)};
+        })[0];
   } else if (op == "ReduceLogSumExp") {
-    Value max = reduceOver(b, loc, shape, ValueRange{x}, {}, axes,
-                           ValueRange{extreme(b, loc, acc, false, uns)},
-                           [&](OpBuilder &nb, Location l,
-                               ValueRange a) -> SmallVector<Value> {
-                             return {maxOf(nb, l, a[1], in(nb, l, a[0]), uns)};
-                           })[0];
+    Value max = reduceOver(
+        b, loc, shape, ValueRange{x}, {}, axes,
+        ValueRange{extreme(b, loc, acc, false, uns)},
+        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+          return {maxOf(nb, l, a[1], in(nb, l, a[0]), uns)};
+        })[0];
     Value sum = reduceOver(
         b, loc, shape, ValueRange{x}, ValueRange{max}, axes,
         ValueRange{scalar(b, loc, acc, 0)},
@@ -332,11 +333,11 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
     r = lw::elementwise(
         b, loc, shapeOf(sum), ValueRange{sum, max},
         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          Value inf = nb.create<arith::CmpFOp>(
-              l, arith::CmpFPredicate::OEQ, a[1],
-              extreme(nb, l, acc, false, uns));
-          Value v = nb.create<arith::AddFOp>(
-              l, nb.create<math::LogOp>(l, a[0]), a[1]);
+          Value inf =
+              nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, a[1],
+                                       extreme(nb, l, acc, false, uns));
+          Value v = nb.create<arith::AddFOp>(l, nb.create<math::LogOp>(l, a[0]),
+                                             a[1]);
           return nb.create<arith::SelectOp>(l, inf, a[1], v);
         },
         acc);
@@ -427,10 +428,12 @@ llvm::Error importReduce(ImportContext &ic) {
   bool uns = isBool || ic.isUnsignedInput(0);
   bool keep = ic.attrInt("keepdims", 1) != 0;
   SmallVector<int64_t> outShape = reducedShape(shapeOf(*x), axes, keep);
-  auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                             ValueRange args) -> llvm::Expected<Value> {
-    return buildReduce(b, loc, op, args[0], axes, uns, outShape);
-  });
+  auto y =
+      ic.hostOp(*x,
+                [&](OpBuilder &b, Location loc,
+                    ValueRange args) -> llvm::Expected<Value> {
+                  return buildReduce(b, loc, op, args[0], axes, uns, outShape);
+                });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);
@@ -453,11 +456,13 @@ llvm::Error importArgReduce(ImportContext &ic) {
   bool uns = elementOf(*x).isInteger(1) || ic.isUnsignedInput(0);
   SmallVector<int64_t> outShape =
       reducedShape(shapeOf(*x), *axes, ic.attrInt("keepdims", 1) != 0);
-  auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                             ValueRange args) -> llvm::Expected<Value> {
-    Value idx = argReduce(b, loc, args[0], *axes, greater, last, uns);
-    return lw::reshapeTo(b, loc, idx, outShape);
-  });
+  auto y = ic.hostOp(*x,
+                     [&](OpBuilder &b, Location loc,
+                         ValueRange args) -> llvm::Expected<Value> {
+                       Value idx = argReduce(b, loc, args[0], *axes, greater,
+                                             last, uns);
+                       return lw::reshapeTo(b, loc, idx, outShape);
+                     });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);
@@ -474,33 +479,33 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
   if (op == "Hardmax") {
     Value idx = argReduce(b, loc, x, axes, /*greater=*/true, /*last=*/false,
                           /*uns=*/false);
-    return mapOver(b, loc, shape, {}, ValueRange{idx}, axes, elem,
-                   [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                     Value hit = nb.create<arith::CmpIOp>(
-                         l, arith::CmpIPredicate::eq,
-                         blockIndex(nb, l, shape, axes), a[0]);
-                     return nb.create<arith::SelectOp>(
-                         l, hit, scalar(nb, l, elem, 1), scalar(nb, l, elem, 0));
-                   });
+    return mapOver(
+        b, loc, shape, {}, ValueRange{idx}, axes, elem,
+        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+          Value hit =
+              nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                       blockIndex(nb, l, shape, axes), a[0]);
+          return nb.create<arith::SelectOp>(l, hit, scalar(nb, l, elem, 1),
+                                            scalar(nb, l, elem, 0));
+        });
   }
   Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
   auto in = [&](OpBuilder &nb, Location l, Value v) {
     return convert(nb, l, v, acc, false);
   };
-  Value max = reduceOver(b, loc, shape, ValueRange{x}, {}, axes,
-                         ValueRange{extreme(b, loc, acc, false, false)},
-                         [&](OpBuilder &nb, Location l,
-                             ValueRange a) -> SmallVector<Value> {
-                           return {nb.create<arith::MaximumFOp>(
-                               l, a[1], in(nb, l, a[0]))};
-                         })[0];
+  Value max = reduceOver(
+      b, loc, shape, ValueRange{x}, {}, axes,
+      ValueRange{extreme(b, loc, acc, false, false)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+        return {nb.create<arith::MaximumFOp>(l, a[1], in(nb, l, a[0]))};
+      })[0];
   Value sum = reduceOver(
       b, loc, shape, ValueRange{x}, ValueRange{max}, axes,
       ValueRange{scalar(b, loc, acc, 0)},
       [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
         Value d = nb.create<arith::SubFOp>(l, in(nb, l, a[0]), a[1]);
-        return {nb.create<arith::AddFOp>(l, a[2],
-                                         nb.create<math::ExpOp>(l, d))};
+        return {
+            nb.create<arith::AddFOp>(l, a[2], nb.create<math::ExpOp>(l, d))};
       })[0];
   bool log = op == "LogSoftmax";
   return mapOver(
@@ -549,10 +554,11 @@ llvm::Error importSoftmaxFamily(ImportContext &ic) {
     return f32Axis.takeError();
   if (f32Form && elem.isF32() && axes.size() == 1 && (*f32Axis)[0] == axis)
     return f32Form(ic);
-  auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                             ValueRange args) -> llvm::Expected<Value> {
-    return buildSoftmax(b, loc, op, args[0], axes);
-  });
+  auto y = ic.hostOp(*x,
+                     [&](OpBuilder &b, Location loc,
+                         ValueRange args) -> llvm::Expected<Value> {
+                       return buildSoftmax(b, loc, op, args[0], axes);
+                     });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);

@@ -155,10 +155,12 @@ llvm::Error importCumSum(ImportContext &ic) {
   bool exclusive = ic.attrInt("exclusive", 0) != 0;
   bool reverse = ic.attrInt("reverse", 0) != 0;
   loadScf(ic);
-  auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                             ValueRange args) -> llvm::Expected<Value> {
-    return buildCumSum(b, loc, args[0], *axis, exclusive, reverse);
-  });
+  auto y = ic.hostOp(*x,
+                     [&](OpBuilder &b, Location loc,
+                         ValueRange args) -> llvm::Expected<Value> {
+                       return buildCumSum(b, loc, args[0], *axis, exclusive,
+                                          reverse);
+                     });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);
@@ -220,8 +222,8 @@ Value buildTopK(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t k,
   auto loop = b.create<scf::ForOp>(
       loc, lb, ub, step, ValueRange{vals, idxs},
       [&](OpBuilder &nb, Location l, Value r, ValueRange iter) {
-        Value first = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, r,
-                                               lb);
+        Value first =
+            nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, r, lb);
         // The previous step's choice, read back from the outputs (step 0
         // reads slot 0, unused): yielding only insert_slices of the
         // iter_args keeps them in place through bufferization.
@@ -237,8 +239,9 @@ Value buildTopK(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t k,
         // Per row, the first element in ONNX's order among those after the
         // previous step's choice (all of them at step 0).
         auto pick = nb.create<linalg::GenericOp>(
-            l, TypeRange{RankedTensorType::get(row, elem),
-                         RankedTensorType::get(row, i64)},
+            l,
+            TypeRange{RankedTensorType::get(row, elem),
+                      RankedTensorType::get(row, i64)},
             ValueRange{x, prevVal, prevIdx},
             ValueRange{filled(nb, l, row, scalar(nb, l, elem, 0)),
                        filled(nb, l, row, none)},
@@ -298,10 +301,12 @@ llvm::Error importTopK(ImportContext &ic) {
   for (int out = 0; out < 2; ++out) {
     if (ic.node->output_size() <= out || ic.node->output(out).empty())
       continue;
-    auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                               ValueRange args) -> llvm::Expected<Value> {
-      return buildTopK(b, loc, args[0], *axis, k, largest, uns, out == 1);
-    });
+    auto y = ic.hostOp(*x,
+                       [&](OpBuilder &b, Location loc,
+                           ValueRange args) -> llvm::Expected<Value> {
+                         return buildTopK(b, loc, args[0], *axis, k, largest,
+                                          uns, out == 1);
+                       });
     if (!y)
       return y.takeError();
     if (auto err = ic.defineOutput(out, *y))
