@@ -171,62 +171,6 @@ llvm::Error importReduce(ImportContext &ic) {
   return ic.defineOutput(0, y);
 }
 
-/// Slice with constant starts/ends/axes/steps, normalized as ONNX specifies
-/// (negative bounds count from the end, then clamp); positive steps only.
-llvm::Error importSlice(ImportContext &ic) {
-  auto x = ic.input(0);
-  if (!x)
-    return x.takeError();
-  ArrayRef<int64_t> in = shapeOf(*x);
-  int64_t rank = in.size();
-  auto starts = ic.constantInts(1), ends = ic.constantInts(2);
-  if (!starts)
-    return starts.takeError();
-  if (!ends)
-    return ends.takeError();
-  std::vector<int64_t> axes, steps(starts->size(), 1);
-  if (ic.hasInput(3)) {
-    auto a = ic.constantInts(3);
-    if (!a)
-      return a.takeError();
-    axes = *a;
-  } else {
-    for (size_t i = 0; i < starts->size(); ++i)
-      axes.push_back(i);
-  }
-  if (ic.hasInput(4)) {
-    auto s = ic.constantInts(4);
-    if (!s)
-      return s.takeError();
-    steps = *s;
-  }
-  if (axes.size() != starts->size() || ends->size() != starts->size() ||
-      steps.size() != starts->size())
-    return ic.fail("Slice starts/ends/axes/steps differ in length");
-  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1), shape(in);
-  for (size_t i = 0; i < axes.size(); ++i) {
-    int64_t a = normalizeAxis(axes[i], rank);
-    if (a < 0 || a >= rank)
-      return ic.fail("Slice axis out of range");
-    int64_t dim = in[a], step = steps[i];
-    if (step <= 0)
-      return ic.fail("Slice with a non-positive step is not supported");
-    int64_t s = (*starts)[i], e = (*ends)[i];
-    s = std::clamp<int64_t>(s < 0 ? s + dim : s, 0, dim);
-    e = std::clamp<int64_t>(e < 0 ? e + dim : e, 0, dim);
-    offsets[a] = s;
-    strides[a] = step;
-    shape[a] = e > s ? (e - s + step - 1) / step : 0;
-    if (shape[a] == 0)
-      return ic.fail("Slice produces an empty tensor");
-  }
-  auto &b = ic.builder;
-  Value y = b.create<graph::SliceOp>(ic.loc(), tensorType(shape, elementOf(*x)),
-                                     *x, b.getDenseI64ArrayAttr(offsets),
-                                     b.getDenseI64ArrayAttr(strides));
-  return ic.defineOutput(0, y);
-}
-
 } // namespace
 
 void registerFloatImporters(llvm::StringMap<OpImporter> &table) {
@@ -247,7 +191,6 @@ void registerFloatImporters(llvm::StringMap<OpImporter> &table) {
   table["ReduceMean"] = importReduce;
   table["ReduceSum"] = importReduce;
   table["ReduceMax"] = importReduce;
-  table["Slice"] = importSlice;
 }
 
 } // namespace systole::frontend
