@@ -7,7 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "systole/Conversion/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
 
 using namespace mlir;
 
@@ -241,6 +248,334 @@ llvm::Error importConvInteger(ImportContext &ic) {
 // Matrix products
 //===----------------------------------------------------------------------===//
 
+// The graph.matmul forms below are what FoldQDQ and the NPU partition map
+// onto the array (float32 operands of rank >= 2, quantized operands, a Gemm
+// whose bias is a row). Every other MatMul/Gemm/MatMulInteger -- 1-D
+// operands, float64/float16/integer data, alpha/beta, a full or scalar C,
+// runtime integer operands -- is a graph.host op built here: one
+// contraction (linalg.matmul for two plain matrices, otherwise a
+// linalg.generic whose maps express numpy batch broadcasting, transposes and
+// the promoted 1-D operands), accumulating in the operands' type as ORT's
+// CPU kernels do.
+
+Value zeroOf(OpBuilder &b, Location loc, Type t) {
+  if (auto f = dyn_cast<FloatType>(t))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, 0.0));
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 0));
+}
+
+Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type t) {
+  Value e = b.create<tensor::EmptyOp>(loc, shape, t);
+  return b
+      .create<linalg::FillOp>(loc, ValueRange{zeroOf(b, loc, t)}, ValueRange{e})
+      .getResult(0);
+}
+
+Value addOf(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::AddFOp>(loc, x, y);
+  return b.create<arith::AddIOp>(loc, x, y);
+}
+
+Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MulFOp>(loc, x, y);
+  return b.create<arith::MulIOp>(loc, x, y);
+}
+
+/// The loops of an ONNX MatMul: batch dims (numpy broadcasting), M unless A
+/// is 1-D, N unless B is 1-D, then K. A 1-D A is [K] (ONNX promotes it to
+/// [1, K] and drops that 1 from the result), a 1-D B is [K].
+struct Contraction {
+  SmallVector<int64_t> out;
+  int64_t loops = 0;
+  /// Loop positions of M and N (-1 if the operand is 1-D) and K.
+  int64_t m = -1, n = -1, k = -1;
+  AffineMap aMap, bMap, yMap;
+};
+
+llvm::Expected<Contraction> matMulLoops(ImportContext &ic, ArrayRef<int64_t> as,
+                                        ArrayRef<int64_t> bs) {
+  if (as.empty() || bs.empty())
+    return ic.fail("MatMul operands must have rank 1 or more");
+  int64_t ka = as.back();
+  int64_t kb = bs.size() >= 2 ? bs[bs.size() - 2] : bs[0];
+  if (ka != kb)
+    return ic.fail("MatMul contraction mismatch: " + llvm::Twine(ka) + " vs " +
+                   llvm::Twine(kb));
+  ArrayRef<int64_t> aBatch =
+      as.size() > 2 ? as.drop_back(2) : ArrayRef<int64_t>();
+  ArrayRef<int64_t> bBatch =
+      bs.size() > 2 ? bs.drop_back(2) : ArrayRef<int64_t>();
+  auto batch = graph::broadcastShapes(aBatch, bBatch);
+  if (failed(batch))
+    return ic.fail("MatMul batch dimensions do not broadcast");
+  Contraction c;
+  c.out.assign(batch->begin(), batch->end());
+  int64_t nb = c.out.size();
+  if (as.size() >= 2) {
+    c.m = c.out.size();
+    c.out.push_back(as[as.size() - 2]);
+  }
+  if (bs.size() >= 2) {
+    c.n = c.out.size();
+    c.out.push_back(bs.back());
+  }
+  c.k = c.out.size();
+  c.loops = c.k + 1;
+  MLIRContext *ctx = ic.ctx();
+  auto batchExprs = [&](ArrayRef<int64_t> s) {
+    SmallVector<AffineExpr> e;
+    int64_t off = nb - int64_t(s.size());
+    for (int64_t i = 0; i < int64_t(s.size()); ++i)
+      e.push_back(s[i] == 1 && c.out[i + off] != 1
+                      ? getAffineConstantExpr(0, ctx)
+                      : getAffineDimExpr(i + off, ctx));
+    return e;
+  };
+  SmallVector<AffineExpr> ae = batchExprs(aBatch), be = batchExprs(bBatch), ye;
+  if (c.m >= 0)
+    ae.push_back(getAffineDimExpr(c.m, ctx));
+  ae.push_back(getAffineDimExpr(c.k, ctx));
+  be.push_back(getAffineDimExpr(c.k, ctx));
+  if (c.n >= 0)
+    be.push_back(getAffineDimExpr(c.n, ctx));
+  for (int64_t i = 0; i < c.k; ++i)
+    ye.push_back(getAffineDimExpr(i, ctx));
+  c.aMap = AffineMap::get(c.loops, 0, ae, ctx);
+  c.bMap = AffineMap::get(c.loops, 0, be, ctx);
+  c.yMap = AffineMap::get(c.loops, 0, ye, ctx);
+  return c;
+}
+
+/// y = sum_k term(operands at their maps) over the loops of `c`, into a
+/// zero-filled tensor of `elem`.
+Value contract(
+    OpBuilder &b, Location loc, const Contraction &c, ValueRange ins,
+    ArrayRef<AffineMap> inMaps, Type elem,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+  SmallVector<AffineMap> maps(inMaps.begin(), inMaps.end());
+  maps.push_back(c.yMap);
+  SmallVector<utils::IteratorType> iters(c.loops - 1,
+                                         utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = zerosOf(b, loc, c.out, elem);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps, iters,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            Value t = term(nb, l, a.drop_back());
+            nb.create<linalg::YieldOp>(l, addOf(nb, l, a.back(), t));
+          })
+      .getResult(0);
+}
+
+/// ONNX MatMul of any rank and element type as a graph.host op.
+llvm::Error hostMatMul(ImportContext &ic, Value a, Value b) {
+  if (elementOf(a) != elementOf(b))
+    return ic.fail("MatMul operands have different element types");
+  auto c = matMulLoops(ic, shapeOf(a), shapeOf(b));
+  if (!c)
+    return c.takeError();
+  Type elem = elementOf(a);
+  auto y =
+      ic.hostOp({a, b},
+                [&](OpBuilder &nb, Location loc,
+                    ValueRange args) -> llvm::Expected<Value> {
+                  if (shapeOf(a).size() == 2 && shapeOf(b).size() == 2)
+                    return nb
+                        .create<linalg::MatmulOp>(
+                            loc, ValueRange{args[0], args[1]},
+                            ValueRange{zerosOf(nb, loc, c->out, elem)})
+                        .getResult(0);
+                  return contract(nb, loc, *c, args, {c->aMap, c->bMap}, elem,
+                                  [](OpBuilder &tb, Location l, ValueRange s) {
+                                    return mulOf(tb, l, s[0], s[1]);
+                                  });
+                });
+  if (!y)
+    return y.takeError();
+  return ic.defineOutput(0, *y);
+}
+
+/// Reads a zero point of an integer MatMul: one value for the whole tensor,
+/// or one per row of A (`along` = the M loop) / column of B (the N loop).
+llvm::Expected<AffineMap> zeroPointMap(ImportContext &ic, Value zp,
+                                       const Contraction &c, int64_t along,
+                                       int64_t extent, const char *what) {
+  auto s = shapeOf(zp);
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  MLIRContext *ctx = ic.ctx();
+  if (n == 1)
+    return AffineMap::get(
+        c.loops, 0,
+        SmallVector<AffineExpr>(s.size(), getAffineConstantExpr(0, ctx)), ctx);
+  if (s.size() == 1 && along >= 0 && s[0] == extent)
+    return AffineMap::get(c.loops, 0, {getAffineDimExpr(along, ctx)}, ctx);
+  return ic.fail(llvm::Twine(what) +
+                 " must be a scalar or 1-D with one value per " +
+                 (along == c.m ? "row of A" : "column of B"));
+}
+
+/// ONNX MatMulInteger on the host: sum((a - a_zp) * (b - b_zp)) in int32,
+/// with uint8 or int8 data extended by its ONNX signedness.
+llvm::Error hostMatMulInteger(ImportContext &ic) {
+  SmallVector<Value> ins;
+  for (int i = 0; i < 4; ++i) {
+    if (!ic.hasInput(i))
+      continue;
+    auto v = ic.input(i);
+    if (!v)
+      return v.takeError();
+    if (!elementOf(*v).isInteger(8))
+      return ic.fail("MatMulInteger expects int8/uint8 tensors");
+    ins.push_back(*v);
+  }
+  auto as = shapeOf(ins[0]), bs = shapeOf(ins[1]);
+  auto c = matMulLoops(ic, as, bs);
+  if (!c)
+    return c.takeError();
+  SmallVector<AffineMap> maps = {c->aMap, c->bMap};
+  // Which of ins[2..] is a's and b's zero point.
+  int aZp = -1, bZp = -1, next = 2;
+  if (ic.hasInput(2)) {
+    auto m =
+        zeroPointMap(ic, ins[next], *c, c->m,
+                     as.size() >= 2 ? as[as.size() - 2] : 1, "a_zero_point");
+    if (!m)
+      return m.takeError();
+    maps.push_back(*m);
+    aZp = next++;
+  }
+  if (ic.hasInput(3)) {
+    auto m = zeroPointMap(ic, ins[next], *c, c->n,
+                          bs.size() >= 2 ? bs.back() : 1, "b_zero_point");
+    if (!m)
+      return m.takeError();
+    maps.push_back(*m);
+    bZp = next++;
+  }
+  bool aUnsigned = ic.isUnsignedInput(0), bUnsigned = ic.isUnsignedInput(1);
+  Type i32 = i32Type(ic);
+  auto y = ic.hostOp(
+      ins,
+      [&](OpBuilder &nb, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        return contract(
+            nb, loc, *c, args, maps, i32,
+            [&](OpBuilder &tb, Location l, ValueRange s) -> Value {
+              auto widen = [&](Value v, bool isUnsigned) -> Value {
+                if (isUnsigned)
+                  return tb.create<arith::ExtUIOp>(l, i32, v);
+                return tb.create<arith::ExtSIOp>(l, i32, v);
+              };
+              Value x = widen(s[0], aUnsigned), w = widen(s[1], bUnsigned);
+              if (aZp >= 0)
+                x = tb.create<arith::SubIOp>(l, x, widen(s[aZp], aUnsigned));
+              if (bZp >= 0)
+                w = tb.create<arith::SubIOp>(l, w, widen(s[bZp], bUnsigned));
+              return tb.create<arith::MulIOp>(l, x, w);
+            });
+      });
+  if (!y)
+    return y.takeError();
+  return ic.defineOutput(0, *y);
+}
+
+/// ONNX Gemm on the host: alpha * A' B' + beta * C with A' = transA ? A^T :
+/// A (likewise B'), C broadcast to [M, N] (numpy rules), any element type.
+llvm::Error hostGemm(ImportContext &ic) {
+  auto a = ic.input(0), b = ic.input(1);
+  if (!a)
+    return a.takeError();
+  if (!b)
+    return b.takeError();
+  auto as = shapeOf(*a), bs = shapeOf(*b);
+  if (as.size() != 2 || bs.size() != 2)
+    return ic.fail("Gemm operands must be 2-D");
+  Type elem = elementOf(*a);
+  if (elementOf(*b) != elem)
+    return ic.fail("Gemm operands have different element types");
+  bool ta = ic.attrInt("transA", 0), tb = ic.attrInt("transB", 0);
+  int64_t m = ta ? as[1] : as[0], k = ta ? as[0] : as[1];
+  int64_t n = tb ? bs[0] : bs[1], kb = tb ? bs[1] : bs[0];
+  if (k != kb)
+    return ic.fail("Gemm contraction mismatch: " + llvm::Twine(k) + " vs " +
+                   llvm::Twine(kb));
+  float alpha = ic.attrFloat("alpha", 1.0f), beta = ic.attrFloat("beta", 1.0f);
+  // Integer Gemm scales by the attributes converted to the element type.
+  if (isa<IntegerType>(elem) &&
+      (alpha != std::trunc(alpha) || beta != std::trunc(beta)))
+    return ic.fail("integer Gemm with a non-integral alpha or beta");
+  SmallVector<Value> ins = {*a, *b};
+  bool withC = ic.hasInput(2) && beta != 0.0f;
+  if (withC) {
+    auto cv = ic.input(2);
+    if (!cv)
+      return cv.takeError();
+    if (elementOf(*cv) != elem)
+      return ic.fail("Gemm C has another element type than A and B");
+    auto s = graph::broadcastShapes(shapeOf(*cv), ArrayRef<int64_t>{m, n});
+    if (failed(s) || *s != ArrayRef<int64_t>{m, n})
+      return ic.fail("Gemm C does not broadcast to [M, N]");
+    ins.push_back(*cv);
+  }
+  MLIRContext *ctx = ic.ctx();
+  Contraction c;
+  c.out = {m, n};
+  c.m = 0, c.n = 1, c.k = 2, c.loops = 3;
+  AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx),
+             dk = getAffineDimExpr(2, ctx);
+  c.aMap = AffineMap::get(3, 0,
+                          ta ? SmallVector<AffineExpr>{dk, dm}
+                             : SmallVector<AffineExpr>{dm, dk},
+                          ctx);
+  c.bMap = AffineMap::get(3, 0,
+                          tb ? SmallVector<AffineExpr>{dn, dk}
+                             : SmallVector<AffineExpr>{dk, dn},
+                          ctx);
+  c.yMap = AffineMap::get(3, 0, {dm, dn}, ctx);
+  auto scalar = [&](OpBuilder &nb, Location loc, double v) -> Value {
+    if (auto f = dyn_cast<FloatType>(elem))
+      return nb.create<arith::ConstantOp>(loc, nb.getFloatAttr(f, v));
+    return nb.create<arith::ConstantOp>(loc,
+                                        nb.getIntegerAttr(elem, int64_t(v)));
+  };
+  auto y = ic.hostOp(
+      ins,
+      [&](OpBuilder &nb, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        Value ab = contract(nb, loc, c, args.take_front(2), {c.aMap, c.bMap},
+                            elem, [](OpBuilder &tb, Location l, ValueRange s) {
+                              return mulOf(tb, l, s[0], s[1]);
+                            });
+        if (alpha == 1.0f && !withC)
+          return ab;
+        SmallVector<Value> epilogue = {ab};
+        if (withC)
+          epilogue.push_back(args[2]);
+        return conversion::lowering::elementwise(
+            nb, loc, c.out, epilogue,
+            [&](OpBuilder &eb, Location l, ValueRange s) -> Value {
+              Value v = s[0];
+              if (alpha != 1.0f)
+                v = mulOf(eb, l, scalar(eb, l, alpha), v);
+              if (!withC)
+                return v;
+              Value cv = s[1];
+              if (beta != 1.0f)
+                cv = mulOf(eb, l, scalar(eb, l, beta), cv);
+              return addOf(eb, l, v, cv);
+            },
+            elem);
+      });
+  if (!y)
+    return y.takeError();
+  return ic.defineOutput(0, *y);
+}
+
 llvm::Error buildMatMul(ImportContext &ic, Value a, Value b, Value bias,
                         Type resultElement) {
   auto as = shapeOf(a), bs = shapeOf(b);
@@ -267,9 +602,11 @@ llvm::Error importMatMul(ImportContext &ic) {
     return a.takeError();
   if (!b)
     return b.takeError();
-  if (!isa<FloatType>(elementOf(*a)))
-    return ic.fail("MatMul expects float tensors");
-  return buildMatMul(ic, *a, *b, Value(), elementOf(*a));
+  // float32 matrices stay graph.matmul: FoldQDQ maps QDQ ones onto the NPU.
+  if (elementOf(*a).isF32() && elementOf(*b).isF32() &&
+      shapeOf(*a).size() >= 2 && shapeOf(*b).size() >= 2)
+    return buildMatMul(ic, *a, *b, Value(), elementOf(*a));
+  return hostMatMul(ic, *a, *b);
 }
 
 llvm::Error importQLinearMatMul(ImportContext &ic) {
@@ -285,7 +622,42 @@ llvm::Error importQLinearMatMul(ImportContext &ic) {
   return buildMatMul(ic, ops->x, ops->w, Value(), ops->resultElement);
 }
 
+/// Whether MatMulInteger has the form the NPU array runs: constant int8
+/// matrices B (batched only with A's batch dims) and constant zero points
+/// with one value each (A's per tensor; the quantized type is what says
+/// uint8 when one is given).
+bool npuMatMulInteger(ImportContext &ic) {
+  auto a = ic.input(0), b = ic.input(1);
+  if (!a || !b) {
+    llvm::consumeError(a.takeError());
+    llvm::consumeError(b.takeError());
+    return false;
+  }
+  auto as = shapeOf(*a), bs = shapeOf(*b);
+  if (!ic.constantInput(1) || as.size() < 2 || bs.size() < 2 ||
+      (bs.size() > 2 && as.drop_back(2) != bs.drop_back(2)))
+    return false;
+  for (int i : {2, 3}) {
+    if (!ic.hasInput(i)) {
+      if (ic.isUnsignedInput(i - 2))
+        return false;
+      continue;
+    }
+    // The array subtracts one zero point per operand.
+    const HostTensor *zp = ic.constantInput(i);
+    if (!zp || zp->numElements() < 1 || (i == 2 && zp->numElements() != 1))
+      return false;
+    const int8_t *z = zp->dataAs<int8_t>();
+    if (!std::all_of(z, z + zp->numElements(),
+                     [&](int8_t v) { return v == z[0]; }))
+      return false;
+  }
+  return true;
+}
+
 llvm::Error importMatMulInteger(ImportContext &ic) {
+  if (!npuMatMulInteger(ic))
+    return hostMatMulInteger(ic);
   QuantOperands q;
   q.x = 0, q.w = 1, q.xZp = 2, q.wZp = 3;
   auto b = ic.input(1);
@@ -330,16 +702,34 @@ llvm::Expected<Value> gemmBias(ImportContext &ic, int idx, int64_t n) {
       .getResult();
 }
 
+/// Whether a Gemm is a float32 matmul plus a row bias, the graph.matmul form
+/// FoldQDQ maps onto the NPU.
+bool graphGemm(ImportContext &ic, Value a, Value b) {
+  if (!elementOf(a).isF32() || !elementOf(b).isF32() ||
+      shapeOf(a).size() != 2 || shapeOf(b).size() != 2 ||
+      ic.attrFloat("alpha", 1.0f) != 1.0f || ic.attrFloat("beta", 1.0f) != 1.0f)
+    return false;
+  if (!ic.hasInput(2))
+    return true;
+  int64_t n = ic.attrInt("transB", 0) ? shapeOf(b)[0] : shapeOf(b)[1];
+  auto c = ic.input(2);
+  if (!c) {
+    llvm::consumeError(c.takeError());
+    return false;
+  }
+  auto s = shapeOf(*c);
+  return elementOf(*c).isF32() && ((s.size() == 1 && s[0] == n) ||
+                                   (s.size() == 2 && s[0] == 1 && s[1] == n));
+}
+
 llvm::Error importGemm(ImportContext &ic) {
   auto a = ic.input(0), b = ic.input(1);
   if (!a)
     return a.takeError();
   if (!b)
     return b.takeError();
-  if (shapeOf(*a).size() != 2 || shapeOf(*b).size() != 2)
-    return ic.fail("Gemm operands must be 2-D");
-  if (ic.attrFloat("alpha", 1.0f) != 1.0f || ic.attrFloat("beta", 1.0f) != 1.0f)
-    return ic.fail("Gemm with alpha or beta other than 1 is not supported");
+  if (!graphGemm(ic, *a, *b))
+    return hostGemm(ic);
   Value lhs = ic.attrInt("transA", 0) ? transpose2D(ic, *a) : *a;
   Value rhs = ic.attrInt("transB", 0) ? transpose2D(ic, *b) : *b;
   Value bias;
