@@ -15,14 +15,51 @@ llvm::StringRef systole::isa::dtypeName(DType t) {
     return "int32";
   case DType::Float32:
     return "float32";
+  case DType::Int64:
+    return "int64";
+  case DType::Bool:
+    return "bool";
+  case DType::Float64:
+    return "float64";
+  case DType::Int16:
+    return "int16";
+  case DType::Float16:
+    return "float16";
+  case DType::UInt16:
+    return "uint16";
+  case DType::UInt32:
+    return "uint32";
+  case DType::UInt64:
+    return "uint64";
   }
   return "?";
 }
 uint64_t systole::isa::dtypeBytes(DType t) {
-  return (t == DType::Int8 || t == DType::UInt8) ? 1 : 4;
+  switch (t) {
+  case DType::Int8:
+  case DType::UInt8:
+  case DType::Bool:
+    return 1;
+  case DType::Int16:
+  case DType::Float16:
+  case DType::UInt16:
+    return 2;
+  case DType::Int32:
+  case DType::Float32:
+  case DType::UInt32:
+    return 4;
+  case DType::Int64:
+  case DType::Float64:
+  case DType::UInt64:
+    return 8;
+  }
+  return 1;
 }
 std::optional<DType> systole::isa::dtypeByName(llvm::StringRef s) {
-  for (DType t : {DType::Int8, DType::UInt8, DType::Int32, DType::Float32})
+  for (DType t : {DType::Int8, DType::UInt8, DType::Int32, DType::Float32,
+                  DType::Int64, DType::Bool, DType::Float64, DType::Int16,
+                  DType::Float16, DType::UInt16, DType::UInt32,
+                  DType::UInt64})
     if (s == dtypeName(t))
       return t;
   return std::nullopt;

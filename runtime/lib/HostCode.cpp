@@ -61,12 +61,8 @@ llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
   if (h.params.empty() || h.params[0] < 0 ||
       uint64_t(h.params[0]) > h.args.size())
     return error(where + ": params[0] must be the number of input arguments");
-  for (uint32_t a : h.args) {
-    const isa::TensorDesc &t = p.tensors[a];
-    if (t.dtype != isa::DType::Float32)
-      return error(formatv("{0}: argument '{1}' must be float32, is {2}", where,
-                           t.name, isa::dtypeName(t.dtype)));
-  }
+  // Compiled host code takes tensors of every dtype (ONNX ops on int64
+  // indices, bool masks, quantized codes); the verifier bounded their bytes.
   if (h.kind == isa::HostCodeKind::Ptx) {
     // The CPU fallback must follow.
     if (s + 1 >= p.segments.size() || p.segments[s + 1].isNpu() ||

@@ -13,12 +13,16 @@ size_t elementSize(ElementType type) {
   case ElementType::Bool:
     return 1;
   case ElementType::Int16:
+  case ElementType::Float16:
+  case ElementType::UInt16:
     return 2;
   case ElementType::Int32:
   case ElementType::Float32:
+  case ElementType::UInt32:
     return 4;
   case ElementType::Int64:
   case ElementType::Float64:
+  case ElementType::UInt64:
     return 8;
   }
   return 1;
@@ -42,6 +46,14 @@ const char *elementTypeName(ElementType type) {
     return "float64";
   case ElementType::Bool:
     return "bool";
+  case ElementType::Float16:
+    return "float16";
+  case ElementType::UInt16:
+    return "uint16";
+  case ElementType::UInt32:
+    return "uint32";
+  case ElementType::UInt64:
+    return "uint64";
   }
   return "?";
 }

@@ -34,7 +34,9 @@ static bool descrToType(StringRef descr, ElementType &type) {
       {"i1", ElementType::Int8},    {"u1", ElementType::UInt8},
       {"i2", ElementType::Int16},   {"i4", ElementType::Int32},
       {"i8", ElementType::Int64},   {"f4", ElementType::Float32},
-      {"f8", ElementType::Float64}, {"b1", ElementType::Bool}};
+      {"f8", ElementType::Float64}, {"b1", ElementType::Bool},
+      {"f2", ElementType::Float16}, {"u2", ElementType::UInt16},
+      {"u4", ElementType::UInt32},  {"u8", ElementType::UInt64}};
   for (auto &[name, ty] : table)
     if (t == name) {
       type = ty;
@@ -61,6 +63,14 @@ static const char *typeToDescr(ElementType type) {
     return "<f8";
   case ElementType::Bool:
     return "|b1";
+  case ElementType::Float16:
+    return "<f2";
+  case ElementType::UInt16:
+    return "<u2";
+  case ElementType::UInt32:
+    return "<u4";
+  case ElementType::UInt64:
+    return "<u8";
   }
   return "|i1";
 }

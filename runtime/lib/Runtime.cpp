@@ -95,6 +95,22 @@ ElementType rt::elementTypeOf(isa::DType t) {
     return ElementType::Int32;
   case isa::DType::Float32:
     return ElementType::Float32;
+  case isa::DType::Int64:
+    return ElementType::Int64;
+  case isa::DType::Bool:
+    return ElementType::Bool;
+  case isa::DType::Float64:
+    return ElementType::Float64;
+  case isa::DType::Int16:
+    return ElementType::Int16;
+  case isa::DType::Float16:
+    return ElementType::Float16;
+  case isa::DType::UInt16:
+    return ElementType::UInt16;
+  case isa::DType::UInt32:
+    return ElementType::UInt32;
+  case isa::DType::UInt64:
+    return ElementType::UInt64;
   }
   return ElementType::Int8;
 }
@@ -109,6 +125,22 @@ std::optional<isa::DType> rt::dtypeOf(ElementType t) {
     return isa::DType::Int32;
   case ElementType::Float32:
     return isa::DType::Float32;
+  case ElementType::Int64:
+    return isa::DType::Int64;
+  case ElementType::Bool:
+    return isa::DType::Bool;
+  case ElementType::Float64:
+    return isa::DType::Float64;
+  case ElementType::Int16:
+    return isa::DType::Int16;
+  case ElementType::Float16:
+    return isa::DType::Float16;
+  case ElementType::UInt16:
+    return isa::DType::UInt16;
+  case ElementType::UInt32:
+    return isa::DType::UInt32;
+  case ElementType::UInt64:
+    return isa::DType::UInt64;
   default:
     return std::nullopt;
   }

@@ -148,9 +148,14 @@ static int runCompile(int argc, char **argv) {
       return fail("--input-shape " + spec + ": expected name=DxDx...");
     importOptions.inputShapes[name.str()] = shape;
   }
+  std::vector<std::string> defaultedDims;
+  importOptions.defaultedDims = &defaultedDims;
   auto module = frontend::importOnnxFile(input, context, importOptions);
   if (!module)
     return fail(llvm::toString(module.takeError()));
+  for (const std::string &d : defaultedDims)
+    llvm::errs() << "note: " << d
+                 << " (a batch dimension; --input-shape overrides it)\n";
 
   llvm::errs() << "[2/4] running the pass pipeline for " << config->name
                << "\n";

@@ -3,9 +3,16 @@
 // Runs the ONNX backend node tests (Debian's libonnx-testdata: model.onnx +
 // test_data_set_*/input_*.pb, output_*.pb) through import, compile and
 // simulation, and reports per test: unsupported (with the reason), pass, or
-// fail. Node tests feed weights and quantization parameters as graph inputs;
-// since each data set fixes them, every input but the first is frozen into an
-// initializer before compiling, as a deployment would.
+// fail. Every graph input is bound at run time, as a user's inputs are; only
+// an input an op needs at compile time (a Reshape's shape, a quantization
+// scale: the importer says which with a NotConstantError) is frozen into an
+// initializer from the data set, as a deployment that knows it would.
+//
+// A test is UNSUPPORTED only for a reason outside the compiler's claim: an
+// op type without a translator, non-tensor (sequence, optional, map) or
+// string values, random and training-only ops. A claimed op that fails to
+// import, compile or run, or runs and differs, is a FAIL; so is a crash or a
+// hang: every test runs in a child process of its own (-j of them at once).
 //
 //===----------------------------------------------------------------------===//
 #include "Subcommands.h"
@@ -28,7 +35,17 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <functional>
+#include <optional>
 #include <cstring>
+#include <map>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 using namespace systole;
@@ -54,11 +71,18 @@ bool sameValues(const HostTensor &a, const HostTensor &b, std::string &why) {
     why = "got " + a.describe() + ", expected " + b.describe();
     return false;
   }
-  if (a.type() == ElementType::Float32) {
-    // ONNX's own backend-test tolerance.
+  if (a.type() == ElementType::Float32 || a.type() == ElementType::Float64) {
+    // ONNX's own backend-test tolerance; NaN matches NaN.
     for (int64_t i = 0; i < a.numElements(); ++i) {
-      float x = a.dataAs<float>()[i], y = b.dataAs<float>()[i];
-      if (std::fabs(x - y) > 1e-3f + 1e-3f * std::fabs(y)) {
+      double x = a.type() == ElementType::Float32 ? a.dataAs<float>()[i]
+                                                  : a.dataAs<double>()[i];
+      double y = b.type() == ElementType::Float32 ? b.dataAs<float>()[i]
+                                                  : b.dataAs<double>()[i];
+      if (std::isnan(x) && std::isnan(y))
+        continue;
+      if (x == y)
+        continue; // also equal infinities
+      if (!(std::fabs(x - y) <= 1e-3 + 1e-3 * std::fabs(y))) {
         why = "element " + std::to_string(i) + ": " + std::to_string(x) +
               " vs " + std::to_string(y);
         return false;
@@ -79,50 +103,102 @@ struct TestOptions {
   std::string saveDir;   ///< write each compiled .npu here when not empty
 };
 
+/// Why a model is outside what the toolchain claims, or "".
+std::string outsideClaim(const onnx::ModelProto &m) {
+  auto nonTensor = [](const onnx::ValueInfoProto &v) {
+    return !v.type().has_tensor_type() ||
+           v.type().tensor_type().elem_type() == onnx::TensorProto::STRING;
+  };
+  for (const auto &v : m.graph().input())
+    if (nonTensor(v))
+      return "input '" + v.name() + "' is a sequence, optional, map or string";
+  for (const auto &v : m.graph().output())
+    if (nonTensor(v))
+      return "output '" + v.name() + "' is a sequence, optional, map or string";
+  static const char *random[] = {"RandomNormal", "RandomNormalLike",
+                                 "RandomUniform", "RandomUniformLike",
+                                 "Bernoulli", "Multinomial"};
+  for (const auto &n : m.graph().node()) {
+    if (n.domain() == "ai.onnx.preview.training")
+      return "training-only op " + n.op_type();
+    for (const char *r : random)
+      if (n.op_type() == r)
+        return "random op " + n.op_type();
+  }
+  std::string missing = unsupportedOps(m);
+  if (!missing.empty())
+    return "ops: " + missing;
+  return "";
+}
+
+/// Moves graph input `name` of `model` into an initializer holding `value`.
+bool freezeInput(onnx::ModelProto &model, const std::string &name,
+                 const std::string &file) {
+  auto *graph = model.mutable_graph();
+  for (int i = 0; i < graph->input_size(); ++i) {
+    if (graph->input(i).name() != name)
+      continue;
+    onnx::TensorProto proto;
+    auto buf = llvm::MemoryBuffer::getFile(file);
+    if (!buf || !proto.ParseFromArray((*buf)->getBufferStart(),
+                                      (*buf)->getBufferSize()))
+      return false;
+    proto.set_name(name);
+    *graph->add_initializer() = proto;
+    graph->mutable_input()->DeleteSubrange(i, 1);
+    return true;
+  }
+  return false;
+}
+
 Outcome runTest(const std::string &dir, const TestOptions &opts) {
   const std::string &hw = opts.hw;
   auto model = frontend::loadOnnxModel(dir + "/model.onnx");
   if (!model)
-    return {Outcome::Unsupported, llvm::toString(model.takeError())};
-  std::string missing = unsupportedOps(**model);
-  if (!missing.empty())
-    return {Outcome::Unsupported, "ops: " + missing};
+    return {Outcome::Fail, llvm::toString(model.takeError())};
+  std::string outside = outsideClaim(**model);
+  if (!outside.empty())
+    return {Outcome::Unsupported, outside};
+  const onnx::GraphProto &declared = (*model)->graph();
   std::error_code ec;
   int sets = 0, failed = 0;
   std::string firstFailure;
+  std::vector<std::string> setDirs;
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    llvm::StringRef set = llvm::sys::path::filename(it->path());
-    if (!set.starts_with("test_data_set_"))
-      continue;
+       it.increment(ec))
+    if (llvm::sys::path::filename(it->path()).starts_with("test_data_set_"))
+      setDirs.push_back(it->path());
+  std::sort(setDirs.begin(), setDirs.end());
+  for (const std::string &setDir : setDirs) {
+    std::string set = llvm::sys::path::filename(setDir).str();
     ++sets;
-    // Freeze inputs 1..n-1 of this data set into initializers.
+    // Inputs by declared name; input_<i>.pb belongs to graph input i.
+    std::map<std::string, std::string> inputFile;
+    for (int i = 0; i < declared.input_size(); ++i)
+      inputFile[declared.input(i).name()] =
+          setDir + "/input_" + std::to_string(i) + ".pb";
     onnx::ModelProto frozen = **model;
-    auto *graph = frozen.mutable_graph();
-    std::vector<HostTensor> inputs;
-    for (int i = 0; i < graph->input_size(); ++i) {
-      auto t = frontend::loadTensorProtoFile(it->path() + "/input_" +
-                                             std::to_string(i) + ".pb");
-      if (!t)
-        return {Outcome::Fail, llvm::toString(t.takeError())};
-      inputs.push_back(std::move(*t));
-    }
-    for (int i = graph->input_size() - 1; i >= 1; --i) {
-      onnx::TensorProto proto;
-      std::string path = it->path() + "/input_" + std::to_string(i) + ".pb";
-      auto buf = llvm::MemoryBuffer::getFile(path);
-      if (!buf || !proto.ParseFromArray((*buf)->getBufferStart(),
-                                        (*buf)->getBufferSize()))
-        return {Outcome::Fail, "cannot read " + path};
-      proto.set_name(graph->input(i).name());
-      *graph->add_initializer() = proto;
-      graph->mutable_input()->DeleteSubrange(i, 1);
-    }
     mlir::MLIRContext context;
-    auto module =
+    llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> module =
         frontend::importOnnxModel(frozen, dir + "/model.onnx", context);
+    // Freeze what the importer needs at compile time, one input at a time.
+    for (int tries = 0; !module && tries <= declared.input_size(); ++tries) {
+      std::string wanted;
+      std::string message;
+      llvm::handleAllErrors(
+          module.takeError(),
+          [&](const frontend::NotConstantError &e) {
+            wanted = e.valueName;
+            message = e.message;
+          },
+          [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+      if (wanted.empty() || !inputFile.count(wanted) ||
+          !freezeInput(frozen, wanted, inputFile[wanted]))
+        return {Outcome::Fail, "import: " + message};
+      module = frontend::importOnnxModel(frozen, dir + "/model.onnx", context);
+    }
     if (!module)
-      return {Outcome::Unsupported, llvm::toString(module.takeError())};
+      return {Outcome::Fail, "import: " + llvm::toString(module.takeError())};
     mlir::PassManager pm(&context);
     npu::PipelineOptions options;
     options.hw = hw;
@@ -135,7 +211,7 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
         return mlir::success();
       });
       if (mlir::failed(pm.run(**module)))
-        return {Outcome::Unsupported, "compile: " + diag};
+        return {Outcome::Fail, "compile: " + diag};
     }
     auto config = npu::resolveHwConfig(hw);
     if (!config)
@@ -143,12 +219,12 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
     auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
     auto program = npu::emitProgram(func, *config, nullptr, opts.emit);
     if (!program)
-      return {Outcome::Unsupported, llvm::toString(program.takeError())};
+      return {Outcome::Fail, "emit: " + llvm::toString(program.takeError())};
     if (!opts.saveDir.empty())
       if (auto e = isa::writeProgramFile(
               *program, opts.saveDir + "/" +
-                            llvm::sys::path::filename(dir).str() + "." +
-                            set.str() + ".npu"))
+                            llvm::sys::path::filename(dir).str() + "." + set +
+                            ".npu"))
         return {Outcome::Fail, llvm::toString(std::move(e))};
     auto loaded = rt::Model::loadBytes(isa::writeProgram(*program));
     if (!loaded)
@@ -156,28 +232,38 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
     rt::SessionOptions so;
     so.backend = sim::BackendKind::Functional;
     rt::Session session(**loaded, so);
-    if (auto e = session.setInput(graph->input(0).name(), inputs[0]))
-      return {Outcome::Fail, llvm::toString(std::move(e))};
+    // Every input still a graph input is bound now, at run time.
+    const onnx::GraphProto &graph = frozen.graph();
+    for (int i = 0; i < graph.input_size(); ++i) {
+      auto t = frontend::loadTensorProtoFile(inputFile[graph.input(i).name()]);
+      if (!t)
+        return {Outcome::Fail, llvm::toString(t.takeError())};
+      if (auto e = session.setInput(graph.input(i).name(), *t))
+        return {Outcome::Fail, llvm::toString(std::move(e))};
+    }
     if (auto e = session.run())
       return {Outcome::Fail, llvm::toString(std::move(e))};
-    for (int o = 0; o < graph->output_size(); ++o) {
-      auto want = frontend::loadTensorProtoFile(it->path() + "/output_" +
+    for (int o = 0; o < graph.output_size(); ++o) {
+      auto want = frontend::loadTensorProtoFile(setDir + "/output_" +
                                                 std::to_string(o) + ".pb");
-      auto got = session.output(graph->output(o).name());
+      auto got = session.output(graph.output(o).name());
       if (!want || !got) {
+        std::string why;
         if (!want)
-          llvm::consumeError(want.takeError());
+          why = llvm::toString(want.takeError());
         if (!got)
-          llvm::consumeError(got.takeError());
+          why += (why.empty() ? "" : "; ") + llvm::toString(got.takeError());
         ++failed;
-        firstFailure = "missing output " + graph->output(o).name();
+        if (firstFailure.empty())
+          firstFailure = set + ": output " + graph.output(o).name() + ": " +
+                         why;
         continue;
       }
       std::string why;
       if (!sameValues(*got, *want, why)) {
         ++failed;
         if (firstFailure.empty())
-          firstFailure = set.str() + ": " + why;
+          firstFailure = set + ": " + why;
       }
     }
   }
@@ -186,6 +272,96 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
   if (failed)
     return {Outcome::Fail, firstFailure};
   return {Outcome::Pass, std::to_string(sets) + " data set(s)"};
+}
+
+/// Runs `count` tests, each in a child process of its own (at most `jobs` at
+/// once), so that a crash or a hang of the compiler on one node test is that
+/// test's FAIL and not the end of the run; `done` receives each outcome.
+void runIsolated(size_t count, unsigned jobs, unsigned timeoutSeconds,
+                 const std::function<Outcome(size_t)> &run,
+                 const std::function<void(size_t, Outcome)> &done) {
+  struct Child {
+    pid_t pid;
+    int fd;
+    size_t index;
+    std::chrono::steady_clock::time_point start;
+    std::string data;
+  };
+  std::vector<Child> running;
+  size_t next = 0;
+  jobs = std::max(1u, jobs);
+  llvm::outs().flush();
+  while (next < count || !running.empty()) {
+    while (next < count && running.size() < jobs) {
+      int fds[2];
+      if (pipe(fds) != 0) {
+        done(next, {Outcome::Fail, "pipe() failed"});
+        ++next;
+        continue;
+      }
+      pid_t pid = fork();
+      if (pid == 0) {
+        close(fds[0]);
+        Outcome o = run(next);
+        std::string msg = std::to_string(int(o.kind)) + o.detail.substr(0, 4000);
+        for (size_t off = 0; off < msg.size();) {
+          ssize_t n = write(fds[1], msg.data() + off, msg.size() - off);
+          if (n <= 0)
+            break;
+          off += size_t(n);
+        }
+        _exit(0);
+      }
+      close(fds[1]);
+      if (pid < 0) {
+        close(fds[0]);
+        done(next, {Outcome::Fail, "fork() failed"});
+        ++next;
+        continue;
+      }
+      fcntl(fds[0], F_SETFL, O_NONBLOCK);
+      running.push_back({pid, fds[0], next++, std::chrono::steady_clock::now(),
+                         ""});
+    }
+    usleep(2000);
+    for (size_t c = 0; c < running.size();) {
+      Child &ch = running[c];
+      char buf[4096];
+      ssize_t n;
+      while ((n = read(ch.fd, buf, sizeof buf)) > 0)
+        ch.data.append(buf, size_t(n));
+      int status = 0;
+      pid_t r = waitpid(ch.pid, &status, WNOHANG);
+      bool late = std::chrono::steady_clock::now() - ch.start >
+                  std::chrono::seconds(timeoutSeconds);
+      if (r == 0 && !late) {
+        ++c;
+        continue;
+      }
+      Outcome o{Outcome::Fail, ""};
+      if (r == 0) {
+        kill(ch.pid, SIGKILL);
+        waitpid(ch.pid, &status, 0);
+        o.detail = "timed out after " + std::to_string(timeoutSeconds) + " s";
+      } else {
+        while ((n = read(ch.fd, buf, sizeof buf)) > 0)
+          ch.data.append(buf, size_t(n));
+        if (WIFSIGNALED(status))
+          o.detail = std::string("the compiler or runtime crashed (") +
+                     strsignal(WTERMSIG(status)) + ")";
+        else if (ch.data.empty())
+          o.detail = "the test process exited without a result";
+        else {
+          o.kind = static_cast<Outcome::Kind>(ch.data[0] - '0');
+          o.detail = ch.data.substr(1);
+        }
+      }
+      close(ch.fd);
+      size_t index = ch.index;
+      running.erase(running.begin() + c);
+      done(index, std::move(o));
+    }
+  }
 }
 
 int runConformance(int argc, char **argv) {
@@ -214,6 +390,11 @@ int runConformance(int argc, char **argv) {
       cl::desc("write every compiled binary to this folder "
                "(<test>.<data set>.npu)"),
       cl::value_desc("dir"), cl::cat(cat));
+  cl::opt<unsigned> jobs("j", cl::desc("tests run in parallel (processes)"),
+                         cl::init(1), cl::cat(cat));
+  cl::opt<unsigned> timeout(
+      "timeout", cl::desc("seconds one test may take before it fails"),
+      cl::init(300), cl::cat(cat));
   cl::HideUnrelatedOptions(cat);
   if (!cl::ParseCommandLineOptions(argc, argv,
                                    "Run the ONNX node tests through the "
@@ -258,18 +439,31 @@ int runConformance(int argc, char **argv) {
   }
   std::sort(tests.begin(), tests.end());
   int pass = 0, fail = 0, unsupported = 0;
-  for (const std::string &t : tests) {
-    Outcome o = runTest(dataDir + "/" + t, opts);
-    const char *tag = o.kind == Outcome::Pass   ? "PASS"
-                      : o.kind == Outcome::Fail ? "FAIL"
-                                                : "UNSUPPORTED";
-    (o.kind == Outcome::Pass   ? pass
-     : o.kind == Outcome::Fail ? fail
-                               : unsupported)++;
-    std::string detail = o.detail.substr(0, 160);
-    std::replace(detail.begin(), detail.end(), '\n', ' ');
-    llvm::outs() << llvm::formatv("{0,-12} {1,-52} {2}\n", tag, t, detail);
-  }
+  std::vector<std::optional<Outcome>> outcomes(tests.size());
+  size_t printed = 0;
+  auto flush = [&] {
+    for (; printed < tests.size() && outcomes[printed]; ++printed) {
+      const Outcome &o = *outcomes[printed];
+      const char *tag = o.kind == Outcome::Pass   ? "PASS"
+                        : o.kind == Outcome::Fail ? "FAIL"
+                                                  : "UNSUPPORTED";
+      (o.kind == Outcome::Pass   ? pass
+       : o.kind == Outcome::Fail ? fail
+                                 : unsupported)++;
+      std::string detail = o.detail.substr(0, 160);
+      std::replace(detail.begin(), detail.end(), '\n', ' ');
+      llvm::outs() << llvm::formatv("{0,-12} {1,-52} {2}\n", tag,
+                                    tests[printed], detail);
+      llvm::outs().flush();
+    }
+  };
+  runIsolated(
+      tests.size(), jobs, timeout,
+      [&](size_t i) { return runTest(dataDir + "/" + tests[i], opts); },
+      [&](size_t i, Outcome o) {
+        outcomes[i] = std::move(o);
+        flush();
+      });
   llvm::outs() << "conformance: " << pass << " passed, " << fail << " failed, "
                << unsupported << " unsupported of " << tests.size() << "\n";
   return failOnFail && fail ? 1 : 0;

@@ -37,6 +37,8 @@ public:
 
   /// "model.onnx: node 'conv1' (Conv): <msg>".
   llvm::Error fail(const llvm::Twine &msg) const;
+  /// A NotConstantError for input `i` (`what` says which operand it is).
+  llvm::Error notConstant(int i, const llvm::Twine &what = "") const;
   mlir::Location loc() const;
   mlir::MLIRContext *ctx() const { return builder.getContext(); }
 
@@ -69,6 +71,18 @@ public:
       mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
   llvm::Expected<mlir::Value> hostOp(mlir::ValueRange inputs, HostBodyFn body);
 
+  // ONNX element types ---------------------------------------------------
+  /// Records the ONNX element type of every value (shape inference over the
+  /// model), before any node is translated.
+  void recordElemTypes();
+  /// onnx::TensorProto::DataType of value `name`, 0 if unknown.
+  int32_t onnxElemType(llvm::StringRef name) const;
+  /// Whether value `name` / input `i` is uint8..uint64: MLIR holds them in
+  /// signless integers, so division, comparison, min/max, right shift and
+  /// conversion to float must choose the unsigned form.
+  bool isUnsigned(llvm::StringRef name) const;
+  bool isUnsignedInput(int i) const;
+
   // Attributes -------------------------------------------------------------
   int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
   float attrFloat(llvm::StringRef name, float dflt) const;
@@ -94,6 +108,7 @@ private:
     std::optional<HostTensor> constant;
   };
   llvm::StringMap<Entry> values;
+  llvm::StringMap<int32_t> elemTypes;
 };
 
 /// A translator for one ONNX op type.
@@ -107,6 +122,16 @@ void registerPoolImporters(llvm::StringMap<OpImporter> &table);
 void registerShapeImporters(llvm::StringMap<OpImporter> &table);
 void registerFloatImporters(llvm::StringMap<OpImporter> &table);
 void registerHostElementwiseImporters(llvm::StringMap<OpImporter> &table);
+void registerReduceImporters(llvm::StringMap<OpImporter> &table);
+void registerScanImporters(llvm::StringMap<OpImporter> &table);
+void registerIndexImporters(llvm::StringMap<OpImporter> &table);
+void registerTensorOpImporters(llvm::StringMap<OpImporter> &table);
+void registerNormImporters(llvm::StringMap<OpImporter> &table);
+void registerHostConvImporters(llvm::StringMap<OpImporter> &table);
+void registerResizeImporters(llvm::StringMap<OpImporter> &table);
+void registerLossImporters(llvm::StringMap<OpImporter> &table);
+void registerRecurrentImporters(llvm::StringMap<OpImporter> &table);
+void registerEinsumImporters(llvm::StringMap<OpImporter> &table);
 
 /// The host (graph.host) form of an elementwise ONNX op registered by
 /// registerHostElementwiseImporters: every element type, ONNX semantics.

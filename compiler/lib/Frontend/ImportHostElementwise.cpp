@@ -10,9 +10,9 @@
 // here for other element types.
 //
 // Unsigned integer tensors are held in signless integers; ops whose result
-// depends on signedness (division, comparison, min/max, conversion to
-// float) treat them as signed, so uint32/uint64 values above INT_MAX are
-// not exact yet (docs/host.md).
+// depends on signedness (division, remainder, comparison, min/max, right
+// shift, conversion to and from float) pick the unsigned arith op when ONNX
+// types the operand uint8..uint64 (ImportContext::isUnsigned).
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
@@ -39,6 +39,8 @@ struct Scalar {
   ValueRange args;
   ImportContext &ic;
   Type elem;
+  /// The (integer) operands are unsigned.
+  bool uns = false;
 
   Value x() const { return args[0]; }
   Value y() const { return args[1]; }
@@ -94,20 +96,39 @@ template <typename OpT> Body unaryMath() {
   return [](Scalar &s) -> Value { return s.b.create<OpT>(s.loc, s.x()); };
 }
 
-/// Float or integer binary arithmetic.
-template <typename FOp, typename IOp> Body arith2() {
+/// Float or integer binary arithmetic (`UOp`: the unsigned integer form).
+template <typename FOp, typename IOp, typename UOp = IOp> Body arith2() {
   return [](Scalar &s) -> Value {
     if (s.isFloat())
       return s.b.create<FOp>(s.loc, s.x(), s.y());
+    if (s.uns)
+      return s.b.create<UOp>(s.loc, s.x(), s.y());
     return s.b.create<IOp>(s.loc, s.x(), s.y());
   };
+}
+
+/// The unsigned form of a signed integer predicate.
+arith::CmpIPredicate unsignedPredicate(arith::CmpIPredicate p) {
+  using IP = arith::CmpIPredicate;
+  switch (p) {
+  case IP::slt:
+    return IP::ult;
+  case IP::sle:
+    return IP::ule;
+  case IP::sgt:
+    return IP::ugt;
+  case IP::sge:
+    return IP::uge;
+  default:
+    return p;
+  }
 }
 
 Body compare(arith::CmpFPredicate f, arith::CmpIPredicate i) {
   return [f, i](Scalar &s) -> Value {
     if (s.isFloat())
       return cmpf(s, f, s.x(), s.y());
-    return cmpi(s, i, s.x(), s.y());
+    return cmpi(s, s.uns ? unsignedPredicate(i) : i, s.x(), s.y());
   };
 }
 
@@ -126,17 +147,23 @@ Body fold(std::function<Value(Scalar &, Value, Value)> f, bool mean = false) {
 Value minOf(Scalar &s, Value a, Value b) {
   if (isa<FloatType>(a.getType()))
     return s.b.create<arith::MinimumFOp>(s.loc, a, b);
+  if (s.uns)
+    return s.b.create<arith::MinUIOp>(s.loc, a, b);
   return s.b.create<arith::MinSIOp>(s.loc, a, b);
 }
 Value maxOf(Scalar &s, Value a, Value b) {
   if (isa<FloatType>(a.getType()))
     return s.b.create<arith::MaximumFOp>(s.loc, a, b);
+  if (s.uns)
+    return s.b.create<arith::MaxUIOp>(s.loc, a, b);
   return s.b.create<arith::MaxSIOp>(s.loc, a, b);
 }
 
 /// ONNX Cast: float -> int truncates toward zero, int -> float rounds to
-/// nearest, to bool is `x != 0`, from bool is 0/1.
-Value convert(OpBuilder &b, Location loc, Value v, Type to) {
+/// nearest, to bool is `x != 0`, from bool is 0/1; `fromU`/`toU` say that
+/// the integer source/target is unsigned.
+Value convert(OpBuilder &b, Location loc, Value v, Type to, bool fromU = false,
+              bool toU = false) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -161,12 +188,17 @@ Value convert(OpBuilder &b, Location loc, Value v, Type to) {
                ? Value(b.create<arith::ExtFOp>(loc, to, v))
                : Value(b.create<arith::TruncFOp>(loc, to, v));
   if (ff && ti)
-    return b.create<arith::FPToSIOp>(loc, to, v);
+    return toU ? Value(b.create<arith::FPToUIOp>(loc, to, v))
+               : Value(b.create<arith::FPToSIOp>(loc, to, v));
   if (fi && tf)
-    return b.create<arith::SIToFPOp>(loc, to, v);
-  return fi.getWidth() < ti.getWidth()
-             ? Value(b.create<arith::ExtSIOp>(loc, to, v))
-             : Value(b.create<arith::TruncIOp>(loc, to, v));
+    return fromU ? Value(b.create<arith::UIToFPOp>(loc, to, v))
+                 : Value(b.create<arith::SIToFPOp>(loc, to, v));
+  if (fi.getWidth() == ti.getWidth())
+    return v;
+  if (fi.getWidth() > ti.getWidth())
+    return b.create<arith::TruncIOp>(loc, to, v);
+  return fromU ? Value(b.create<arith::ExtUIOp>(loc, to, v))
+               : Value(b.create<arith::ExtSIOp>(loc, to, v));
 }
 
 const llvm::StringMap<Elementwise> &table() {
@@ -291,6 +323,8 @@ const llvm::StringMap<Elementwise> &table() {
     n1("Abs", [](Scalar &s) -> Value {
       if (s.isFloat())
         return s.b.create<math::AbsFOp>(s.loc, s.x());
+      if (s.uns)
+        return s.x();
       return s.b.create<math::AbsIOp>(s.loc, s.x());
     });
     n1("Neg", [](Scalar &s) -> Value {
@@ -305,6 +339,8 @@ const llvm::StringMap<Elementwise> &table() {
             select(s, cmpf(s, FP::OGT, s.x(), s.fc(0)), s.fc(1), s.fc(0));
         return select(s, cmpf(s, FP::OLT, s.x(), s.fc(0)), s.fc(-1), pos);
       }
+      if (s.uns)
+        return select(s, cmpi(s, IP::ne, s.x(), s.fc(0)), s.fc(1), s.fc(0));
       Value pos = select(s, cmpi(s, IP::sgt, s.x(), s.fc(0)), s.fc(1), s.fc(0));
       return select(s, cmpi(s, IP::slt, s.x(), s.fc(0)), s.fc(-1), pos);
     });
@@ -322,7 +358,7 @@ const llvm::StringMap<Elementwise> &table() {
     n2("Add", arith2<arith::AddFOp, arith::AddIOp>());
     n2("Sub", arith2<arith::SubFOp, arith::SubIOp>());
     n2("Mul", arith2<arith::MulFOp, arith::MulIOp>());
-    n2("Div", arith2<arith::DivFOp, arith::DivSIOp>());
+    n2("Div", arith2<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>());
     n2("BitwiseAnd", [](Scalar &s) -> Value {
       return s.b.create<arith::AndIOp>(s.loc, s.x(), s.y());
     });
@@ -338,6 +374,8 @@ const llvm::StringMap<Elementwise> &table() {
       return s.b.create<arith::ShRUIOp>(s.loc, s.x(), s.y());
     });
     n2("Mod", [](Scalar &s) -> Value {
+      if (!s.isFloat() && s.uns)
+        return s.b.create<arith::RemUIOp>(s.loc, s.x(), s.y());
       if (s.isFloat() || s.ic.attrInt("fmod", 0))
         return s.isFloat()
                    ? Value(s.b.create<arith::RemFOp>(s.loc, s.x(), s.y()))
@@ -354,7 +392,8 @@ const llvm::StringMap<Elementwise> &table() {
     });
     // Pow's exponent may have another type; it is converted to the base's.
     n2("Pow", [](Scalar &s) -> Value {
-      Value e = convert(s.b, s.loc, s.y(), s.x().getType());
+      Value e = convert(s.b, s.loc, s.y(), s.x().getType(),
+                        s.ic.isUnsignedInput(1), s.uns);
       if (s.isFloat())
         return s.b.create<math::PowFOp>(s.loc, s.x(), e);
       return s.b.create<math::IPowIOp>(s.loc, s.x(), e);
@@ -397,10 +436,12 @@ const llvm::StringMap<Elementwise> &table() {
                     return select(s, s.args[0], s.args[1], s.args[2]);
                   }};
     m["Cast"] = {1, false, Result::Attr, [](Scalar &s) -> Value {
-                   return convert(s.b, s.loc, s.x(), s.elem);
+                   return convert(s.b, s.loc, s.x(), s.elem, s.uns,
+                                  s.ic.isUnsigned(s.ic.node->output(0)));
                  }};
     m["CastLike"] = {2, false, Result::Attr, [](Scalar &s) -> Value {
-                       return convert(s.b, s.loc, s.x(), s.elem);
+                       return convert(s.b, s.loc, s.x(), s.elem, s.uns,
+                                      s.ic.isUnsignedInput(1));
                      }};
     return m;
   }();
@@ -489,6 +530,8 @@ llvm::Error importHostElementwise(ImportContext &ic) {
     if (!exempt && elementOf(ins[i]) != want)
       return ic.fail("operands have different element types");
   }
+  // Where's condition is bool; its values decide the operands' signedness.
+  bool uns = ic.isUnsignedInput(ic.node->op_type() == "Where" ? 1 : 0);
   SmallVector<int64_t> shape(shapeOf(ins[0]));
   for (Value v : llvm::ArrayRef(ins).drop_front()) {
     auto s = graph::broadcastShapes(shape, shapeOf(v));
@@ -502,7 +545,7 @@ llvm::Error importHostElementwise(ImportContext &ic) {
                        return lw::elementwise(
                            b, loc, shape, args,
                            [&](OpBuilder &nb, Location l, ValueRange scalars) {
-                             Scalar s{nb, l, scalars, ic, elem};
+                             Scalar s{nb, l, scalars, ic, elem, uns};
                              return e.body(s);
                            },
                            elem);

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
 
+#include "systole/Conversion/LoweringUtils.h"
 #include "systole/Frontend/OnnxModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -21,15 +23,30 @@
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
 
 using namespace mlir;
 using llvm::StringRef;
 
 namespace systole::frontend {
 
+char NotConstantError::ID;
+
 //===----------------------------------------------------------------------===//
 // ImportContext
 //===----------------------------------------------------------------------===//
+
+llvm::Error ImportContext::notConstant(int i, const llvm::Twine &what) const {
+  std::string name = hasInput(i) ? node->input(i) : std::string();
+  std::string msg;
+  llvm::handleAllErrors(
+      fail("input " + llvm::Twine(i) + " ('" + name + "'" +
+           (what.isTriviallyEmpty() ? "" : ", " + what) +
+           ") must be a compile-time constant (an initializer or computed "
+           "from initializers)"),
+      [&](const llvm::ErrorInfoBase &e) { msg = e.message(); });
+  return llvm::make_error<NotConstantError>(msg, name);
+}
 
 llvm::Error ImportContext::fail(const llvm::Twine &msg) const {
   std::string where = modelPath.str();
@@ -94,6 +111,15 @@ static Type elementTypeFor(MLIRContext *ctx, ElementType type) {
     return Float64Type::get(ctx);
   case ElementType::Bool:
     return IntegerType::get(ctx, 1);
+  case ElementType::Float16:
+    return Float16Type::get(ctx);
+  // Signless like uint8; ImportContext::isUnsigned says which are unsigned.
+  case ElementType::UInt16:
+    return IntegerType::get(ctx, 16);
+  case ElementType::UInt32:
+    return IntegerType::get(ctx, 32);
+  case ElementType::UInt64:
+    return IntegerType::get(ctx, 64);
   }
   return {};
 }
@@ -145,9 +171,7 @@ llvm::Expected<Value> ImportContext::input(int i) {
 llvm::Expected<std::vector<int64_t>> ImportContext::constantInts(int i) {
   const HostTensor *t = constantInput(i);
   if (!t)
-    return fail("input " + llvm::Twine(i) + " ('" +
-                (hasInput(i) ? node->input(i) : std::string()) +
-                "') must be a constant");
+    return notConstant(i);
   std::vector<int64_t> out;
   for (int64_t k = 0; k < t->numElements(); ++k) {
     switch (t->type()) {
@@ -168,7 +192,7 @@ llvm::Expected<std::vector<int64_t>> ImportContext::constantInts(int i) {
 llvm::Expected<std::vector<float>> ImportContext::constantFloats(int i) {
   const HostTensor *t = constantInput(i);
   if (!t)
-    return fail("input " + llvm::Twine(i) + " must be a constant");
+    return notConstant(i);
   std::vector<float> out;
   for (int64_t k = 0; k < t->numElements(); ++k) {
     if (t->type() == ElementType::Float32)
@@ -244,7 +268,7 @@ llvm::Expected<Type> ImportContext::quantElementType(int scaleIdx, int zpIdx,
   if (zpIdx >= 0 && hasInput(zpIdx)) {
     const HostTensor *zt = constantInput(zpIdx);
     if (!zt)
-      return fail("zero point must be a constant");
+      return notConstant(zpIdx, "the zero point");
     if (zt->numElements() != static_cast<int64_t>(scales->size()))
       return fail("zero point has " + llvm::Twine(zt->numElements()) +
                   " elements, scale has " + llvm::Twine(scales->size()));
@@ -336,6 +360,19 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerPoolImporters(t);
     registerShapeImporters(t);
     registerFloatImporters(t);
+    // Host-only families; each may wrap an op registered above (keeping its
+    // NPU form for the cases that have one).
+    registerReduceImporters(t);
+    registerScanImporters(t);
+    registerIndexImporters(t);
+    registerTensorOpImporters(t);
+    registerNormImporters(t);
+    registerHostConvImporters(t);
+    registerResizeImporters(t);
+    registerLossImporters(t);
+    registerRecurrentImporters(t);
+    registerEinsumImporters(t);
+    // Fills only op types no family registered.
     registerHostElementwiseImporters(t);
     return t;
   }();
@@ -350,7 +387,8 @@ void registerImportDialects(MLIRContext &context) {
   context.loadDialect<graph::GraphDialect, arith::ArithDialect,
                       func::FuncDialect, quant::QuantizationDialect,
                       tosa::TosaDialect, linalg::LinalgDialect,
-                      tensor::TensorDialect, math::MathDialect>();
+                      tensor::TensorDialect, math::MathDialect,
+                      scf::SCFDialect>();
 }
 
 static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
@@ -364,11 +402,28 @@ static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
     return Type(IntegerType::get(ic.ctx(), 8));
   case onnx::TensorProto::INT32:
     return Type(IntegerType::get(ic.ctx(), 32));
+  // Host-only: token ids, indices, masks.
+  case onnx::TensorProto::INT64:
+    return Type(IntegerType::get(ic.ctx(), 64));
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return Type(IntegerType::get(ic.ctx(), 16));
+  case onnx::TensorProto::UINT32:
+    return Type(IntegerType::get(ic.ctx(), 32));
+  case onnx::TensorProto::UINT64:
+    return Type(IntegerType::get(ic.ctx(), 64));
+  case onnx::TensorProto::BOOL:
+    return Type(IntegerType::get(ic.ctx(), 1));
+  case onnx::TensorProto::DOUBLE:
+    return Type(Float64Type::get(ic.ctx()));
+  case onnx::TensorProto::FLOAT16:
+    return Type(Float16Type::get(ic.ctx()));
   default:
     return ic.fail("graph input/output element type " +
                    onnx::TensorProto::DataType_Name(
                        static_cast<onnx::TensorProto::DataType>(t)) +
-                   " is not supported (float32, int8, uint8, int32 are)");
+                   " is not supported (float16/32/64, int8/16/32/64, "
+                   "uint8/16/32/64 and bool are)");
   }
 }
 
@@ -391,12 +446,32 @@ graphInputType(ImportContext &ic, const onnx::ValueInfoProto &info,
                      "' has no shape; pass one with --input-shape");
     for (const auto &d : tt.shape().dim()) {
       if (d.has_dim_value()) {
-        if (d.dim_value() <= 0)
+        // Empty tensors (dimension 0) are legal ONNX (an empty axes list).
+        if (d.dim_value() < 0)
           return ic.fail("graph input '" + info.name() +
-                         "' has non-positive dimension " +
+                         "' has negative dimension " +
                          llvm::Twine(d.dim_value()));
         shape.push_back(d.dim_value());
       } else {
+        // Only a leading batch dimension has a safe default; a sequence
+        // length or image size silently set to 1 computes something else.
+        int64_t index = shape.size();
+        std::string param = d.dim_param();
+        std::string lower = llvm::StringRef(param).lower();
+        bool batchLike = index == 0 &&
+                         (lower.find("batch") != std::string::npos ||
+                          lower == "n" || lower == "b" ||
+                          llvm::StringRef(lower).starts_with("unk__"));
+        if (!batchLike)
+          return ic.fail("graph input '" + info.name() + "' dimension " +
+                         llvm::Twine(index) + " is symbolic ('" +
+                         (param.empty() ? "?" : param) +
+                         "'); give its size with --input-shape " +
+                         info.name() + "=...");
+        if (options.defaultedDims)
+          options.defaultedDims->push_back(
+              "input '" + info.name() + "' dimension 0 ('" + param +
+              "') set to " + std::to_string(options.symbolicDimValue));
         shape.push_back(options.symbolicDimValue);
       }
     }
@@ -404,6 +479,90 @@ graphInputType(ImportContext &ic, const onnx::ValueInfoProto &info,
   if (checkedNumElements(shape) < 0 || checkedNumElements(shape) > (1ll << 32))
     return ic.fail("graph input '" + info.name() + "' is too large");
   return RankedTensorType::get(shape, *elem);
+}
+
+/// "uint8".."uint64" for ONNX's unsigned element types, else "".
+static std::string unsignedName(int32_t t) {
+  switch (t) {
+  case onnx::TensorProto::UINT8:
+    return "uint8";
+  case onnx::TensorProto::UINT16:
+    return "uint16";
+  case onnx::TensorProto::UINT32:
+    return "uint32";
+  case onnx::TensorProto::UINT64:
+    return "uint64";
+  default:
+    return "";
+  }
+}
+
+void ImportContext::recordElemTypes() {
+  auto note = [&](const onnx::ValueInfoProto &v) {
+    if (v.type().has_tensor_type() && v.type().tensor_type().elem_type())
+      elemTypes[v.name()] = v.type().tensor_type().elem_type();
+  };
+  // ONNX shape inference types every value (signedness is not in MLIR's
+  // signless integers); a model it cannot infer keeps the declared types.
+  onnx::ModelProto inferred = model;
+  try {
+    onnx::shape_inference::InferShapes(inferred);
+  } catch (const std::exception &) {
+    inferred = model;
+  }
+  const onnx::GraphProto &g = inferred.graph();
+  for (const auto &v : g.value_info())
+    note(v);
+  for (const auto &v : g.input())
+    note(v);
+  for (const auto &v : g.output())
+    note(v);
+  for (const auto &t : g.initializer())
+    elemTypes[t.name()] = t.data_type();
+}
+
+int32_t ImportContext::onnxElemType(StringRef name) const {
+  auto it = elemTypes.find(name);
+  return it == elemTypes.end() ? 0 : it->second;
+}
+
+bool ImportContext::isUnsigned(StringRef name) const {
+  return !unsignedName(onnxElemType(name)).empty();
+}
+
+bool ImportContext::isUnsignedInput(int i) const {
+  return hasInput(i) && isUnsigned(node->input(i));
+}
+
+/// Whether `v` is a graph input or a constant, possibly through reshapes
+/// (which compute nothing: their result aliases their operand's buffer).
+static bool aliasesNoComputation(Value v) {
+  while (auto r = v.getDefiningOp<graph::ReshapeOp>())
+    v = r->getOperand(0);
+  return isa<BlockArgument>(v) || v.getDefiningOp<arith::ConstantOp>();
+}
+
+/// `v` copied into a new tensor by host code (linalg.copy).
+static llvm::Expected<Value> copyOnHost(ImportContext &ic, Value v,
+                                        int64_t outputIndex) {
+  if (graph::isQuantized(elementOf(v)))
+    return ic.fail("a graph output that is a quantized graph input or "
+                   "constant is not supported");
+  // An identity linalg.generic (a rank-0 linalg.copy of a constant crashes
+  // upstream linalg-fuse-elementwise-ops).
+  auto copy = ic.hostOp(v, [&](OpBuilder &b, Location loc,
+                               ValueRange args) -> llvm::Expected<Value> {
+    return conversion::lowering::elementwise(
+        b, loc, shapeOf(args[0]), args,
+        [](OpBuilder &, Location, ValueRange s) { return s[0]; },
+        elementOf(args[0]));
+  });
+  if (!copy)
+    return copy.takeError();
+  // Distinct per output, so CSE keeps one copy for each name.
+  copy->getDefiningOp()->setAttr(
+      "graph.output_index", ic.builder.getI64IntegerAttr(outputIndex));
+  return copy;
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>
@@ -420,10 +579,23 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
   // meaning since then read each opset's spelling (Clip bounds, Squeeze and
   // Reduce axes, Pad's pads, Softmax's 2-D coercion) or refuse the old form
   // by name.
-  if (opset < 7)
-    return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
-                   " is not supported (7 or later is); convert the model "
-                   "with onnx.version_converter");
+  // An older model is read as opset 7 when every ai.onnx node has the same
+  // schema version at both (Not, Selu, Softplus... did not change), so its
+  // meaning is opset 7's.
+  if (opset < 7) {
+    for (const auto &n : model.graph().node()) {
+      if (!n.domain().empty() && n.domain() != "ai.onnx")
+        continue;
+      const auto *then = onnx::OpSchemaRegistry::Schema(n.op_type(), opset);
+      const auto *at7 = onnx::OpSchemaRegistry::Schema(n.op_type(), 7);
+      if (!then || !at7 || then->SinceVersion() != at7->SinceVersion())
+        return ic.fail("ai.onnx opset " + llvm::Twine(opset) +
+                       " is not supported for " + n.op_type() +
+                       " (its meaning changed by opset 7; 7 or later is "
+                       "supported); convert the model with "
+                       "onnx.version_converter");
+    }
+  }
   // A newer opset may change an op's meaning; the checker below only knows
   // the schemas up to libonnx's newest opset.
   int64_t newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
@@ -440,6 +612,7 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
     return ic.fail(llvm::Twine("malformed ONNX model: ") + e.what());
   }
 
+  ic.recordElemTypes();
   const onnx::GraphProto &g = model.graph();
   OwningOpRef<ModuleOp> module =
       ModuleOp::create(FileLineColLoc::get(&context, modelPath, 0, 0));
@@ -456,7 +629,7 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
   // Graph inputs that are not initializers are the function arguments.
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
-  SmallVector<bool> argUnsigned;
+  SmallVector<std::string> argUnsigned;
   for (const auto &in : g.input()) {
     if (ic.constant(in.name()))
       continue;
@@ -465,16 +638,15 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
       return type.takeError();
     argTypes.push_back(*type);
     argNames.push_back(in.name());
-    argUnsigned.push_back(in.type().tensor_type().elem_type() ==
-                          onnx::TensorProto::UINT8);
+    argUnsigned.push_back(unsignedName(in.type().tensor_type().elem_type()));
   }
   auto func = builder.create<func::FuncOp>(
       ic.loc(), "main", builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "graph.name", builder.getStringAttr(name));
-    if (argUnsigned[i])
-      func.setArgAttr(i, "graph.dtype", builder.getStringAttr("uint8"));
+    if (!argUnsigned[i].empty())
+      func.setArgAttr(i, "graph.dtype", builder.getStringAttr(argUnsigned[i]));
     ic.define(name, entry->getArgument(i));
   }
   builder.setInsertionPointToStart(entry);
@@ -512,13 +684,27 @@ importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
     ic.node = nullptr;
     if (!v)
       return v.takeError();
-    results.push_back(*v);
-    resultTypes.push_back(v->getType());
+    // An output that is a graph input, a constant or a view of one (Identity,
+    // Reshape, Squeeze, inference Dropout), or a value already returned, has
+    // no computation to write it: a host copy gives it its own buffer.
+    Value result = *v;
+    if (aliasesNoComputation(result) || llvm::is_contained(results, result)) {
+      auto copy = copyOnHost(ic, result, results.size());
+      if (!copy)
+        return copy.takeError();
+      result = *copy;
+    }
+    results.push_back(result);
+    resultTypes.push_back(result.getType());
   }
   builder.create<func::ReturnOp>(ic.loc(), results);
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
-  for (auto [i, out] : llvm::enumerate(g.output()))
+  for (auto [i, out] : llvm::enumerate(g.output())) {
     func.setResultAttr(i, "graph.name", builder.getStringAttr(out.name()));
+    std::string u = unsignedName(ic.onnxElemType(out.name()));
+    if (!u.empty() && !graph::isQuantized(elementOf(results[i])))
+      func.setResultAttr(i, "graph.dtype", builder.getStringAttr(u));
+  }
 
   std::string diagnostic;
   {

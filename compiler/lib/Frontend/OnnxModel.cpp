@@ -97,6 +97,18 @@ static bool elementTypeOf(int32_t dataType, ElementType &type) {
   case onnx::TensorProto::BOOL:
     type = ElementType::Bool;
     return true;
+  case onnx::TensorProto::FLOAT16:
+    type = ElementType::Float16;
+    return true;
+  case onnx::TensorProto::UINT16:
+    type = ElementType::UInt16;
+    return true;
+  case onnx::TensorProto::UINT32:
+    type = ElementType::UInt32;
+    return true;
+  case onnx::TensorProto::UINT64:
+    type = ElementType::UInt64;
+    return true;
   default:
     return false;
   }
@@ -144,6 +156,10 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
   case ElementType::Int64:
     have = proto.int64_data_size();
     break;
+  case ElementType::UInt32:
+  case ElementType::UInt64:
+    have = proto.uint64_data_size();
+    break;
   default:
     have = proto.int32_data_size();
     break;
@@ -162,6 +178,14 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
   case ElementType::Int64:
     copyBytes(t.data(), proto.int64_data().data(), t.byteSize());
     break;
+  case ElementType::UInt64:
+    copyBytes(t.data(), proto.uint64_data().data(), t.byteSize());
+    break;
+  case ElementType::UInt32:
+    for (int64_t i = 0; i < n; ++i)
+      t.dataAs<uint32_t>()[i] =
+          static_cast<uint32_t>(proto.uint64_data(static_cast<int>(i)));
+    break;
   default: {
     for (int64_t i = 0; i < n; ++i) {
       int32_t v = proto.int32_data(static_cast<int>(i));
@@ -174,6 +198,8 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
         t.dataAs<uint8_t>()[i] = static_cast<uint8_t>(v);
         break;
       case ElementType::Int16:
+      case ElementType::UInt16:
+      case ElementType::Float16: // int32_data holds the 16 bits
         t.dataAs<int16_t>()[i] = static_cast<int16_t>(v);
         break;
       default:

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -29,7 +30,8 @@ int main(int argc, char **argv) {
                   mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect,
-                  mlir::LLVM::LLVMDialect, mlir::tosa::TosaDialect>();
+                  mlir::LLVM::LLVMDialect, mlir::tosa::TosaDialect,
+                  mlir::scf::SCFDialect>();
   mlir::registerTransformsPasses();
   systole::graph::registerGraphPasses();
   systole::npu::registerNPUPasses();

@@ -47,7 +47,7 @@ open(os.path.join(out, "empty.onnx"), "wb").close()
 save("nograph", onnx.ModelProto(ir_version=8))
 
 # Wrong opsets: too old, and from the future.
-save("opset6", model([helper.make_node("Relu", ["x"], ["y"], name="r")],
+save("opset6", model([helper.make_node("Add", ["x", "x"], ["y"], name="r")],
                      [helper.make_tensor_value_info("x", f32, [1, 10])],
                      [helper.make_tensor_value_info("y", f32, [1, 10])], opset=6))
 save("opset999", model([helper.make_node("Relu", ["x"], ["y"], name="r")],

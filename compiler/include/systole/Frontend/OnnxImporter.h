@@ -23,10 +23,33 @@ class ModelProto;
 namespace systole::frontend {
 
 struct ImportOptions {
-  /// Value used for symbolic dimensions (e.g. a dynamic batch "N").
+  /// Value of a symbolic leading dimension named like a batch ("N",
+  /// "batch_size", tf2onnx's "unk__0"); any other symbolic dimension must be
+  /// given with `inputShapes` (a sequence length has no safe default).
   int64_t symbolicDimValue = 1;
   /// Overrides for input shapes by input name.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Filled by the importer: one line per symbolic dimension it defaulted,
+  /// for the compile report.
+  std::vector<std::string> *defaultedDims = nullptr;
+};
+
+/// The failure of an op that needs one of its inputs at compile time (a
+/// Reshape's shape, a Slice's starts) when that input is a graph input:
+/// callers that can supply the value (the conformance runner, which has it
+/// in the test data) freeze it and import again.
+class NotConstantError : public llvm::ErrorInfo<NotConstantError> {
+public:
+  static char ID;
+  NotConstantError(std::string message, std::string valueName)
+      : message(std::move(message)), valueName(std::move(valueName)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+  std::string message;
+  /// The ONNX value that must be constant.
+  std::string valueName;
 };
 
 /// Imports `model`; `modelPath` is only used in locations and messages.

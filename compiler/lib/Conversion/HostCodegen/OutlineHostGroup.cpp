@@ -58,11 +58,15 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
         b.clone(*def, map);
         continue;
       }
+      // Plain tensors of any element type (float, integer indices, bool
+      // masks) are DRAM views; quantized ones cross the host boundary only
+      // through the builtin quantize/dequantize.
       if (!isa<RankedTensorType>(operand.getType()) ||
-          !cast<RankedTensorType>(operand.getType()).getElementType().isF32())
+          graph::isQuantized(
+              cast<RankedTensorType>(operand.getType()).getElementType()))
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
-            "host code reads a non-float32 tensor (quantized values cross "
+            "host code reads a quantized tensor (quantized values cross "
             "the host boundary through quantize/dequantize)");
       Value t = b.create<bufferization::ToTensorOp>(
           loc, operand.getType(), viewOf(operand), /*restrict=*/true,

@@ -44,11 +44,23 @@ llvm::Expected<isa::DType> dtypeOf(Operation *where, Type t) {
   }
   if (e.isF32())
     return isa::DType::Float32;
+  if (e.isF64())
+    return isa::DType::Float64;
+  if (e.isF16())
+    return isa::DType::Float16;
   if (auto i = dyn_cast<IntegerType>(e)) {
-    if (i.getWidth() == 8)
+    switch (i.getWidth()) {
+    case 1:
+      return isa::DType::Bool;
+    case 8:
       return i.isUnsigned() ? isa::DType::UInt8 : isa::DType::Int8;
-    if (i.getWidth() == 32)
+    case 16:
+      return isa::DType::Int16;
+    case 32:
       return isa::DType::Int32;
+    case 64:
+      return isa::DType::Int64;
+    }
   }
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -166,14 +178,19 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "graph.name");
     if (auto e = addTensor(arg, name ? name.str() : "", isa::TensorKind::Input))
       return std::move(e);
-    if (func.getArgAttr(arg.getArgNumber(), "graph.dtype"))
-      prog.tensors.back().dtype = isa::DType::UInt8;
+    // Unsigned integers are signless in the IR; the attribute keeps the
+    // dtype users bind.
+    if (auto d = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                   "graph.dtype"))
+      if (auto t = isa::dtypeByName(d.getValue()))
+        prog.tensors.back().dtype = *t;
   }
   for (Operation &op : func.getBody().front()) {
     if (op.getNumResults() != 1 || !getDramOffset(op.getResult(0)))
       continue;
     Value v = op.getResult(0);
     std::string name;
+    std::optional<isa::DType> resultDtype;
     isa::TensorKind kind = isa::TensorKind::Intermediate;
     for (OpOperand &use : v.getUses())
       if (use.getOwner() == terminator) {
@@ -181,6 +198,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         if (auto n = func.getResultAttrOfType<StringAttr>(
                 use.getOperandNumber(), "graph.name"))
           name = n.str();
+        if (auto d = func.getResultAttrOfType<StringAttr>(
+                use.getOperandNumber(), "graph.dtype"))
+          resultDtype = isa::dtypeByName(d.getValue());
       }
     if (name.empty()) {
       name = locationName(op.getLoc());
@@ -189,6 +209,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     }
     if (auto e = addTensor(v, name, kind))
       return std::move(e);
+    if (resultDtype &&
+        isa::dtypeBytes(*resultDtype) == isa::dtypeBytes(prog.tensors.back().dtype))
+      prog.tensors.back().dtype = *resultDtype;
   }
   // ONNX names must stay unique for the runtime's by-name binding.
   llvm::StringMap<unsigned> seen;

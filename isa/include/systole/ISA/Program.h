@@ -26,7 +26,21 @@ constexpr uint16_t kFormatMajor = 1;
 constexpr uint16_t kFormatMinor = 0;
 constexpr const char *kFileIdentifier = "SNPU";
 
-enum class DType : uint8_t { Int8 = 0, UInt8 = 1, Int32 = 2, Float32 = 3 };
+enum class DType : uint8_t {
+  Int8 = 0,
+  UInt8 = 1,
+  Int32 = 2,
+  Float32 = 3,
+  // Host-only tensors (isa/schema/npu.fbs).
+  Int64 = 4,
+  Bool = 5,
+  Float64 = 6,
+  Int16 = 7,
+  Float16 = 8,
+  UInt16 = 9,
+  UInt32 = 10,
+  UInt64 = 11,
+};
 enum class TensorKind : uint8_t {
   Input = 0,
   Output = 1,

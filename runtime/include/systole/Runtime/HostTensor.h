@@ -23,6 +23,11 @@ enum class ElementType : uint8_t {
   Float32,
   Float64,
   Bool,
+  /// IEEE half, held as its 16 bits (host code converts).
+  Float16,
+  UInt16,
+  UInt32,
+  UInt64,
 };
 
 /// Size of one element in bytes.

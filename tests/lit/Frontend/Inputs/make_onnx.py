@@ -38,13 +38,21 @@ save("qlinearconv",
      [helper.make_tensor_value_info("x", f32, ["N", 3, 7, 7])],
      [helper.make_tensor_value_info("y", f32, ["N", 2, 4, 4])], consts)
 
-# An op with no NPU or host lowering.
-save("hardmax", [helper.make_node("Hardmax", ["x"], ["y"], name="probs")],
+# An op with no NPU or host lowering (a custom domain's op).
+save("unknown-op", [helper.make_node("Frobnicate", ["x"], ["y"], name="probs",
+                                     domain="com.example")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
-     [helper.make_tensor_value_info("y", f32, [1, 10])])
+     [helper.make_tensor_value_info("y", f32, [1, 10])],
+     extra_opsets=[helper.make_opsetid("com.example", 1)])
 
-# An old opset.
-save("opset6", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+# An old opset whose op changed meaning by opset 7 (Add-6 broadcasts only
+# with its `broadcast` attribute).
+save("opset6", [helper.make_node("Add", ["x", "x"], ["y"], name="r")],
+     [helper.make_tensor_value_info("x", f32, [1, 10])],
+     [helper.make_tensor_value_info("y", f32, [1, 10])], opset=6)
+
+# An old opset whose op did not change by opset 7 is read as opset 7.
+save("opset6-relu", [helper.make_node("Relu", ["x"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
      [helper.make_tensor_value_info("y", f32, [1, 10])], opset=6)
 
