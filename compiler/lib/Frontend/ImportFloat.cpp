@@ -94,37 +94,6 @@ llvm::Error importSoftmax(ImportContext &ic) {
   return ic.defineOutput(0, y);
 }
 
-llvm::Error importLayerNormalization(ImportContext &ic) {
-  if (ic.node->output_size() > 1)
-    for (int i = 1; i < ic.node->output_size(); ++i)
-      if (!ic.node->output(i).empty())
-        return ic.fail("LayerNormalization's Mean/InvStdDev outputs are not "
-                       "supported");
-  if (ic.attrInt("stash_type", 1) != 1)
-    return ic.fail("LayerNormalization stash_type must be 1 (float)");
-  auto x = floatInput(ic, 0), scale = floatInput(ic, 1);
-  if (!x)
-    return x.takeError();
-  if (!scale)
-    return scale.takeError();
-  Value bias;
-  if (ic.hasInput(2)) {
-    auto b = floatInput(ic, 2);
-    if (!b)
-      return b.takeError();
-    bias = *b;
-  }
-  int64_t rank = shapeOf(*x).size();
-  int64_t axis = normalizeAxis(ic.attrInt("axis", -1), rank);
-  if (axis < 0 || axis >= rank)
-    return ic.fail("LayerNormalization axis out of range");
-  auto &b = ic.builder;
-  Value y = b.create<graph::LayerNormOp>(
-      ic.loc(), x->getType(), *x, *scale, bias, b.getI64IntegerAttr(axis),
-      b.getF64FloatAttr(ic.attrFloat("epsilon", 1e-5f)));
-  return ic.defineOutput(0, y);
-}
-
 llvm::Error importReduce(ImportContext &ic) {
   auto x = floatInput(ic, 0);
   if (!x)
@@ -187,7 +156,6 @@ void registerFloatImporters(llvm::StringMap<OpImporter> &table) {
   table["Sub"] = importBinary<graph::SubOp>;
   table["Div"] = importBinary<graph::DivOp>;
   table["Softmax"] = importSoftmax;
-  table["LayerNormalization"] = importLayerNormalization;
   table["ReduceMean"] = importReduce;
   table["ReduceSum"] = importReduce;
   table["ReduceMax"] = importReduce;

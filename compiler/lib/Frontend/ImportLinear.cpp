@@ -53,7 +53,7 @@ llvm::Expected<Type> integerOpType(ImportContext &ic, Value v, int zpIdx,
   if (ic.hasInput(zpIdx)) {
     const HostTensor *zt = ic.constantInput(zpIdx);
     if (!zt)
-      return ic.fail("zero point must be a constant");
+      return ic.notConstant(zpIdx, "the zero point");
     zps.clear();
     for (int64_t i = 0; i < zt->numElements(); ++i)
       zps.push_back(zt->type() == ElementType::UInt8
