@@ -20,7 +20,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -1133,12 +1132,6 @@ llvm::Error importMaxUnpool(ImportContext &ic) {
     total *= v;
   for (int64_t v : xs)
     count *= v;
-  ic.ctx()->getOrLoadDialect<scf::SCFDialect>();
-  // The host pipeline bufferizes scf.for's tensor iter_args only with scf's
-  // bufferization models, which it does not register itself (yet).
-  DialectRegistry registry;
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  ic.ctx()->appendDialectRegistry(registry);
   auto y = ic.hostOp(
       ValueRange{*x, *idx},
       [&](OpBuilder &b, Location loc, ValueRange a) -> llvm::Expected<Value> {
