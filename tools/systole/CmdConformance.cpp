@@ -42,6 +42,7 @@
 #include <optional>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -131,6 +132,33 @@ std::string outsideClaim(const onnx::ModelProto &m) {
   return "";
 }
 
+/// The graph inputs `value` is computed from (itself if it is one).
+std::vector<std::string> graphInputsFeeding(const onnx::ModelProto &model,
+                                            const std::string &value) {
+  const onnx::GraphProto &g = model.graph();
+  std::map<std::string, const onnx::NodeProto *> producer;
+  for (const auto &n : g.node())
+    for (const auto &o : n.output())
+      producer[o] = &n;
+  std::set<std::string> inputs, seen;
+  for (const auto &i : g.input())
+    inputs.insert(i.name());
+  std::vector<std::string> work{value}, out;
+  while (!work.empty()) {
+    std::string v = work.back();
+    work.pop_back();
+    if (v.empty() || !seen.insert(v).second)
+      continue;
+    if (inputs.count(v))
+      out.push_back(v);
+    auto it = producer.find(v);
+    if (it != producer.end())
+      for (const auto &in : it->second->input())
+        work.push_back(in);
+  }
+  return out;
+}
+
 /// Moves graph input `name` of `model` into an initializer holding `value`.
 bool freezeInput(onnx::ModelProto &model, const std::string &name,
                  const std::string &file) {
@@ -192,8 +220,13 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
             message = e.message;
           },
           [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
-      if (wanted.empty() || !inputFile.count(wanted) ||
-          !freezeInput(frozen, wanted, inputFile[wanted]))
+      // The value may be computed from graph inputs (Range(0, Cast(size)));
+      // freeze the inputs it depends on.
+      std::vector<std::string> roots = graphInputsFeeding(frozen, wanted);
+      bool froze = false;
+      for (const std::string &r : roots)
+        froze |= inputFile.count(r) && freezeInput(frozen, r, inputFile[r]);
+      if (!froze)
         return {Outcome::Fail, "import: " + message};
       module = frontend::importOnnxModel(frozen, dir + "/model.onnx", context);
     }

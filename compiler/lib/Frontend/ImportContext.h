@@ -132,6 +132,13 @@ void registerResizeImporters(llvm::StringMap<OpImporter> &table);
 void registerLossImporters(llvm::StringMap<OpImporter> &table);
 void registerRecurrentImporters(llvm::StringMap<OpImporter> &table);
 void registerEinsumImporters(llvm::StringMap<OpImporter> &table);
+void registerSignalImporters(llvm::StringMap<OpImporter> &table);
+void registerDynamicQuantImporters(llvm::StringMap<OpImporter> &table);
+
+/// QuantizeLinear/DequantizeLinear whose scale is a run-time value, in float
+/// on the host (ImportDynamicQuant.cpp).
+llvm::Error importHostQuantizeLinear(ImportContext &ic);
+llvm::Error importHostDequantizeLinear(ImportContext &ic);
 
 /// The host (graph.host) form of an elementwise ONNX op registered by
 /// registerHostElementwiseImporters: every element type, ONNX semantics.

@@ -1,6 +1,10 @@
 //===- ImportElementwise.cpp - Add, Mul, Relu, Clip and their int8 forms --===//
 #include "ImportContext.h"
 
+#include "systole/Conversion/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 
 namespace systole::frontend {
@@ -79,7 +83,52 @@ llvm::Error importRelu(ImportContext &ic) {
   return buildClip(ic, 0.0, {});
 }
 
+/// Clip of an integer tensor on the host: max(x, min) then min(., max), the
+/// bounds as tensors (constants or run-time values) of x's type.
+llvm::Error importIntegerClip(ImportContext &ic, Value x) {
+  SmallVector<Value> ins{x};
+  bool hasLo = ic.hasInput(1), hasHi = ic.hasInput(2);
+  for (int i : {1, 2}) {
+    if (!ic.hasInput(i))
+      continue;
+    auto v = ic.input(i);
+    if (!v)
+      return v.takeError();
+    if (elementOf(*v) != elementOf(x) || !shapeOf(*v).empty())
+      return ic.fail("Clip bounds must be scalars of the input's type");
+    ins.push_back(*v);
+  }
+  bool uns = ic.isUnsignedInput(0);
+  auto y = ic.hostOp(ins, [&](OpBuilder &b, Location loc,
+                              ValueRange args) -> llvm::Expected<Value> {
+    return conversion::lowering::elementwise(
+        b, loc, shapeOf(x), args,
+        [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
+          Value v = s[0];
+          size_t k = 1;
+          if (hasLo)
+            v = uns ? Value(nb.create<arith::MaxUIOp>(l, v, s[k++]))
+                    : Value(nb.create<arith::MaxSIOp>(l, v, s[k++]));
+          if (hasHi)
+            v = uns ? Value(nb.create<arith::MinUIOp>(l, v, s[k]))
+                    : Value(nb.create<arith::MinSIOp>(l, v, s[k]));
+          return v;
+        },
+        elementOf(x));
+  });
+  if (!y)
+    return y.takeError();
+  return ic.defineOutput(0, *y);
+}
+
 llvm::Error importClip(ImportContext &ic) {
+  {
+    auto x = ic.input(0);
+    if (!x)
+      return x.takeError();
+    if (isa<IntegerType>(elementOf(*x)))
+      return importIntegerClip(ic, *x);
+  }
   std::optional<double> lo, hi;
   // Opset < 11 spells the bounds as attributes.
   if (const auto *a = ic.attr("min"))
@@ -99,11 +148,39 @@ llvm::Error importClip(ImportContext &ic) {
   return buildClip(ic, lo, hi);
 }
 
-/// Identity and inference-mode Dropout forward their input.
+/// Identity and inference-mode Dropout forward their input; Dropout's mask
+/// is then all true.
 llvm::Error importIdentity(ImportContext &ic) {
+  if (ic.node->op_type() == "Dropout" && ic.hasInput(2)) {
+    // training_mode (opset 12+): training drops at random unless ratio is 0.
+    {
+      const HostTensor *t = ic.constantInput(2);
+      if (!t)
+        return ic.notConstant(2, "training_mode");
+      bool on = t->numElements() && t->data()[0] != 0;
+      double ratio = 0.5;
+      if (ic.hasInput(1)) {
+        auto r = ic.constantFloats(1);
+        if (!r)
+          return r.takeError();
+        ratio = r->empty() ? 0.5 : (*r)[0];
+      }
+      if (on && ratio != 0.0)
+        return ic.fail("Dropout in training mode (ratio " +
+                       std::to_string(ratio) +
+                       ") draws random numbers; only inference is supported");
+    }
+  }
   if (ic.node->op_type() == "Dropout" && ic.node->output_size() > 1 &&
-      !ic.node->output(1).empty())
-    return ic.fail("Dropout's mask output is not supported in inference");
+      !ic.node->output(1).empty()) {
+    auto x = ic.input(0);
+    if (!x)
+      return x.takeError();
+    HostTensor mask(ElementType::Bool,
+                    std::vector<int64_t>(shapeOf(*x).begin(), shapeOf(*x).end()));
+    std::fill(mask.data(), mask.data() + mask.byteSize(), 1);
+    ic.defineConstant(ic.node->output(1), std::move(mask));
+  }
   if (const HostTensor *c = ic.constantInput(0)) {
     ic.defineConstant(ic.node->output(0), *c);
     return llvm::Error::success();

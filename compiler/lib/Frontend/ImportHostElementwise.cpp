@@ -15,6 +15,7 @@
 // types the operand uint8..uint64 (ImportContext::isUnsigned).
 //
 //===----------------------------------------------------------------------===//
+#include "FoldConstantElementwise.h"
 #include "ImportContext.h"
 
 #include "systole/Conversion/LoweringUtils.h"
@@ -485,6 +486,56 @@ llvm::Expected<Type> castTarget(ImportContext &ic) {
 
 } // namespace
 
+namespace {
+
+/// The HostTensor type of an IR element type (`uns`: unsigned integer).
+std::optional<ElementType> hostElementType(Type t, bool uns) {
+  if (t.isF32())
+    return ElementType::Float32;
+  if (t.isF64())
+    return ElementType::Float64;
+  auto i = dyn_cast<IntegerType>(t);
+  if (!i)
+    return std::nullopt;
+  switch (i.getWidth()) {
+  case 1:
+    return ElementType::Bool;
+  case 8:
+    return uns ? ElementType::UInt8 : ElementType::Int8;
+  case 16:
+    return uns ? ElementType::UInt16 : ElementType::Int16;
+  case 32:
+    return uns ? ElementType::UInt32 : ElementType::Int32;
+  case 64:
+    return uns ? ElementType::UInt64 : ElementType::Int64;
+  }
+  return std::nullopt;
+}
+
+/// Folds the node when all its inputs are constants (shape arithmetic).
+std::optional<HostTensor> foldNode(ImportContext &ic, Type resultElem) {
+  SmallVector<const HostTensor *> constants;
+  for (int i = 0; i < ic.node->input_size(); ++i) {
+    if (!ic.hasInput(i))
+      continue;
+    const HostTensor *c = ic.constantInput(i);
+    if (!c)
+      return std::nullopt;
+    constants.push_back(c);
+  }
+  llvm::StringRef op = ic.node->op_type();
+  if (op == "CastLike")
+    constants.pop_back();
+  auto type =
+      hostElementType(resultElem, ic.isUnsigned(ic.node->output(0)));
+  if (!type)
+    return std::nullopt;
+  return foldConstantElementwise(op, constants, *type,
+                                 ic.isUnsignedInput(op == "Where" ? 1 : 0));
+}
+
+} // namespace
+
 llvm::Error importHostElementwise(ImportContext &ic) {
   auto it = table().find(ic.node->op_type());
   if (it == table().end())
@@ -529,6 +580,10 @@ llvm::Error importHostElementwise(ImportContext &ic) {
     Type want = ic.node->op_type() == "Where" ? elementOf(ins[1]) : first;
     if (!exempt && elementOf(ins[i]) != want)
       return ic.fail("operands have different element types");
+  }
+  if (auto folded = foldNode(ic, elem)) {
+    ic.defineConstant(ic.node->output(0), std::move(*folded));
+    return llvm::Error::success();
   }
   // Where's condition is bool; its values decide the operands' signedness.
   bool uns = ic.isUnsignedInput(ic.node->op_type() == "Where" ? 1 : 0);

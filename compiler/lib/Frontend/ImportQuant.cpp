@@ -69,6 +69,9 @@ static llvm::Expected<HostTensor> quantizeConstant(ImportContext &ic,
 }
 
 static llvm::Error importQuantizeLinear(ImportContext &ic) {
+  // Parameters known only at run time: no quantized type, host arithmetic.
+  if (!ic.constantInput(1) || (ic.hasInput(2) && !ic.constantInput(2)))
+    return importHostQuantizeLinear(ic);
   auto x = ic.input(0);
   if (!x)
     return x.takeError();
@@ -97,6 +100,8 @@ static llvm::Error importQuantizeLinear(ImportContext &ic) {
 }
 
 static llvm::Error importDequantizeLinear(ImportContext &ic) {
+  if (!ic.constantInput(1) || (ic.hasInput(2) && !ic.constantInput(2)))
+    return importHostDequantizeLinear(ic);
   auto x = ic.input(0);
   if (!x)
     return x.takeError();

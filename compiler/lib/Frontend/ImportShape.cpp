@@ -764,9 +764,39 @@ llvm::Error importSlice(ImportContext &ic) {
 }
 
 llvm::Error importConstant(ImportContext &ic) {
+  // Since opset 12 a Constant may hold a scalar or a list instead of a tensor
+  // (value_float(s), value_int(s)): rank 0 or rank 1.
+  if (const onnx::AttributeProto *f = ic.attr("value_float")) {
+    HostTensor t(ElementType::Float32, {});
+    t.dataAs<float>()[0] = f->f();
+    ic.defineConstant(ic.node->output(0), std::move(t));
+    return llvm::Error::success();
+  }
+  if (const onnx::AttributeProto *i = ic.attr("value_int")) {
+    HostTensor t(ElementType::Int64, {});
+    t.dataAs<int64_t>()[0] = i->i();
+    ic.defineConstant(ic.node->output(0), std::move(t));
+    return llvm::Error::success();
+  }
+  if (const onnx::AttributeProto *fs = ic.attr("value_floats")) {
+    HostTensor t(ElementType::Float32, {int64_t(fs->floats_size())});
+    for (int k = 0; k < fs->floats_size(); ++k)
+      t.dataAs<float>()[k] = fs->floats(k);
+    ic.defineConstant(ic.node->output(0), std::move(t));
+    return llvm::Error::success();
+  }
+  if (const onnx::AttributeProto *is = ic.attr("value_ints")) {
+    HostTensor t(ElementType::Int64, {int64_t(is->ints_size())});
+    for (int k = 0; k < is->ints_size(); ++k)
+      t.dataAs<int64_t>()[k] = is->ints(k);
+    ic.defineConstant(ic.node->output(0), std::move(t));
+    return llvm::Error::success();
+  }
   const onnx::AttributeProto *a = ic.attr("value");
   if (!a || !a->has_t())
-    return ic.fail("only Constant with a 'value' tensor is supported");
+    return ic.fail("Constant needs a 'value' tensor or value_float(s)/"
+                   "value_int(s) (sparse and string constants are not "
+                   "supported)");
   auto t = tensorFromProto(a->t(), ic.modelPath.str() + ": Constant");
   if (!t)
     return t.takeError();

@@ -372,6 +372,8 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerLossImporters(t);
     registerRecurrentImporters(t);
     registerEinsumImporters(t);
+    registerSignalImporters(t);
+    registerDynamicQuantImporters(t);
     // Fills only op types no family registered.
     registerHostElementwiseImporters(t);
     return t;
