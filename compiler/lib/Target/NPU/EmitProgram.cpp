@@ -190,14 +190,21 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       continue;
     Value v = op.getResult(0);
     std::string name;
+    // Further graph outputs that are the same value (CSE merged identical
+    // nodes): alias tensors over the same bytes, one per ONNX name.
+    std::vector<std::string> aliasNames;
     std::optional<isa::DType> resultDtype;
     isa::TensorKind kind = isa::TensorKind::Intermediate;
     for (OpOperand &use : v.getUses())
       if (use.getOwner() == terminator) {
         kind = isa::TensorKind::Output;
         if (auto n = func.getResultAttrOfType<StringAttr>(
-                use.getOperandNumber(), "graph.name"))
-          name = n.str();
+                use.getOperandNumber(), "graph.name")) {
+          if (!name.empty() && name != n.str())
+            aliasNames.push_back(n.str());
+          else
+            name = n.str();
+        }
         if (auto d = func.getResultAttrOfType<StringAttr>(
                 use.getOperandNumber(), "graph.dtype"))
           resultDtype = isa::dtypeByName(d.getValue());
@@ -212,6 +219,11 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     if (resultDtype &&
         isa::dtypeBytes(*resultDtype) == isa::dtypeBytes(prog.tensors.back().dtype))
       prog.tensors.back().dtype = *resultDtype;
+    for (const std::string &alias : aliasNames) {
+      isa::TensorDesc copy = prog.tensors.back();
+      copy.name = alias;
+      prog.tensors.push_back(std::move(copy));
+    }
   }
   // ONNX names must stay unique for the runtime's by-name binding.
   llvm::StringMap<unsigned> seen;
