@@ -7,6 +7,12 @@ from onnx import helper, numpy_helper
 MS_DOMAIN = "com.microsoft"
 
 
+def model_opsets(source_model, extra=()):
+    """ai.onnx at the float model's version, at least 13 (per-axis QuantizeLinear), plus `extra`."""
+    version = max([o.version for o in source_model.opset_import if o.domain in ("", "ai.onnx")] + [13])
+    return [("", version), *extra]
+
+
 def quantized(name):
     return f"{name}_quantized"
 
@@ -41,7 +47,7 @@ class GraphWriter:
         owner = self.plan.params_owner[tensor]
         q = self.plan.params[tensor]
         return (self.add_initializer(scale_name(owner), np.array(q.scale, np.float32)),
-                self.add_initializer(zero_point_name(owner), np.array(q.zero_point, np.int8)))
+                self.add_initializer(zero_point_name(owner), np.array(q.zero_point, q.zero_point.dtype)))
 
     def weight_params(self, wq):
         """Initializers of a quantized weight: (int8 data, per-channel scale, zero points)."""

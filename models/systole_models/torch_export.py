@@ -15,13 +15,16 @@ INPUT_NAME = "input"
 OUTPUT_NAME = "output"
 
 
-def export(module, input_shape, path):
+def export(module, input_shape, path, allow_batchnorm=False, opset=OPSET, grad=False):
+    """allow_batchnorm: a BN that follows no Conv (DenseNet's pre-activation BN) may stay.
+    grad=True exports with autograd on, which keeps nn.MultiheadAttention off its fused
+    fast path (aten::_native_multi_head_attention has no ONNX export)."""
     module.eval()
     dummy = torch.zeros(*input_shape)
-    with torch.no_grad():
+    with torch.set_grad_enabled(grad):
         torch.onnx.export(
             module, dummy, str(path),
-            opset_version=OPSET,
+            opset_version=opset,
             input_names=[INPUT_NAME], output_names=[OUTPUT_NAME],
             do_constant_folding=True,
             training=torch.onnx.TrainingMode.EVAL,
@@ -29,7 +32,7 @@ def export(module, input_shape, path):
     model = onnx.load(str(path))
     onnx.checker.check_model(model)
     leftover = [n.name for n in model.graph.node if n.op_type == "BatchNormalization"]
-    if leftover:
+    if leftover and not allow_batchnorm:
         raise RuntimeError(f"{path}: BatchNormalization was not folded: {leftover[:5]}")
     return model
 
