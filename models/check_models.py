@@ -140,10 +140,10 @@ class ModelCheck:
 
 def _equal_fraction(a, b):
     """(fraction of equal values, tensor count) over the int8 tensors both result sets have."""
-    names = [n for n in a if n in b and a[n].dtype == np.int8]
+    names = [n for n in a if n in b and a[n].dtype in (np.int8, np.uint8) and a[n].shape == b[n].shape]
     equal = sum(int(np.sum(a[n] == b[n])) for n in names)
     total = sum(a[n].size for n in names)
-    return equal / total, len(names)
+    return (equal / total if total else 1.0), len(names)
 
 
 def print_table(rows):

@@ -33,8 +33,13 @@ class FirstOutput(torch.nn.Module):
 
 
 def _small_vit():
-    return torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
-                                                hidden_dim=64, mlp_dim=128, num_classes=10)
+    vit = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
+                                               hidden_dim=64, mlp_dim=128, num_classes=10)
+    # torchvision zero-initializes the head (it is meant to be trained); an all-zero Gemm is no
+    # user's model (and the compiler refuses it: docs/models.md), so give it random weights.
+    torch.nn.init.normal_(vit.heads.head.weight, std=0.1)
+    torch.nn.init.normal_(vit.heads.head.bias, std=0.1)
+    return vit
 
 
 def _small_convnext():
@@ -64,7 +69,7 @@ ARCHITECTURES = {
         lambda: FirstOutput(tv.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)), 96,
         "segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)['out']"),
     "vit_small": (_small_vit, 32, "VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4, "
-                                  "hidden_dim=64, mlp_dim=128, num_classes=10)"),
+                                  "hidden_dim=64, mlp_dim=128, num_classes=10), head weights N(0, 0.1)"),
     "convnext_small": (_small_convnext, 64, "ConvNeXt([CNBlockConfig(32, 64, 1), CNBlockConfig(64, None, 1)], "
                                             "stochastic_depth_prob=0, num_classes=10)"),
 }

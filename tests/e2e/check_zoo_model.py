@@ -33,6 +33,13 @@ def compare(got, want, scale):
     return want.size, differ, int((steps == 1).sum()), int((steps > 1).sum())
 
 
+def first_error(proc):
+    """The first diagnostic line that says error (else the last line) of a failed command."""
+    lines = [line for line in (proc.stderr + proc.stdout).strip().splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    return (errors or lines or [f"exit status {proc.returncode}"])[0].strip()
+
+
 def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
     """Yields one result dict per (form, hw, backend)."""
     manifest = json.load(open(os.path.join(model_dir, "manifest.json")))
@@ -49,10 +56,9 @@ def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
                                   capture_output=True, text=True)
             compile_s = time.perf_counter() - start
             if proc.returncode != 0:
-                message = (proc.stderr or proc.stdout).strip().splitlines()
                 for backend in backends:
                     yield {"model": name, "form": form, "hw": hw, "backend": backend, "status": "COMPILE-FAIL",
-                           "compile_s": compile_s, "message": message[0] if message else f"exit {proc.returncode}"}
+                           "compile_s": compile_s, "message": first_error(proc)}
                 continue
             for backend in backends:
                 totals = [0, 0, 0, 0]
@@ -64,9 +70,7 @@ def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
                                            "--out-dir", out_dir, "--backend", backend, "--quiet"],
                                           capture_output=True, text=True)
                     if proc.returncode != 0:
-                        status = "RUN-FAIL"
-                        lines = (proc.stderr or proc.stdout).strip().splitlines()
-                        message = lines[0] if lines else f"exit {proc.returncode}"
+                        status, message = "RUN-FAIL", first_error(proc)
                         break
                     got = np.load(os.path.join(out_dir, out_name + ".npy"))
                     want = np.load(os.path.join(model_dir, f"ref_{form}", f"output_{i}.npy"))

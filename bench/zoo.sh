@@ -1,0 +1,4 @@
+#!/bin/sh
+# Builds, compiles and checks every zoo model (both forms, default-32x32 and
+# edge-16x16, functional and cycle backends) and prints a table: bench/zoo.py.
+exec /usr/bin/python3 "$(dirname "$0")/zoo.py" "$@"
