@@ -31,6 +31,8 @@ llvm::StringRef systole::isa::dtypeName(DType t) {
     return "uint32";
   case DType::UInt64:
     return "uint64";
+  case DType::BFloat16:
+    return "bfloat16";
   }
   return "?";
 }
@@ -43,6 +45,7 @@ uint64_t systole::isa::dtypeBytes(DType t) {
   case DType::Int16:
   case DType::Float16:
   case DType::UInt16:
+  case DType::BFloat16:
     return 2;
   case DType::Int32:
   case DType::Float32:
@@ -59,7 +62,7 @@ std::optional<DType> systole::isa::dtypeByName(llvm::StringRef s) {
   for (DType t : {DType::Int8, DType::UInt8, DType::Int32, DType::Float32,
                   DType::Int64, DType::Bool, DType::Float64, DType::Int16,
                   DType::Float16, DType::UInt16, DType::UInt32,
-                  DType::UInt64})
+                  DType::UInt64, DType::BFloat16})
     if (s == dtypeName(t))
       return t;
   return std::nullopt;

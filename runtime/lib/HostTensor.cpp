@@ -15,6 +15,7 @@ size_t elementSize(ElementType type) {
   case ElementType::Int16:
   case ElementType::Float16:
   case ElementType::UInt16:
+  case ElementType::BFloat16:
     return 2;
   case ElementType::Int32:
   case ElementType::Float32:
@@ -54,6 +55,8 @@ const char *elementTypeName(ElementType type) {
     return "uint32";
   case ElementType::UInt64:
     return "uint64";
+  case ElementType::BFloat16:
+    return "bfloat16";
   }
   return "?";
 }

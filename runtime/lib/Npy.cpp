@@ -71,6 +71,8 @@ static const char *typeToDescr(ElementType type) {
     return "<u4";
   case ElementType::UInt64:
     return "<u8";
+  case ElementType::BFloat16:
+    return "<u2"; // numpy has no bfloat16: its 16 bits
   }
   return "|i1";
 }

@@ -111,6 +111,8 @@ ElementType rt::elementTypeOf(isa::DType t) {
     return ElementType::UInt32;
   case isa::DType::UInt64:
     return ElementType::UInt64;
+  case isa::DType::BFloat16:
+    return ElementType::BFloat16;
   }
   return ElementType::Int8;
 }
@@ -141,6 +143,8 @@ std::optional<isa::DType> rt::dtypeOf(ElementType t) {
     return isa::DType::UInt32;
   case ElementType::UInt64:
     return isa::DType::UInt64;
+  case ElementType::BFloat16:
+    return isa::DType::BFloat16;
   default:
     return std::nullopt;
   }

@@ -184,10 +184,15 @@ Value convert(OpBuilder &b, Location loc, Value v, Type to, bool fromU = false,
       return b.create<arith::UIToFPOp>(loc, to, v);
     return b.create<arith::ExtUIOp>(loc, to, v);
   }
-  if (ff && tf)
+  if (ff && tf) {
+    // float16 <-> bfloat16 have one width: through float32.
+    if (ff.getWidth() == tf.getWidth())
+      return b.create<arith::TruncFOp>(
+          loc, to, b.create<arith::ExtFOp>(loc, b.getF32Type(), v));
     return ff.getWidth() < tf.getWidth()
                ? Value(b.create<arith::ExtFOp>(loc, to, v))
                : Value(b.create<arith::TruncFOp>(loc, to, v));
+  }
   if (ff && ti)
     return toU ? Value(b.create<arith::FPToUIOp>(loc, to, v))
                : Value(b.create<arith::FPToSIOp>(loc, to, v));

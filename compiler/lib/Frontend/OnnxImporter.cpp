@@ -120,6 +120,8 @@ static Type elementTypeFor(MLIRContext *ctx, ElementType type) {
     return IntegerType::get(ctx, 32);
   case ElementType::UInt64:
     return IntegerType::get(ctx, 64);
+  case ElementType::BFloat16:
+    return BFloat16Type::get(ctx);
   }
   return {};
 }
@@ -420,11 +422,13 @@ static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
     return Type(Float64Type::get(ic.ctx()));
   case onnx::TensorProto::FLOAT16:
     return Type(Float16Type::get(ic.ctx()));
+  case onnx::TensorProto::BFLOAT16:
+    return Type(BFloat16Type::get(ic.ctx()));
   default:
     return ic.fail("graph input/output element type " +
                    onnx::TensorProto::DataType_Name(
                        static_cast<onnx::TensorProto::DataType>(t)) +
-                   " is not supported (float16/32/64, int8/16/32/64, "
+                   " is not supported (float16/32/64, bfloat16, int8/16/32/64, "
                    "uint8/16/32/64 and bool are)");
   }
 }

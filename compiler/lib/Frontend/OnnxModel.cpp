@@ -103,6 +103,9 @@ static bool elementTypeOf(int32_t dataType, ElementType &type) {
   case onnx::TensorProto::UINT16:
     type = ElementType::UInt16;
     return true;
+  case onnx::TensorProto::BFLOAT16:
+    type = ElementType::BFloat16;
+    return true;
   case onnx::TensorProto::UINT32:
     type = ElementType::UInt32;
     return true;
@@ -199,6 +202,7 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
         break;
       case ElementType::Int16:
       case ElementType::UInt16:
+      case ElementType::BFloat16:
       case ElementType::Float16: // int32_data holds the 16 bits
         t.dataAs<int16_t>()[i] = static_cast<int16_t>(v);
         break;

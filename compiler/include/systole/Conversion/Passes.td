@@ -36,4 +36,13 @@ def ApproximateMath : Pass<"systole-approximate-math"> {
   ];
 }
 
+def ExpandBFloat16 : Pass<"systole-expand-bf16"> {
+  let summary = "Write bfloat16 extf/truncf as integer arithmetic";
+  let description = [{
+    LLVM would call __truncsfbf2 for float -> bfloat16, which the system's
+    libgcc lacks; upstream's expansion rounds to nearest even in integers.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // SYSTOLE_CONVERSION_PASSES_TD

@@ -79,6 +79,7 @@ void addToLLVM(OpPassManager &pm) {
   // What LLVM has no intrinsic for (tan, asin, sinh, ...) calls libm, which
   // the runtime process provides (docs/host.md, Linking).
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(conversion::createExpandBFloat16());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   ConvertFuncToLLVMPassOptions func;

@@ -48,6 +48,8 @@ llvm::Expected<isa::DType> dtypeOf(Operation *where, Type t) {
     return isa::DType::Float64;
   if (e.isF16())
     return isa::DType::Float16;
+  if (e.isBF16())
+    return isa::DType::BFloat16;
   if (auto i = dyn_cast<IntegerType>(e)) {
     switch (i.getWidth()) {
     case 1:

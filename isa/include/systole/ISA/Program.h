@@ -40,6 +40,7 @@ enum class DType : uint8_t {
   UInt16 = 9,
   UInt32 = 10,
   UInt64 = 11,
+  BFloat16 = 12,
 };
 enum class TensorKind : uint8_t {
   Input = 0,

@@ -28,6 +28,8 @@ enum class ElementType : uint8_t {
   UInt16,
   UInt32,
   UInt64,
+  /// bfloat16, held as its 16 bits (numpy has no such type).
+  BFloat16,
 };
 
 /// Size of one element in bytes.
