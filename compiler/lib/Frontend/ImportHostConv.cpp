@@ -405,10 +405,16 @@ llvm::Error importConv(ImportContext &ic) {
   auto xs = shapeOf(x), ws = shapeOf(w);
   int64_t group = ic.attrInt("group", 1);
   // A QDQ convolution keeps graph.conv2d, which FoldQDQ makes the NPU's
-  // int8 conv (plain or depthwise; others run on the host through the
+  // int8 conv (plain, depthwise, or grouped without dilation, which the
+  // array runs group by group; others run on the host through the
   // partitioner's float rewrite, which lowers group 1 only).
+  auto dilations = ic.attrInts("dilations");
+  bool undilated = !dilations || llvm::all_of(*dilations, [](int64_t d) {
+                     return d == 1;
+                   });
   if (graphConv && xs.size() == 4 && fromDequantize(x) &&
-      (group == 1 || (group == xs[1] && ws[0] == xs[1])))
+      (group == 1 || (group == xs[1] && ws[0] == xs[1]) ||
+       (group > 0 && xs[1] % group == 0 && ws[0] % group == 0 && undilated)))
     return graphConv(ic);
   int64_t r = xs.size() - 2;
   if (group <= 0 || xs[1] % group || ws[0] % group || xs[1] / group != ws[1])

@@ -101,6 +101,14 @@ std::optional<DmaBox> rowSlice(const DmaBox &in, int64_t a, int64_t b) {
 
 } // namespace
 
+/// Depthwise (one input and one output channel per group) runs on the
+/// vector unit; every other grouping on the array, group by group.
+static bool onVectorUnit(graph::Conv2DOp op) {
+  return op.isDepthwise() &&
+         cast<ShapedType>(op.getOutput().getType()).getShape().back() ==
+             op.getGroup();
+}
+
 /// Depthwise convolution on the vector unit (DWCONV): the array would run
 /// at 1/R utilization, one input channel per output channel. Items are
 /// (row tile, channel tile); the channel tile is a multiple of the lanes.
@@ -218,10 +226,13 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
 }
 
 std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
-                                     const isa::HwConfig &hw) {
+                                     const isa::HwConfig &hw, bool kSplit) {
   ConvGeom g = geometry(op);
+  int64_t groups = op.getGroup();
   std::vector<TilePlan> plans;
-  if (op.isDepthwise() && op.getGroup() > 1) {
+  if (onVectorUnit(op)) {
+    if (kSplit)
+      return {};
     // Channel tiles are multiples of the vector lanes.
     for (int64_t ct = std::max<int64_t>(hw.vector.lanes, 1) * 8; ct >= 1;
          ct /= 2)
@@ -231,11 +242,33 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
   }
   // Item widths: the array width and multiples of it (an item then runs
   // one MATMUL per column group); wider items store longer DRAM runs.
+  // A grouped convolution is `groups` convolutions of cin/groups input and
+  // cout/groups output channels each.
+  int64_t cout = g.cout / groups;
   std::vector<int64_t> widths;
   for (int64_t w = hw.array.cols;; w *= 2) {
-    widths.push_back(std::min(w, g.cout));
-    if (w >= g.cout || widths.size() == 4)
+    widths.push_back(std::min(w, cout));
+    if (w >= cout || widths.size() == 4)
       break;
+  }
+  if (kSplit) {
+    // Weights streamed in K chunks (multiples of the array rows) per item;
+    // the input tile stays for the row tile.
+    int64_t K = g.kh * g.kw * (g.cin / groups);
+    for (int64_t kc : kChunkCandidates(K, hw.array.rows))
+      for (int64_t os : {0, 1}) {
+        if ((os && !hw.array.os) || (!os && !hw.array.ws))
+          continue;
+        for (int64_t nt : widths)
+          for (const TilePlan &rows : rowCandidates(g.oh))
+            plans.push_back({{"rows", rows.at("rows")},
+                             {"n", nt},
+                             {"resident", 0},
+                             {"os", os},
+                             {"order", 0},
+                             {"k", kc}});
+      }
+    return plans;
   }
   for (int64_t os : {0, 1}) {
     if ((os && !hw.array.os) || (!os && !hw.array.ws))
@@ -244,7 +277,9 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
       for (int64_t resident : {1, 0})
         for (int64_t order : {0, 1})
           for (const TilePlan &rows : rowCandidates(g.oh))
-            if (!resident || !order)
+            // Resident weights of one group would be overwritten by the
+            // next group's while its items still run: groups stream.
+            if ((!resident || !order) && (!resident || groups == 1))
               plans.push_back({{"rows", rows.at("rows")},
                                {"n", nt},
                                {"resident", resident},
@@ -259,18 +294,33 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                                             const LayerIO &io,
                                             ProgramBuilder &b) {
   const isa::HwConfig &hw = b.hw;
-  if (op.isDepthwise() && op.getGroup() > 1)
+  if (onVectorUnit(op))
     return lowerDepthwise(op, plan, io, b);
   ConvGeom g = geometry(op);
-  int64_t rows = plan.at("rows"), ntMax = plan.at("n");
+  // Group gi reads input channels [gi*cin, +cin) and writes output channels
+  // [gi*cout, +cout) of the full tensors (cinAll/coutAll channels); `g`
+  // describes one group, DRAM strides use the full channel counts.
+  int64_t G = op.getGroup();
+  int64_t cinAll = g.cin, coutAll = g.cout;
+  g.cin /= G, g.cout /= G;
+  int64_t rows = plan.at("rows"), ntMax = std::min(plan.at("n"), g.cout);
   bool resident = plan.at("resident");
+  if (resident && G > 1)
+    return loweringError(op, "resident weights of a grouped convolution");
   bool os = plan.count("os") && plan.at("os");
   bool channelsOuter = !resident && plan.count("order") && plan.at("order");
   int64_t K = g.k(), R = hw.array.rows;
+  // K chunk of an item (plan "k"): split, an output tile is a group of
+  // items that stream the weights in chunks and accumulate into one
+  // accumulator tile; the input tile stays for the row tile.
+  int64_t kc = plan.count("k") ? std::min(plan.at("k"), K) : K;
+  int64_t kChunks = (K + kc - 1) / kc;
+  if (kChunks > 1 && (resident || channelsOuter))
+    return loweringError(op, "a K split streams the weights per item");
   int64_t wp = g.paddedWidth();
   int64_t inTile = g.inRowsFor(rows) * wp * g.cin;
   int64_t mMax = rows * g.ow;
-  if (K > 0xffff || g.cout > 0xffff || mMax > 0xffff || g.cin > 0xffff)
+  if (K > 0xffff || coutAll > 0xffff || mMax > 0xffff || cinAll > 0xffff)
     return loweringError(op, "layer dimensions exceed the DMA field widths");
 
   // SRAM plan: two input slots, weights (resident or two slots), two output
@@ -284,7 +334,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       scaleSlot[2], biasSlot[2];
   // One input tile in the whole layer (row tiles outer, one image, one row
   // tile) needs no second buffer: the space goes to larger tiles instead.
-  int64_t inputTiles = g.batch * ((g.oh + rows - 1) / rows) *
+  int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *
                        (channelsOuter ? (g.cout + ntMax - 1) / ntMax : 1);
   inSlot[0] = sp.allocate(inTile);
   inSlot[1] = inputTiles > 1 ? sp.allocate(inTile) : inSlot[0];
@@ -292,7 +342,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     wSlot[0] = wSlot[1] = sp.allocate(K * g.cout);
   else
     for (int s = 0; s < 2; ++s)
-      wSlot[s] = sp.allocate(K * ntMax);
+      wSlot[s] = sp.allocate(kc * ntMax);
   for (int s = 0; s < 2; ++s)
     outSlot[s] = sp.allocate(mMax * ntMax);
   for (int s = 0; s < 2; ++s) {
@@ -306,7 +356,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           op,
           "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
               " bytes cannot hold this tiling (needs " +
-              llvm::Twine(2 * inTile + (resident ? K * g.cout : 2 * K * ntMax) +
+              llvm::Twine(2 * inTile + (resident ? K * g.cout : 2 * kc * ntMax) +
                           2 * mMax * ntMax) +
               " bytes)");
   for (int s = 0; s < 2; ++s)
@@ -321,25 +371,39 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   QParams x = perTensorParams(op.getInput().getType());
   Epilogue epi = epilogueOf(op);
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
-  uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
+  std::vector<uint64_t> wAddrs(G, 0);
+  uint64_t biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
-    std::vector<char> w = constantInt8(op.getFilter());
-    if (resident) {
-      wAddr = b.constantBase + b.addConstant(w.data(), w.size());
-    } else {
-      std::vector<char> tiled = tileColumns(w, K, g.cout, ntMax);
-      wAddr = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+    // HWIO is the [K, coutAll] matrix; group gi's weights are its columns
+    // [gi*cout, +cout).
+    std::vector<char> all = constantInt8(op.getFilter());
+    for (int64_t gi = 0; gi < G; ++gi) {
+      std::vector<char> w;
+      if (G == 1) {
+        w = std::move(all);
+      } else {
+        w.reserve(K * g.cout);
+        for (int64_t r = 0; r < K; ++r)
+          w.insert(w.end(), all.begin() + r * coutAll + gi * g.cout,
+                   all.begin() + r * coutAll + (gi + 1) * g.cout);
+      }
+      if (resident) {
+        wAddrs[gi] = b.constantBase + b.addConstant(w.data(), w.size());
+      } else {
+        std::vector<char> tiled = tileColumns(w, K, g.cout, ntMax);
+        wAddrs[gi] = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+      }
     }
     std::tie(biasAddr, scaleAddr) =
         materializeEpilogueConstants(b, op.getBias(), op.getFilter().getType(),
-                                     x.scale, epi.y.scale, g.cout);
+                                     x.scale, epi.y.scale, coutAll);
   }
 
   // Rows whose pixels are narrower than a DRAM burst load as whole rows
   // (per-pixel runs would each waste most of a burst); the side padding then
   // comes from a small constant of pad bytes in the NPU's int8 domain.
   bool wholeRows =
-      g.w * g.cin <= 0xffff &&
+      G == 1 && g.w * g.cin <= 0xffff &&
       (g.pl + g.pr == 0 || g.cin < static_cast<int64_t>(hw.dram.burstBytes));
   uint64_t padAddr = 0;
   if (wholeRows && g.pl + g.pr > 0 && io.materializeConstants) {
@@ -351,27 +415,32 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
-  uint64_t inBytesPerImage = g.h * g.w * g.cin;
+  uint64_t inBytesPerImage = g.h * g.w * cinAll;
   // Loop order: row tiles outer reuse each input tile across the channel
   // tiles; channel tiles outer (streamed weights only) load each weight
   // slice once and re-read the input instead, the better trade when the
   // weights outweigh the activations (late layers).
+  // Each step is one output tile: kChunks items (K split) that accumulate
+  // into the accumulator tile of the step, the last one storing it.
   struct Step {
-    int64_t n, r, j;
+    int64_t gi, n, r, j;
   };
   std::vector<Step> steps;
-  for (int64_t n = 0; n < g.batch; ++n)
-    for (int64_t outer = 0; outer < (channelsOuter ? nTiles : rowTiles);
-         ++outer)
-      for (int64_t inner = 0; inner < (channelsOuter ? rowTiles : nTiles);
-           ++inner)
-        steps.push_back(channelsOuter ? Step{n, inner, outer}
-                                      : Step{n, outer, inner});
-  int64_t rowTilesSeen = 0;
+  for (int64_t gi = 0; gi < G; ++gi)
+    for (int64_t n = 0; n < g.batch; ++n)
+      for (int64_t outer = 0; outer < (channelsOuter ? nTiles : rowTiles);
+           ++outer)
+        for (int64_t inner = 0; inner < (channelsOuter ? rowTiles : nTiles);
+             ++inner)
+          steps.push_back(channelsOuter ? Step{gi, n, inner, outer}
+                                        : Step{gi, n, outer, inner});
+  int64_t rowTilesSeen = 0, outTiles = 0;
   uint64_t inBase = 0;
   for (const Step &step : steps) {
-    int64_t n = step.n, r = step.r, j = step.j;
-    {
+    int64_t gi = step.gi, n = step.n, r = step.r, j = step.j;
+    uint64_t wAddr = wAddrs[gi];
+    size_t oslot = outTiles++ % 2;
+    for (int64_t q = 0; q < kChunks; ++q) {
       int64_t oy0 = r * rows, th = std::min(rows, g.oh - oy0);
       int64_t m = th * g.ow;
       int64_t iyStart = oy0 * g.sh - g.pt;
@@ -382,14 +451,19 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       int64_t realRows = std::min(g.h, iyEnd) - iy0;
       // Input slots alternate per loaded input tile (across images too), so
       // two consecutive tiles never share a buffer.
-      bool loadInput = channelsOuter || j == 0;
+      bool loadInput = channelsOuter || (j == 0 && q == 0);
+      int64_t k0 = q * kc, kn = std::min(kc, K - k0);
       if (loadInput)
         inBase = *inSlot[rowTilesSeen++ % 2];
       {
         size_t slot = items.size() % 2;
         int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
+        // First output channel of the tile in the full tensor.
+        int64_t cAll = gi * g.cout + c0;
         // Channels outer keep a weight slice for a whole channel tile.
-        size_t wIdx = channelsOuter ? j % 2 : slot;
+        // (Counted across groups, so a group's first slice never lands in
+        // the slot the previous group's last items still read.)
+        size_t wIdx = channelsOuter ? (gi * nTiles + j) % 2 : slot;
         Item it;
         // Load stages of the layer's first item: (load index, need).
         bool staged = items.empty() && b.maxStages() > 1;
@@ -415,15 +489,16 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           }
           return stageChunks(ends, computes, b.maxStages());
         };
-        // Weights ([K rows][stride] bytes from `dram`): WS reads K chunk q
+        // Weights ([rows][stride] bytes from `dram`): WS reads K chunk q
         // first in MATMUL q, so the first item loads them chunk by chunk.
-        auto loadWeights = [&](uint64_t dram, uint64_t sram, int64_t stride) {
-          std::vector<Chunk> chunks{{0, K, 0}};
+        auto loadWeights = [&](uint64_t dram, uint64_t sram, int64_t stride,
+                               int64_t rows) {
+          std::vector<Chunk> chunks{{0, rows, 0}};
           if (staged && !os) {
             std::vector<int64_t> ends;
             std::vector<size_t> computes;
-            for (int64_t k0 = 0; k0 < K; k0 += R) {
-              ends.push_back(std::min(K, k0 + R));
+            for (int64_t kk = 0; kk < rows; kk += R) {
+              ends.push_back(std::min(rows, kk + R));
               computes.push_back(computes.size());
             }
             chunks = stageChunks(ends, computes, b.maxStages());
@@ -439,10 +514,11 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         };
         if (loadInput) {
           DmaBox in;
-          in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * g.cin;
+          in.dram = io.inputs[0] + n * inBytesPerImage +
+                    iy0 * g.w * cinAll + gi * g.cin;
           in.sram = inBase;
           in.n[0] = g.cin, in.n[1] = g.w, in.n[2] = realRows;
-          in.s[1] = g.cin, in.s[2] = g.w * g.cin;
+          in.s[1] = cinAll, in.s[2] = g.w * cinAll;
           in.t[1] = g.cin, in.t[2] = wp * g.cin;
           in.padTop = padTop, in.padBottom = padBottom;
           in.padLeft = g.pl, in.padRight = g.pr;
@@ -490,25 +566,30 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
               it.loads.push_back(makeLoad(in));
           }
           if (resident && n == 0 && r == 0)
-            loadWeights(wAddr, *wSlot[0], g.cout);
+            loadWeights(wAddr, *wSlot[0], g.cout, K);
         }
         if (!resident && (!channelsOuter || r == 0))
-          loadWeights(wAddr + columnTileOffset(K, ntMax, j), *wSlot[wIdx], nt);
-        AccTile tile{*accSlot[slot],
-                     *scaleSlot[slot],
-                     *biasSlot[slot],
-                     *outSlot[slot],
+          loadWeights(wAddr + columnTileOffset(K, ntMax, j) + k0 * nt,
+                      *wSlot[wIdx], nt, kn);
+        AccTile tile{*accSlot[oslot],
+                     *scaleSlot[oslot],
+                     *biasSlot[oslot],
+                     *outSlot[oslot],
                      m,
                      nt};
-        appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
-                            scaleAddr + 4 * c0);
+        if (q == 0)
+          appendEpilogueLoads(it, tile, epi, biasAddr + 4 * cAll,
+                              scaleAddr + 4 * cAll);
         if (!needs.empty()) {
           it.loadNeed.assign(it.loads.size(), 0);
           for (auto [load, need] : needs)
             it.loadNeed[load] = need;
         }
 
-        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[wIdx];
+        // B rows are those of this item's chunk: resident weights hold all
+        // of K, streamed ones rows [k0, k0 + kn).
+        uint64_t bBase =
+            resident ? *wSlot[0] + c0 : *wSlot[wIdx] - k0 * nt;
         int64_t bStride = resident ? g.cout : nt;
         // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
         // of this tile: `cols` = OW walks whole rows (im2col groups), fewer
@@ -517,13 +598,13 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // group [g0, g0 + gw) of the item's nt channels.
         int64_t C = hw.array.cols;
         auto matmul = [&](int64_t rowOff, int64_t ox0, int64_t rowsM,
-                          int64_t cols, int64_t k0, int64_t kc, bool osFlow,
-                          int64_t g0, int64_t gw) {
+                          int64_t cols, int64_t kFirst, int64_t kCount,
+                          bool osFlow, int64_t g0, int64_t gw) {
           Instruction mm(Opcode::Matmul);
           mm.set(Field::Matmul_dataflow,
                  osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
           mm.set(Field::Matmul_preload, !osFlow);
-          mm.set(Field::Matmul_accumulate, k0 > 0);
+          mm.set(Field::Matmul_accumulate, kFirst > 0);
           mm.set(Field::Matmul_a_zp, x.zeroPoint);
           mm.set(Field::Matmul_b_zp, wZp);
           mm.set(Field::Matmul_a_addr,
@@ -533,36 +614,40 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
           mm.set(Field::Matmul_a_k_inner, g.kw * g.cin);
           mm.set(Field::Matmul_a_k_outer_stride, g.dh * wp * g.cin);
-          mm.set(Field::Matmul_a_k_offset, k0);
+          mm.set(Field::Matmul_a_k_offset, kFirst);
           mm.set(Field::Matmul_m, rowsM * cols);
-          mm.set(Field::Matmul_k, kc);
+          mm.set(Field::Matmul_k, kCount);
           mm.set(Field::Matmul_n, gw);
-          mm.set(Field::Matmul_b_addr, bBase + k0 * bStride + g0);
+          mm.set(Field::Matmul_b_addr, bBase + kFirst * bStride + g0);
           mm.set(Field::Matmul_b_stride, bStride);
           mm.set(Field::Matmul_c_addr,
-                 *accSlot[slot] + (rowOff * g.ow + ox0) * nt + g0);
+                 tile.acc + (rowOff * g.ow + ox0) * nt + g0);
           mm.set(Field::Matmul_c_stride, nt);
           it.computes.push_back(mm);
         };
         for (int64_t g0 = 0; g0 < nt; g0 += C) {
           int64_t gw = std::min(C, nt - g0);
           if (!os) {
-            for (int64_t k0 = 0; k0 < K; k0 += R)
-              matmul(0, 0, th, g.ow, k0, std::min(R, K - k0), false, g0, gw);
+            for (int64_t kk = k0; kk < k0 + kn; kk += R)
+              matmul(0, 0, th, g.ow, kk, std::min(R, k0 + kn - kk), false, g0,
+                     gw);
           } else if (g.ow <= R) {
-            // Output-stationary: at most R pixels per MATMUL, all of K.
+            // Output-stationary: at most R pixels per MATMUL, all of the
+            // item's K.
             int64_t rowsPer = R / g.ow;
             for (int64_t ro = 0; ro < th; ro += rowsPer)
-              matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, 0, K, true, g0,
+              matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, k0, kn, true, g0,
                      gw);
           } else {
             for (int64_t ro = 0; ro < th; ++ro)
               for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
-                matmul(ro, ox0, 1, std::min(R, g.ow - ox0), 0, K, true, g0, gw);
+                matmul(ro, ox0, 1, std::min(R, g.ow - ox0), k0, kn, true, g0,
+                       gw);
           }
         }
-        appendEpilogue(it, tile, epi, io.output,
-                       (n * g.oh + oy0) * g.ow * g.cout + c0, g.cout);
+        if (q + 1 == kChunks)
+          appendEpilogue(it, tile, epi, io.output,
+                         (n * g.oh + oy0) * g.ow * coutAll + cAll, coutAll);
         items.push_back(std::move(it));
       }
     }

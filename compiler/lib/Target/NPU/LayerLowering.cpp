@@ -217,11 +217,14 @@ std::vector<TilePlan> rowCandidates(int64_t outRows) {
   return plans;
 }
 
-std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw) {
+std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
+                                     bool kSplit) {
   if (auto conv = dyn_cast<graph::Conv2DOp>(op))
-    return convCandidates(conv, hw);
+    return convCandidates(conv, hw, kSplit);
   if (auto mm = dyn_cast<graph::MatMulOp>(op))
-    return matmulCandidates(mm, hw);
+    return matmulCandidates(mm, hw, kSplit);
+  if (kSplit)
+    return {};
   if (auto pool = dyn_cast<graph::PoolOp>(op))
     return rowCandidates(
         cast<ShapedType>(pool.getOutput().getType()).getDimSize(1));

@@ -102,9 +102,12 @@ llvm::Expected<std::vector<Item>> lowerLayer(mlir::Operation *op,
                                              const LayerIO &io,
                                              ProgramBuilder &builder);
 
-/// Candidate plans for `op`, most aggressive (largest tiles) first.
+/// Candidate plans for `op`, most aggressive (largest tiles) first. With
+/// `kSplit`, the plans that split K across items (plan entry "k", the K
+/// chunk): the planner tries them when no plan without a split fits.
 std::vector<TilePlan> candidatePlans(mlir::Operation *op,
-                                     const isa::HwConfig &hw);
+                                     const isa::HwConfig &hw,
+                                     bool kSplit = false);
 
 /// Number of activation operands the generator of `op` reads from DRAM.
 unsigned numActivationOperands(mlir::Operation *op);
@@ -132,9 +135,12 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
                                                      ProgramBuilder &builder);
 
 std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
-                                     const isa::HwConfig &hw);
+                                     const isa::HwConfig &hw, bool kSplit);
 std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
-                                       const isa::HwConfig &hw);
+                                       const isa::HwConfig &hw, bool kSplit);
+/// K chunk sizes for a K split: halvings of `k` rounded up to a multiple of
+/// the array rows `r`, largest first, down to `r`.
+std::vector<int64_t> kChunkCandidates(int64_t k, int64_t r);
 std::vector<TilePlan> rowCandidates(int64_t outRows);
 
 // Quantization arithmetic shared by the generators ------------------------

@@ -19,7 +19,7 @@ static int64_t weightStride(int64_t k, int64_t n) {
 }
 
 std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
-                                       const isa::HwConfig &hw) {
+                                       const isa::HwConfig &hw, bool kSplit) {
   auto rhs = cast<ShapedType>(op.getRhs().getType());
   auto lhs = cast<ShapedType>(op.getLhs().getType());
   int64_t n = rhs.getShape().back();
@@ -33,7 +33,31 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
   if (hw.array.ws)
     for (const TilePlan &r : rowCandidates(m))
       plans.push_back({{"os", 0}, {"rows", r.at("rows")}, {"n", nt}});
-  return plans;
+  if (!kSplit)
+    return plans;
+  // K split: the same plans with K chunks of a multiple of the array rows
+  // (a WS MATMUL's K chunk), halving down to one chunk of R rows.
+  std::vector<TilePlan> split;
+  for (int64_t kc : kChunkCandidates(lhs.getShape().back(), hw.array.rows))
+    for (TilePlan p : plans) {
+      p["k"] = kc;
+      split.push_back(p);
+    }
+  return split;
+}
+
+std::vector<int64_t> kChunkCandidates(int64_t k, int64_t r) {
+  std::vector<int64_t> chunks;
+  for (int64_t parts = 2;; parts *= 2) {
+    int64_t kc = std::max(r, ((k + parts - 1) / parts + r - 1) / r * r);
+    if (kc >= k)
+      continue;
+    if (chunks.empty() || kc < chunks.back())
+      chunks.push_back(kc);
+    if (kc == r)
+      break;
+  }
+  return chunks;
 }
 
 llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
@@ -51,6 +75,11 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   int64_t M = lhsType.getNumElements() / K / batches;
   bool os = plan.at("os");
   int64_t rows = plan.at("rows"), ntMax = plan.at("n");
+  // K chunk of an item (plan "k"): without a split an item holds its whole
+  // lhs rows and weight columns; with one, an output tile is a group of
+  // items that accumulate their chunks into one accumulator tile.
+  int64_t kc = plan.count("k") ? std::min(plan.at("k"), K) : K;
+  int64_t kChunks = (K + kc - 1) / kc;
   int64_t R = hw.array.rows;
   if (K > 0xffff || N > 0xffff || rows > 0xffff)
     return loweringError(op, "matrix dimensions exceed the DMA field widths");
@@ -65,9 +94,9 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   std::optional<uint64_t> aSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2];
   for (int s = 0; s < 2; ++s)
-    aSlot[s] = sp.allocate(rows * K);
+    aSlot[s] = sp.allocate(rows * kc);
   for (int s = 0; s < 2; ++s)
-    wSlot[s] = sp.allocate(K * ntMax);
+    wSlot[s] = sp.allocate(kc * ntMax);
   for (int s = 0; s < 2; ++s)
     outSlot[s] = sp.allocate(rows * ntMax);
   for (int s = 0; s < 2; ++s) {
@@ -80,7 +109,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         !biasSlot[s])
       return loweringError(
           op, "SRAM cannot hold this tiling (scratchpad needs " +
-                  llvm::Twine(2 * (rows * K + K * ntMax + rows * ntMax)) +
+                  llvm::Twine(2 * (rows * kc + kc * ntMax + rows * ntMax)) +
                   " bytes, accumulator " + llvm::Twine(8 * (rows + 1) * ntMax) +
                   " bytes)");
 
@@ -106,67 +135,81 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
 
   std::vector<Item> items;
   int64_t mTiles = (M + rows - 1) / rows, nTiles = (N + ntMax - 1) / ntMax;
+  int64_t groups = 0; // output tiles so far: they alternate ACC/out slots
   for (int64_t bi = 0; bi < batches; ++bi)
     for (int64_t i = 0; i < mTiles; ++i) {
       int64_t m0 = i * rows, mt = std::min(rows, M - m0);
-      for (int64_t j = 0; j < nTiles; ++j) {
-        size_t slot = items.size() % 2;
+      for (int64_t j = 0; j < nTiles; ++j, ++groups) {
+        size_t oslot = groups % 2;
         int64_t c0 = j * ntMax, nt = std::min(ntMax, N - c0);
-        uint64_t aBase = *aSlot[(bi * mTiles + i) % 2];
-        Item it;
-        if (j == 0) {
-          DmaBox a;
-          a.dram = io.inputs[0] + (bi * M + m0) * K, a.sram = aBase;
-          a.n[0] = K, a.n[1] = mt, a.s[1] = K, a.t[1] = K;
-          a.flipSign = x.isUnsigned;
-          it.loads.push_back(makeLoad(a));
-        }
-        for (const DmaBox &wb :
-             contiguousBoxes(wAddr + bi * weightStride(K, N) +
-                                 columnTileOffset(K, ntMax, j),
-                             *wSlot[slot], K * nt))
-          it.loads.push_back(makeLoad(wb));
-        AccTile tile{*accSlot[slot],
-                     *scaleSlot[slot],
-                     *biasSlot[slot],
-                     *outSlot[slot],
+        AccTile tile{*accSlot[oslot],
+                     *scaleSlot[oslot],
+                     *biasSlot[oslot],
+                     *outSlot[oslot],
                      mt,
                      nt};
-        appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
-                            scaleAddr + 4 * c0);
+        for (int64_t q = 0; q < kChunks; ++q) {
+          size_t slot = items.size() % 2;
+          int64_t k0 = q * kc, kw = std::min(kc, K - k0);
+          // Unsplit, the lhs tile stays for all column tiles of an M tile;
+          // split, every item brings its own chunk.
+          uint64_t aBase = kChunks == 1 ? *aSlot[(bi * mTiles + i) % 2]
+                                        : *aSlot[slot];
+          int64_t aPitch = kChunks == 1 ? K : kw;
+          Item it;
+          if (kChunks > 1 || j == 0) {
+            DmaBox a;
+            a.dram = io.inputs[0] + (bi * M + m0) * K + k0, a.sram = aBase;
+            a.n[0] = kw, a.n[1] = mt, a.s[1] = K, a.t[1] = kw;
+            a.flipSign = x.isUnsigned;
+            it.loads.push_back(makeLoad(a));
+          }
+          for (const DmaBox &wb : contiguousBoxes(
+                   wAddr + bi * weightStride(K, N) +
+                       columnTileOffset(K, ntMax, j) + k0 * nt,
+                   *wSlot[slot], kw * nt))
+            it.loads.push_back(makeLoad(wb));
+          if (q == 0)
+            appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
+                                scaleAddr + 4 * c0);
 
-        auto matmul = [&](int64_t k0, int64_t kc) {
-          Instruction mm(Opcode::Matmul);
-          mm.set(Field::Matmul_dataflow,
-                 os ? isa::Dataflow_os : isa::Dataflow_ws);
-          mm.set(Field::Matmul_preload, os ? 0 : 1);
-          mm.set(Field::Matmul_accumulate, k0 > 0);
-          mm.set(Field::Matmul_a_zp, x.zeroPoint);
-          mm.set(Field::Matmul_b_zp, wZp);
-          mm.set(Field::Matmul_a_addr, aBase);
-          mm.set(Field::Matmul_a_m_inner, mt);
-          mm.set(Field::Matmul_a_m_inner_stride, K);
-          mm.set(Field::Matmul_a_m_outer_stride, 0);
-          mm.set(Field::Matmul_a_k_inner, K);
-          mm.set(Field::Matmul_a_k_outer_stride, 0);
-          mm.set(Field::Matmul_a_k_offset, k0);
-          mm.set(Field::Matmul_m, mt);
-          mm.set(Field::Matmul_k, kc);
-          mm.set(Field::Matmul_n, nt);
-          mm.set(Field::Matmul_b_addr, *wSlot[slot] + k0 * nt);
-          mm.set(Field::Matmul_b_stride, nt);
-          mm.set(Field::Matmul_c_addr, *accSlot[slot]);
-          mm.set(Field::Matmul_c_stride, nt);
-          it.computes.push_back(mm);
-        };
-        if (os)
-          matmul(0, K);
-        else
-          for (int64_t k0 = 0; k0 < K; k0 += R)
-            matmul(k0, std::min(R, K - k0));
+          // A MATMUL over columns [kk, kk + kn) of this item's chunk; the
+          // first of the output tile overwrites the accumulator.
+          auto matmul = [&](int64_t kk, int64_t kn) {
+            Instruction mm(Opcode::Matmul);
+            mm.set(Field::Matmul_dataflow,
+                   os ? isa::Dataflow_os : isa::Dataflow_ws);
+            mm.set(Field::Matmul_preload, os ? 0 : 1);
+            mm.set(Field::Matmul_accumulate, k0 + kk > 0);
+            mm.set(Field::Matmul_a_zp, x.zeroPoint);
+            mm.set(Field::Matmul_b_zp, wZp);
+            mm.set(Field::Matmul_a_addr, aBase);
+            mm.set(Field::Matmul_a_m_inner, mt);
+            mm.set(Field::Matmul_a_m_inner_stride, aPitch);
+            mm.set(Field::Matmul_a_m_outer_stride, 0);
+            mm.set(Field::Matmul_a_k_inner, aPitch);
+            mm.set(Field::Matmul_a_k_outer_stride, 0);
+            mm.set(Field::Matmul_a_k_offset, kk);
+            mm.set(Field::Matmul_m, mt);
+            mm.set(Field::Matmul_k, kn);
+            mm.set(Field::Matmul_n, nt);
+            mm.set(Field::Matmul_b_addr, *wSlot[slot] + kk * nt);
+            mm.set(Field::Matmul_b_stride, nt);
+            mm.set(Field::Matmul_c_addr, tile.acc);
+            mm.set(Field::Matmul_c_stride, nt);
+            it.computes.push_back(mm);
+          };
+          if (os)
+            matmul(0, kw);
+          else
+            for (int64_t kk = 0; kk < kw; kk += R)
+              matmul(kk, std::min(R, kw - kk));
 
-        appendEpilogue(it, tile, epi, io.output, (bi * M + m0) * N + c0, N);
-        items.push_back(std::move(it));
+          if (q + 1 == kChunks)
+            appendEpilogue(it, tile, epi, io.output, (bi * M + m0) * N + c0,
+                           N);
+          items.push_back(std::move(it));
+        }
       }
     }
   return items;

@@ -80,9 +80,12 @@ std::string npuRejection(Operation *op) {
       return "convolution weights must be constant int8 with one zero point";
     if (conv.getBias() && !isConstant(conv.getBias()))
       return "convolution bias must be constant";
-    bool depthwise = conv.isDepthwise();
-    if (conv.getGroup() != 1 && !depthwise)
-      return "grouped convolution (1 < group < channels) is not supported";
+    // Grouped convolutions run on the array group by group, depthwise ones
+    // on the vector unit (ConvLowering.cpp).
+    bool depthwise =
+        conv.isDepthwise() &&
+        cast<ShapedType>(conv.getOutput().getType()).getShape().back() ==
+            conv.getGroup();
     if (!depthwise &&
         (conv.getDilations()[0] != 1 || conv.getDilations()[1] != 1))
       return "dilated convolution is only supported for depthwise layers";

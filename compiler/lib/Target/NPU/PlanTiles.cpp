@@ -73,22 +73,29 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
         bestCycles = it->second.second;
         plans.clear();
       }
-      for (const TilePlan &plan : plans) {
-        ProgramBuilder scratch(*hw);
-        LayerIO io;
-        io.inputs.assign(numActivationOperands(op), 0);
-        io.materializeConstants = false;
-        auto items = lowerLayer(op, plan, io, scratch);
-        if (!items) {
-          lastError = llvm::toString(items.takeError());
-          continue;
+      auto price = [&](const std::vector<TilePlan> &candidates) {
+        for (const TilePlan &plan : candidates) {
+          ProgramBuilder scratch(*hw);
+          LayerIO io;
+          io.inputs.assign(numActivationOperands(op), 0);
+          io.materializeConstants = false;
+          auto items = lowerLayer(op, plan, io, scratch);
+          if (!items) {
+            lastError = llvm::toString(items.takeError());
+            continue;
+          }
+          uint64_t cycles = scratch.estimateLayerCycles(*items);
+          if (cycles < bestCycles) {
+            bestCycles = cycles;
+            best = plan;
+          }
         }
-        uint64_t cycles = scratch.estimateLayerCycles(*items);
-        if (cycles < bestCycles) {
-          bestCycles = cycles;
-          best = plan;
-        }
-      }
+      };
+      price(plans);
+      // Splitting K re-reads the lhs/input per chunk and adds items; it is
+      // the fallback for layers whose unsplit tiles do not fit the SRAMs.
+      if (!best && !plans.empty())
+        price(candidatePlans(op, *hw, /*kSplit=*/true));
       if (best)
         memo[key] = {*best, bestCycles};
       if (!best) {

@@ -9,6 +9,11 @@
 //        or, for the last item, when a next layer's barrier will pop it.
 // An item with load stages (Item::loadNeed) pushes ld->cmp after each
 // stage's last load and pops it at the stage's first compute instead.
+// Items without stores (K split: the first items of an output tile only
+// accumulate) take no part in the output protocol: it runs over the storing
+// items s_0, s_1, ... instead, and the st->cmp token of s_q is popped by the
+// first compute of output group q+2 (the item after s_{q+1}), which is the
+// first to overwrite the accumulator tile and output slot s_q used.
 // Between layers a compute FENCE pops the previous layer's last st->cmp and
 // pushes cmp->ld, so a layer's loads read what the previous layer stored.
 // Stream order is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item ahead, and
@@ -125,6 +130,21 @@ size_t ProgramBuilder::maxStages() const {
   return std::clamp<size_t>(hw.queues.tokenDepth / 2, 1, 4);
 }
 
+OutputGroups outputGroups(const std::vector<Item> &items) {
+  OutputGroups g;
+  g.group.resize(items.size());
+  g.starts.resize(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    g.starts[i] = i == 0 || !items[i - 1].stores.empty();
+    g.group[i] = static_cast<int64_t>(g.storing.size());
+    if (!items[i].stores.empty())
+      g.storing.push_back(i);
+  }
+  assert((items.empty() || !items.back().stores.empty()) &&
+         "a layer's last item stores its output");
+  return g;
+}
+
 static void addDeps(Instruction &inst, bool popPrev, bool popNext,
                     bool pushPrev, bool pushNext) {
   isa::Deps d = inst.deps();
@@ -196,10 +216,11 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     addDeps(fence, false, /*popNext=*/true, /*pushPrev=*/true, false);
     stream.push_back(fence);
   }
+  OutputGroups groups = outputGroups(items);
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
-    assert(!it.loads.empty() && !it.computes.empty() && !it.stores.empty() &&
-           "every item loads, computes and stores");
+    assert(!it.loads.empty() && !it.computes.empty() &&
+           "every item loads and computes");
     std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
     addDeps(it.loads.front(), false, /*popNext=*/i >= 2 || (i == 0 && barrier),
             false, false);
@@ -209,11 +230,18 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
       addDeps(it.computes[st.firstCompute], /*popPrev=*/true, false, false,
               false);
     }
-    addDeps(it.computes.front(), false, /*popNext=*/i >= 2, false, false);
+    bool storing = !it.stores.empty();
+    int64_t q = groups.group[i];
+    addDeps(it.computes.front(), false,
+            /*popNext=*/groups.starts[i] && q >= 2, false, false);
     addDeps(it.computes.back(), false, false, /*pushPrev=*/i + 2 < count,
-            /*pushNext=*/true);
+            /*pushNext=*/storing);
+    if (!storing)
+      continue;
     addDeps(it.stores.front(), /*popPrev=*/true, false, false, false);
-    addDeps(it.stores.back(), false, false, /*pushPrev=*/i + 2 < count, false);
+    addDeps(it.stores.back(), false, false,
+            /*pushPrev=*/q + 2 < static_cast<int64_t>(groups.storing.size()),
+            false);
   }
   auto append = [&](std::vector<Instruction> &v) {
     stream.insert(stream.end(), v.begin(), v.end());
@@ -262,6 +290,7 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   uint64_t channelFree = 0, computeDone = 0, postFree = 0, end = 0;
   bool overlap = hw.vector.requantOverlap;
   std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
+  OutputGroups groups = outputGroups(items);
   auto transfer = [&](llvm::ArrayRef<Instruction> dmas, uint64_t ready) {
     uint64_t t = ready, done = ready;
     for (const Instruction &i : dmas) {
@@ -302,8 +331,8 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
     loadItem(0, 0);
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t t = std::max(stageDone[i][0], computeDone);
-    if (i >= 2)
-      t = std::max(t, storeEnd[i - 2]);
+    if (groups.starts[i] && groups.group[i] >= 2)
+      t = std::max(t, storeEnd[groups.storing[groups.group[i] - 2]]);
     if (i + 1 < items.size())
       loadItem(i + 1, i >= 1 ? computeEnd[i - 1] : 0);
     size_t s = 1;

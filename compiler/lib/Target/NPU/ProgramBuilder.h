@@ -47,7 +47,10 @@ std::vector<DmaBox> contiguousBoxes(uint64_t dram, uint64_t sram,
 Instruction makeLoad(const DmaBox &box);
 Instruction makeStore(const DmaBox &box);
 
-/// Instructions of one pipeline item, per queue, in order.
+/// Instructions of one pipeline item, per queue, in order. Every item loads
+/// and computes; an item may leave `stores` empty when the next item
+/// accumulates into its accumulator tile (K split), the layer's last item
+/// stores.
 struct Item {
   std::vector<Instruction> loads, computes, stores;
   /// Optional, one entry per load: the index of the first compute that reads
@@ -57,6 +60,15 @@ struct Item {
   /// nothing overlaps, gains the most. Empty: one stage.
   std::vector<size_t> loadNeed;
 };
+
+/// Items grouped by output tile: a group is a run of items without stores
+/// (they accumulate into one accumulator tile) ended by an item that stores.
+struct OutputGroups {
+  std::vector<int64_t> group; ///< per item: its group's index
+  std::vector<bool> starts;   ///< per item: it is its group's first
+  std::vector<size_t> storing; ///< per group: the index of its storing item
+};
+OutputGroups outputGroups(const std::vector<Item> &items);
 
 /// An item's loads grouped by `loadNeed`: loads [previous end, loadEnd) must
 /// complete before compute `firstCompute` starts.

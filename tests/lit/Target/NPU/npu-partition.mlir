@@ -73,3 +73,21 @@ func.func @requantize(%a: tensor<2x8x!r1>) -> tensor<2x8x!r2> {
   %y = graph.requantize %a : tensor<2x8x!r1> -> tensor<2x8x!r2>
   return %y : tensor<2x8x!r2>
 }
+
+// Grouped convolutions (1 < group < channels, and depthwise with a channel
+// multiplier) run on the NPU's array, group by group.
+!gx = !quant.uniform<i8:f32, 0.05:-3>
+!gw = !quant.uniform<i8:f32, 0.01>
+// CHECK-LABEL: func @grouped_conv
+// CHECK: graph.conv2d {{.*}}group = 2 : i64{{.*}}npu.placement = "npu"
+// CHECK: graph.conv2d {{.*}}group = 4 : i64{{.*}}npu.placement = "npu"
+func.func @grouped_conv(%x: tensor<1x4x4x4x!gx>) -> tensor<1x4x4x8x!gx> {
+  %wi = arith.constant dense<1> : tensor<1x1x2x4xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x2x4xi8>) -> tensor<1x1x2x4x!gw>
+  %c = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x4x!gx>, tensor<1x1x2x4x!gw>) -> tensor<1x4x4x4x!gx>
+  %vi = arith.constant dense<1> : tensor<1x1x1x8xi8>
+  %v = "quant.scast"(%vi) : (tensor<1x1x1x8xi8>) -> tensor<1x1x1x8x!gw>
+  %d = graph.conv2d %c, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 4 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x4x!gx>, tensor<1x1x1x8x!gw>) -> tensor<1x4x4x8x!gx>
+  return %d : tensor<1x4x4x8x!gx>
+}
+

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""Layers the NPU maps since issue 16, bit-exact against ONNX Runtime.
+
+usage: check_npu_layers.py SYSTOLE WORK CASE...
+
+Each CASE builds a small QDQ model (ORT fuses it into its integer kernels
+with session.qdqisint8allowed=1), compiles it, checks the compile report puts
+every conv/matmul on the NPU with the expected mapping, runs random inputs on
+the functional and the cycle backends and requires every output value to
+equal ORT's:
+- gemm-25088x4096: a 25088 x 4096 fully connected layer on default-32x32,
+  whose weight column tiles do not fit the scratchpad unsplit (K split
+  across items accumulating in ACC);
+- conv-ksplit: 3x3 convolutions whose K = 9*Cin does not fit a small
+  scratchpad (tests/e2e/configs/ksplit-8x8.json): WS and OS, strides, pads;
+- grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
+  channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
+  depthwise convolution with channel multiplier 2), per-channel weights,
+  int32 bias, in both ONNX forms (QDQ and QLinearConv).
+The models have no ReLU between a Conv and its QuantizeLinear: ORT fuses
+Conv + Relu into a float FusedConv before its QDQ fusion, so such a layer's
+reference would be float arithmetic, not ORT's integer kernel.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "models"))
+from systole_models import ort_runner  # noqa: E402
+
+systole, work = sys.argv[1], Path(sys.argv[2])
+work.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(16)
+
+
+def init(name, array, dtype=None):
+    return numpy_helper.from_array(np.asarray(array, dtype=dtype), name)
+
+
+class Builder:
+    """A QDQ graph: float input -> Q/DQ -> layers -> DQ output."""
+
+    def __init__(self, in_shape, xs=0.05, xz=3):
+        self.nodes, self.inits, self.n = [], [], 0
+        self.in_shape, self.shape = in_shape, list(in_shape)
+        self.inits += [init("xs", np.float32(xs)), init("xz", np.int8(xz))]
+        self.nodes += [helper.make_node("QuantizeLinear", ["input", "xs", "xz"], ["xq"]),
+                       helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["x0"])]
+        self.cur, self.scale = "x0", xs
+
+    def _weights(self, w_shape, out_axis):
+        i = self.n = self.n + 1
+        w = rng.integers(-127, 128, w_shape).astype(np.int8)
+        ws = rng.uniform(0.005, 0.02, w_shape[out_axis]).astype(np.float32)
+        bias = rng.integers(-3000, 3000, w_shape[out_axis]).astype(np.int32)
+        # An explicit per-channel weight zero point: ORT's QGemm requires
+        # it to have the scale's shape.
+        self.inits += [init(f"w{i}", w), init(f"ws{i}", ws), init(f"b{i}", bias),
+                       init(f"wz{i}", np.zeros(w_shape[out_axis], np.int8)),
+                       init(f"bs{i}", (ws * np.float32(self.scale)).astype(np.float32))]
+        self.nodes += [
+            helper.make_node("DequantizeLinear", [f"w{i}", f"ws{i}", f"wz{i}"], [f"wd{i}"],
+                             axis=out_axis),
+            helper.make_node("DequantizeLinear", [f"b{i}", f"bs{i}"], [f"bd{i}"], axis=0)]
+        return i
+
+    def _requant(self, i, y, ys, yz, relu):
+        if relu:
+            self.nodes.append(helper.make_node("Relu", [y], [f"r{i}"]))
+            y = f"r{i}"
+        self.inits += [init(f"ys{i}", np.float32(ys)), init(f"yz{i}", np.int8(yz))]
+        self.nodes += [helper.make_node("QuantizeLinear", [y, f"ys{i}", f"yz{i}"], [f"q{i}"]),
+                       helper.make_node("DequantizeLinear", [f"q{i}", f"ys{i}", f"yz{i}"],
+                                        [f"x{i}"])]
+        self.cur, self.scale = f"x{i}", ys
+
+    def conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7, relu=False):
+        i = self._weights((cout, cin // group, k, k), 0)
+        self.nodes.append(helper.make_node(
+            "Conv", [self.cur, f"wd{i}", f"bd{i}"], [f"y{i}"], kernel_shape=[k, k],
+            group=group, strides=[stride, stride], pads=[pad] * 4))
+        n, _, h, w = self.shape
+        self.shape = [n, cout, (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1]
+        self._requant(i, f"y{i}", ys, yz, relu)
+
+    def gemm(self, k, n, ys, yz=2):
+        i = self._weights((n, k), 0)
+        self.nodes.append(helper.make_node(
+            "Gemm", [self.cur, f"wd{i}", f"bd{i}"], [f"y{i}"], transB=1))
+        self.shape = [self.shape[0], n]
+        self._requant(i, f"y{i}", ys, yz, False)
+
+    def qlinear_conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7):
+        """QOperator form: QLinearConv on the int8 tensor (ORT's integer
+        kernel for every group count)."""
+        if self.cur == "x0":  # the QOperator chain starts at the quantized input
+            self.nodes.pop()
+            self.cur, self.cur_zp = "xq", "xz"
+        i = self.n = self.n + 1
+        w = rng.integers(-127, 128, (cout, cin // group, k, k)).astype(np.int8)
+        ws = rng.uniform(0.005, 0.02, cout).astype(np.float32)
+        bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+        self.inits += [init(f"w{i}", w), init(f"ws{i}", ws), init(f"wz{i}", np.zeros(cout, np.int8)),
+                       init(f"b{i}", bias), init(f"ys{i}", np.float32(ys)),
+                       init(f"yz{i}", np.int8(yz))]
+        xs = "xs" if self.cur == "xq" else f"ys{i - 1}"
+        self.nodes.append(helper.make_node(
+            "QLinearConv", [self.cur, xs, self.cur_zp, f"w{i}", f"ws{i}", f"wz{i}",
+                            f"ys{i}", f"yz{i}", f"b{i}"], [f"q{i}"],
+            kernel_shape=[k, k], group=group, strides=[stride, stride], pads=[pad] * 4))
+        n, _, h, w_ = self.shape
+        self.shape = [n, cout, (h + 2 * pad - k) // stride + 1, (w_ + 2 * pad - k) // stride + 1]
+        self.cur, self.cur_zp, self.scale = f"q{i}", f"yz{i}", ys
+        self.last_q = i
+
+    def save_qop(self, name):
+        i = self.last_q
+        self.nodes.append(helper.make_node("DequantizeLinear", [self.cur, f"ys{i}", f"yz{i}"],
+                                           ["output"]))
+        return self.save(name, identity=False)
+
+    def save(self, name, identity=True):
+        if identity:
+            self.nodes.append(helper.make_node("Identity", [self.cur], ["output"]))
+        g = helper.make_graph(
+            self.nodes, name,
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, self.in_shape)],
+            [helper.make_tensor_value_info("output", TensorProto.FLOAT, self.shape)],
+            initializer=self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+        path = work / f"{name}.onnx"
+        onnx.save(m, path)
+        return path
+
+
+def check(name, path, hw, mapping, inputs=2, backends=("functional", "cycle")):
+    """Compiles, checks each conv/matmul's mapping contains `mapping`, runs
+    `inputs` random inputs per backend; returns the number of failures."""
+    npu, report = work / f"{name}.npu", work / f"{name}.json"
+    subprocess.run([systole, "compile", str(path), "-o", str(npu), "--hw", str(hw), "-q",
+                    "--report", str(report)], check=True, stdout=subprocess.DEVNULL)
+    layers = json.loads(report.read_text())["layers"]
+    heavy = [l for l in layers if l["op"] in ("graph.conv2d", "graph.matmul")]
+    bad = [l for l in heavy if l["placement"] != "npu" or mapping not in l["mapping"]]
+    if not heavy or bad:
+        print(f"{name}: FAIL: layers not on the NPU as '{mapping}': {bad or layers}")
+        return 1
+    cycles = sum(l.get("predicted_cycles", 0) for l in heavy)
+    failures = 0
+    if hw == "rtl-8x8":  # a preset with a Verilated RTL model: RTL == SystemC
+        backends = tuple(backends) + ("rtl",)
+    for i in range(inputs):
+        cycles_of = {}
+        x = rng.uniform(-6, 6, path_shapes[name]).astype(np.float32)
+        xin = work / f"{name}_in{i}.npy"
+        np.save(xin, x)
+        ref = ort_runner.run(path, {"input": x})["output"]
+        for backend in backends:
+            out = work / f"{name}_{backend}_{i}"
+            rep = Path(str(out) + ".json")
+            subprocess.run([systole, "run", str(npu), "--input", f"input={xin}",
+                            "--out-dir", str(out), "--backend", backend, "--report", str(rep),
+                            "-q"], check=True, stdout=subprocess.DEVNULL)
+            got = np.load(out / "output.npy")
+            diff = int((got != ref).sum()) if got.shape == ref.shape else -1
+            cyc = json.loads(rep.read_text()).get("total_cycles") if backend != "functional" \
+                else None
+            cycles_of[backend] = cyc
+            if backend == "rtl" and cyc != cycles_of.get("cycle"):
+                print(f"{name}: FAIL: RTL {cyc} cycles, SystemC {cycles_of.get('cycle')}")
+                failures += 1
+            print(f"{name} input {i} {backend}: "
+                  f"{'bit-exact' if diff == 0 else 'MISMATCH'} ({diff} of {ref.size} differ)"
+                  + (f", {cyc} cycles" if cyc is not None else ""))
+            failures += diff != 0
+    print(f"{name}: mapping {[l['mapping'] for l in heavy]}, predicted {cycles} cycles")
+    return failures
+
+
+path_shapes = {}
+
+
+def case_gemm():
+    b = Builder([1, 25088], xs=0.02, xz=-4)
+    b.gemm(25088, 4096, ys=4.0)
+    path_shapes["gemm-25088x4096"] = [1, 25088]
+    return check("gemm-25088x4096", b.save("gemm-25088x4096"), "default-32x32", " k=", inputs=1)
+
+
+def case_conv_ksplit():
+    hw = REPO / "tests" / "e2e" / "configs" / "ksplit-8x8.json"
+    b = Builder([1, 48, 9, 9])
+    b.conv(48, 40, 3, pad=1)
+    b.conv(40, 24, 3, stride=2, pad=1, ys=0.7, yz=5)
+    path_shapes["conv-ksplit"] = [1, 48, 9, 9]
+    return check("conv-ksplit", b.save("conv-ksplit"), hw, " k=")
+
+
+GROUPED = [dict(cin=128, cout=128, k=3, group=32, pad=1),             # ResNeXt 32x4d
+           dict(cin=128, cout=64, k=3, group=4, stride=2, pad=1, yz=4),  # 4 groups 32->16
+           dict(cin=64, cout=48, k=1, group=2, ys=0.4),                  # 2 groups 32->24
+           dict(cin=48, cout=96, k=3, group=48, pad=1, ys=0.3),          # depthwise x2
+           dict(cin=96, cout=33, k=1, group=3, ys=0.6, yz=-3)]           # ShuffleNet, 3 groups
+
+
+def case_grouped():
+    fails = 0
+    for form in ("qdq", "qop"):
+        b = Builder([1, 128, 10, 10])
+        for layer in GROUPED:
+            (b.conv if form == "qdq" else b.qlinear_conv)(**layer)
+        name = f"grouped.{form}"
+        path = b.save(name) if form == "qdq" else b.save_qop(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            path_shapes[f"{name}.{hw}"] = [1, 128, 10, 10]
+            fails += check(f"{name}.{hw}", path, hw, "")
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "conv-ksplit": case_conv_ksplit,
+         "grouped": case_grouped}
+failed = 0
+for c in sys.argv[3:]:
+    failed += CASES[c]()
+print("PASS" if not failed else f"FAIL: {failed} runs differ from ORT")
+sys.exit(1 if failed else 0)
