@@ -1,0 +1,456 @@
+"""Random quantized QDQ ONNX graphs for differential testing.
+
+A graph is float input(s) -> QuantizeLinear -> layers -> DequantizeLinear ->
+float output(s). Every layer is written the way quantizers write it
+(DequantizeLinear of each quantized operand -> float op -> QuantizeLinear),
+so ONNX Runtime's QDQ transformers fuse it into its integer kernels
+(QLinearConv, QLinearMatMul, QGemm, QLinearAdd, QLinearGlobalAveragePool,
+int8 MaxPool, ...) wherever it can. Layers are picked from a pool of live
+tensors, so graphs are chains or DAGs (branches, joins by Add and Concat).
+
+Each layer is tagged `exact` (ORT runs it in integer arithmetic and the NPU
+must match bit for bit) or `bounded` (ORT or our host fallback computes it
+in float: Softmax, Sigmoid, broadcasting Add, Mul, windowed AveragePool,
+dilated or grouped convolution, a Relu ORT cannot fold; docs/host.md bounds
+these to 1 LSB). A bounded layer's result is never consumed by another
+layer, so its bound holds at the graph output it feeds.
+
+Scales follow a rough standard-deviation estimate of each tensor so that
+outputs use the quantized range, with a spread that also saturates; zero
+points include the int8/uint8 limits.
+"""
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+QMIN = {"int8": -128, "uint8": 0}
+QMAX = {"int8": 127, "uint8": 255}
+NP = {"int8": np.int8, "uint8": np.uint8}
+
+
+class QTensor:
+    """A quantized activation: the QuantizeLinear output `name`."""
+
+    def __init__(self, name, shape, scale, zp, dtype, std, terminal=False):
+        self.name, self.shape, self.scale, self.zp = name, list(shape), scale, zp
+        self.dtype, self.std, self.terminal = dtype, std, terminal
+        self.uses = 0
+
+
+class GraphBuilder:
+    def __init__(self, rng, max_elems=3072, avoid=()):
+        self.rng = rng
+        self.avoid = set(avoid)
+        self.nodes, self.inits, self.inputs, self.feeds = [], [], [], {}
+        self.live = []
+        self.n = 0
+        self.max_elems = max_elems
+        self.layers = []          # (op description, exact?) for the case record
+        self.dtype = "int8" if rng.random() < 0.6 else "uint8"
+
+    # -- helpers -----------------------------------------------------------
+    def fresh(self, stem):
+        self.n += 1
+        return f"{stem}{self.n}"
+
+    def const(self, stem, array):
+        name = self.fresh(stem)
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(self, op, ins, outs=None, **attrs):
+        outs = outs or [self.fresh(op.lower() + "_")]
+        self.nodes.append(helper.make_node(op, ins, outs, name=self.fresh("n_" + op + "_"), **attrs))
+        return outs[0]
+
+    def pick_zp(self, dtype, relu=False):
+        r = self.rng.random()
+        lo, hi = QMIN[dtype], QMAX[dtype]
+        if relu:                    # ORT folds Relu into Q only at the lowest zero point
+            return lo
+        if r < 0.15:
+            return lo
+        if r < 0.3:
+            return hi
+        mid = (lo + hi) // 2
+        return int(np.clip(mid + self.rng.integers(-60, 61), lo, hi))
+
+    def pick_scale(self, std):
+        # about 3 sigma over the int8 range, spread over 8x both ways
+        s = 3.0 * max(std, 1e-6) / 127.0 * float(np.exp(self.rng.uniform(-1.5, 1.5)))
+        return float(np.float32(s))
+
+    def dq(self, t):
+        s = self.const("s", np.float32(t.scale))
+        z = self.const("z", NP[t.dtype](t.zp))
+        t.uses += 1
+        return self.node("DequantizeLinear", [t.name, s, z])
+
+    def q(self, f, shape, std, scale=None, zp=None, dtype=None, relu=False, terminal=False):
+        dtype = dtype or self.dtype
+        scale = self.pick_scale(std) if scale is None else scale
+        zp = self.pick_zp(dtype, relu) if zp is None else zp
+        s = self.const("s", np.float32(scale))
+        z = self.const("z", NP[dtype](zp))
+        out = self.node("QuantizeLinear", [f, s, z])
+        t = QTensor(out, shape, scale, zp, dtype, std, terminal)
+        self.live.append(t)
+        return t
+
+    def add_input(self, shape):
+        name = f"input{len(self.inputs)}"
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, shape))
+        std = float(np.exp(self.rng.uniform(-2, 2)))
+        self.feeds[name] = (self.rng.standard_normal(shape) * std).astype(np.float32)
+        return self.q(name, shape, std)
+
+    def pick(self, pred=lambda t: True):
+        cands = [t for t in self.live if not t.terminal and pred(t)]
+        if not cands:
+            return None
+        if self.rng.random() < 0.6:
+            return cands[-1]
+        return cands[int(self.rng.integers(len(cands)))]
+
+    def weights(self, shape, per_channel):
+        w = self.rng.integers(-127, 128, shape).astype(np.int8)
+        if self.rng.random() < 0.1:
+            w[...] = np.where(self.rng.random(shape) < 0.5, -128, 127).astype(np.int8)
+        wstd = float(np.exp(self.rng.uniform(-5, -1)))
+        if per_channel:
+            ws = (wstd / 73.0 * np.exp(self.rng.uniform(-0.7, 0.7, shape[0]))).astype(np.float32)
+        else:
+            ws = np.float32(wstd / 73.0)
+        return w, ws, wstd
+
+    def act(self, f, exact=True):
+        """Optional Relu/Clip after a conv/matmul; returns (float, relu?, bounded?)."""
+        r = self.rng.random()
+        if r < 0.5:
+            return f, False, False
+        if r < 0.8:
+            return self.node("Relu", [f]), True, False
+        if r < 0.9:
+            # Clip(0, 6): ORT folds it when the Q range lies inside [0, 6]
+            lo = self.const("c", np.float32(0.0))
+            hi = self.const("c", np.float32(6.0))
+            return self.node("Clip", [f, lo, hi]), True, True
+        # Relu that ORT cannot fold (zero point above the minimum): float path
+        return self.node("Relu", [f]), False, True
+
+    # -- layers ------------------------------------------------------------
+    def conv(self):
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        N, C, H, W = t.shape
+        rng = self.rng
+        kind = rng.choice(["dense", "dense", "depthwise", "grouped"])
+        kh, kw = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        dil = [1, 1]
+        if rng.random() < 0.3:
+            dil = [int(rng.integers(1, 4)), int(rng.integers(1, 4))]
+        pads = [int(rng.integers(0, k)) if rng.random() < 0.7 else 0 for k in (kh, kw, kh, kw)]
+        eh, ew = (kh - 1) * dil[0] + 1, (kw - 1) * dil[1] + 1
+        if H + pads[0] + pads[2] < eh or W + pads[1] + pads[3] < ew:
+            return False
+        OH = (H + pads[0] + pads[2] - eh) // sh + 1
+        OW = (W + pads[1] + pads[3] - ew) // sw + 1
+        if kind == "depthwise":
+            group, cout = C, C * int(rng.choice([1, 1, 2]))
+        elif kind == "grouped":
+            divs = [g for g in range(2, C) if C % g == 0]
+            if not divs:
+                return False
+            group = int(rng.choice(divs))
+            cout = group * int(rng.integers(1, 4))
+        else:
+            group, cout = 1, int(rng.integers(1, 33))
+        if N * cout * OH * OW > self.max_elems:
+            return False
+        bounded = kind == "grouped" or (kind == "dense" and dil != [1, 1])
+        if "grouped-conv" in self.avoid and group > 1 and not (group == C and cout == C):
+            return False
+        cin_g = C // group
+        w, ws, wstd = self.weights([cout, cin_g, kh, kw], per_channel=rng.random() < 0.6)
+        xd = self.dq(t)
+        wn = self.const("w", w)
+        wsn = self.const("s", ws)
+        wzn = self.const("z", np.zeros(cout, np.int8) if np.ndim(ws) else np.int8(0))
+        wd = self.node("DequantizeLinear", [wn, wsn, wzn], axis=0) if np.ndim(ws) else \
+            self.node("DequantizeLinear", [wn, wsn, wzn])
+        ins = [xd, wd]
+        if rng.random() < 0.7:
+            bs = (np.float32(t.scale) * ws).astype(np.float32)
+            bias = rng.integers(-2000, 2001, cout).astype(np.int32)
+            bn = self.const("b", bias)
+            bsn = self.const("s", bs)
+            bzn = self.const("z", np.zeros(cout, np.int32) if np.ndim(ws) else np.int32(0))
+            bd = self.node("DequantizeLinear", [bn, bsn, bzn], axis=0) if np.ndim(ws) else \
+                self.node("DequantizeLinear", [bn, bsn, bzn])
+            ins.append(bd)
+        attrs = dict(kernel_shape=[kh, kw], strides=[sh, sw], pads=pads, group=group)
+        if dil != [1, 1]:
+            attrs["dilations"] = dil
+        f = self.node("Conv", ins, **attrs)
+        f, relu, b2 = self.act(f)
+        std = t.std * wstd * np.sqrt(cin_g * kh * kw) * 1.3
+        bounded = bounded or b2
+        self.q(f, [N, cout, OH, OW], std, relu=relu, terminal=bounded)
+        self.layers.append((f"Conv {kind} k{kh}x{kw} s{sh}x{sw} d{dil} p{pads} g{group} "
+                            f"{t.shape}->{cout}", not bounded))
+        return True
+
+    def matmul(self):
+        t = self.pick(lambda t: len(t.shape) >= 2)
+        if t is None:
+            return False
+        rng = self.rng
+        K = t.shape[-1]
+        M = int(np.prod(t.shape[:-1]))
+        n = int(rng.integers(1, 41))
+        if M * n > self.max_elems or K > 512:
+            return False
+        w, ws, wstd = self.weights([K, n], per_channel=False)
+        xd = self.dq(t)
+        wd = self.node("DequantizeLinear", [self.const("w", w), self.const("s", ws),
+                                            self.const("z", np.int8(0))])
+        gemm = len(t.shape) == 2 and rng.random() < 0.5
+        if gemm:
+            transB = int(rng.integers(2))
+            if transB:
+                w2 = np.ascontiguousarray(w.T)
+                wd = self.node("DequantizeLinear", [self.const("w", w2), self.const("s", ws),
+                                                    self.const("z", np.int8(0))])
+            ins = [xd, wd]
+            if rng.random() < 0.7:
+                bias = rng.integers(-3000, 3001, n).astype(np.int32)
+                bd = self.node("DequantizeLinear", [self.const("b", bias),
+                                                    self.const("s", np.float32(np.float32(t.scale) * ws)),
+                                                    self.const("z", np.int32(0))])
+                ins.append(bd)
+            f = self.node("Gemm", ins, transB=transB)
+        else:
+            f = self.node("MatMul", [xd, wd])
+        f, relu, bounded = self.act(f)
+        std = t.std * wstd * np.sqrt(K) * 1.3
+        self.q(f, t.shape[:-1] + [n], std, relu=relu, terminal=bounded)
+        self.layers.append((f"{'Gemm' if gemm else 'MatMul'} {t.shape}x[{K},{n}]", not bounded))
+        return True
+
+    def add(self):
+        rng = self.rng
+        t = self.pick()
+        if t is None:
+            return False
+        others = [o for o in self.live if o is not t and not o.terminal and o.shape == t.shape]
+        op = "Add" if rng.random() < 0.75 else "Mul"
+        bounded = op == "Mul"
+        if others and rng.random() < 0.8:
+            o = others[int(rng.integers(len(others)))]
+            od = self.dq(o)
+            ostd = o.std
+            desc = "same shape"
+        else:
+            # constant operand, broadcast or full; quantized like the activations
+            shape = list(t.shape)
+            mode = rng.integers(4)
+            if mode == 0:
+                shape = [1] * len(shape)
+            elif mode == 1 and len(shape) == 4:
+                shape = [1, shape[1], 1, 1]
+            elif mode == 2:
+                shape = shape[-1:]
+            if shape == t.shape and "const-full" in self.avoid:
+                return False
+            ostd = float(np.exp(rng.uniform(-2, 1)))
+            sc = self.pick_scale(ostd)
+            zp = self.pick_zp("int8")
+            c = rng.integers(-128, 128, shape).astype(np.int8)
+            od = self.node("DequantizeLinear", [self.const("k", c), self.const("s", np.float32(sc)),
+                                                self.const("z", np.int8(zp))])
+            bounded = bounded or shape != t.shape
+            desc = f"const {shape}"
+        f = self.node(op, [self.dq(t), od])
+        std = (t.std + ostd) if op == "Add" else t.std * ostd
+        relu = False
+        if rng.random() < 0.2:
+            f, relu = self.node("Relu", [f]), True
+        self.q(f, t.shape, std, relu=relu, terminal=bounded)
+        self.layers.append((f"{op} {t.shape} {desc}", not bounded))
+        return True
+
+    def pool(self):
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        rng = self.rng
+        N, C, H, W = t.shape
+        kind = rng.choice(["max", "max", "gap", "gmp", "avg"])
+        if kind in ("gap", "gmp"):
+            op = "GlobalAveragePool" if kind == "gap" else "GlobalMaxPool"
+            f = self.node(op, [self.dq(t)])
+            shape = [N, C, 1, 1]
+            same = kind == "gmp"
+            attrs = {}
+        else:
+            kh, kw = int(rng.integers(1, min(H, 4) + 1)), int(rng.integers(1, min(W, 4) + 1))
+            sh, sw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+            pads = [int(rng.integers(0, k)) if rng.random() < 0.5 else 0 for k in (kh, kw, kh, kw)]
+            OH = (H + pads[0] + pads[2] - kh) // sh + 1
+            OW = (W + pads[1] + pads[3] - kw) // sw + 1
+            attrs = dict(kernel_shape=[kh, kw], strides=[sh, sw], pads=pads)
+            op = "MaxPool" if kind == "max" else "AveragePool"
+            if kind == "avg" and rng.random() < 0.5:
+                attrs["count_include_pad"] = 1
+            f = self.node(op, [self.dq(t)], **attrs)
+            shape = [N, C, OH, OW]
+            same = kind == "max"
+        bounded = kind == "avg"
+        if same:   # ORT runs MaxPool on int8 when input and output parameters agree
+            self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype, terminal=bounded)
+        else:
+            self.q(f, shape, t.std * (0.6 if kind == "gap" else 1.0), terminal=bounded)
+        self.layers.append((f"{op} {t.shape} {attrs}", not bounded))
+        return True
+
+    def relu(self):
+        t = self.pick()
+        if t is None:
+            return False
+        f = self.node("Relu", [self.dq(t)])
+        self.q(f, t.shape, t.std, scale=t.scale, zp=QMIN[t.dtype], dtype=t.dtype)
+        self.layers.append((f"Relu {t.shape}", True))
+        return True
+
+    def concat(self):
+        rng = self.rng
+        t = self.pick(lambda t: len(t.shape) >= 2)
+        if t is None:
+            return False
+        axis = int(rng.integers(len(t.shape)))
+        parts = [t] + [o for o in self.live if o is not t and not o.terminal
+                       and len(o.shape) == len(t.shape)
+                       and all(a == b for i, (a, b) in enumerate(zip(o.shape, t.shape)) if i != axis)]
+        if len(parts) == 1:
+            parts = [t, t]
+        parts = parts[:int(rng.integers(2, 4))]
+        shape = list(t.shape)
+        shape[axis] = sum(p.shape[axis] for p in parts)
+        if int(np.prod(shape)) > self.max_elems:
+            return False
+        f = self.node("Concat", [self.dq(p) for p in parts], axis=axis)
+        same = all(p.scale == t.scale and p.zp == t.zp and p.dtype == t.dtype for p in parts)
+        if same or rng.random() < 0.5:
+            self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        else:
+            self.q(f, shape, max(p.std for p in parts))
+        self.layers.append((f"Concat axis {axis} of {[p.shape for p in parts]}", True))
+        return True
+
+    def reshape(self):
+        rng = self.rng
+        t = self.pick()
+        if t is None:
+            return False
+        total = int(np.prod(t.shape))
+        if rng.random() < 0.5 and len(t.shape) >= 2:
+            perm = [int(p) for p in rng.permutation(len(t.shape))]
+            f = self.node("Transpose", [self.dq(t)], perm=perm)
+            shape = [t.shape[p] for p in perm]
+            desc = f"Transpose {t.shape} perm {perm}"
+        else:
+            rank = int(rng.integers(2, 5))
+            shape, rest = [], total
+            for _ in range(rank - 1):
+                divs = [d for d in range(1, min(rest, 64) + 1) if rest % d == 0]
+                d = int(rng.choice(divs))
+                shape.append(d)
+                rest //= d
+            shape.append(rest)
+            target = list(shape)
+            if rng.random() < 0.3:
+                target[int(rng.integers(rank))] = -1
+            f = self.node("Reshape", [self.dq(t), self.const("shape", np.array(target, np.int64))])
+            desc = f"Reshape {t.shape}->{target}"
+        self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        self.layers.append((desc, True))
+        return True
+
+    def float_op(self):
+        rng = self.rng
+        t = self.pick()
+        if t is None:
+            return False
+        # Softmax is left out: ORT 1.23.2's QLinearSoftmax wraps a probability
+        # that rounds to 256 (1.0 at scale 1/256) to 0 (docs/security.md).
+        op = rng.choice(["Sigmoid", "Tanh"])
+        if op == "Softmax":
+            axis = -1 if rng.random() < 0.5 else len(t.shape) - 1
+            f = self.node("Softmax", [self.dq(t)], axis=axis)
+            # ORT's QDQ softmax expects output scale 1/256 (zero point -128 / 0)
+            self.q(f, t.shape, 0.3, scale=1.0 / 256, zp=QMIN[self.dtype], terminal=True)
+            desc = f"Softmax axis {axis} {t.shape}"
+        else:
+            f = self.node(op, [self.dq(t)])
+            self.q(f, t.shape, 0.5, terminal=True)
+            desc = f"{op} {t.shape}"
+        self.layers.append((desc, False))
+        return True
+
+
+LAYERS = [("conv", 5), ("matmul", 3), ("add", 3), ("pool", 2), ("relu", 1),
+          ("concat", 2), ("reshape", 2), ("float_op", 1)]
+
+
+# Features --avoid can leave out, to look past open bugs (docs/security.md).
+AVOIDABLE = {"const-full": "Add/Mul with a constant operand of the full shape",
+             "grouped-conv": "grouped convolution (1 < group, not depthwise with multiplier 1)",
+             "token-depth-1": "random configs with queues.token_depth 1"}
+
+
+def generate(rng, max_layers=6, avoid=()):
+    """Returns (ModelProto, feeds {name: float32 array}, info dict)."""
+    b = GraphBuilder(rng, avoid=avoid)
+    n_inputs = 1 if rng.random() < 0.8 else 2
+    for _ in range(n_inputs):
+        if rng.random() < 0.75:
+            shape = [int(rng.choice([1, 1, 1, 2])), int(rng.integers(1, 17)),
+                     int(rng.integers(1, 15)), int(rng.integers(1, 15))]
+        else:
+            shape = [int(rng.integers(1, 9)), int(rng.integers(1, 65))]
+            if rng.random() < 0.3:
+                shape = [int(rng.integers(1, 4))] + shape
+        b.add_input(shape)
+    names = [n for n, _ in LAYERS]
+    weights = np.array([w for _, w in LAYERS], float)
+    target = int(rng.integers(1, max_layers + 1))
+    tries = 0
+    while len(b.layers) < target and tries < 60:
+        tries += 1
+        getattr(b, names[rng.choice(len(names), p=weights / weights.sum())])()
+    if not b.layers:
+        b.relu()
+    # graph outputs: every quantized tensor nobody consumed, dequantized
+    outputs = []
+    for t in b.live:
+        if t.uses == 0:
+            name = f"output{len(outputs)}"
+            s = b.const("s", np.float32(t.scale))
+            z = b.const("z", NP[t.dtype](t.zp))
+            b.node("DequantizeLinear", [t.name, s, z], [name])
+            outputs.append((name, t))
+    graph = helper.make_graph(
+        b.nodes, "fuzz", b.inputs,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, t.shape) for n, t in outputs],
+        initializer=b.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    info = {"layers": [d for d, _ in b.layers],
+            "bounded": any(not e for _, e in b.layers),
+            "outputs": {n: {"scale": t.scale, "zero_point": t.zp, "dtype": t.dtype,
+                            "bounded": t.terminal} for n, t in outputs}}
+    return model, b.feeds, info
