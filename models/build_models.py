@@ -29,7 +29,8 @@ from systole_models.quantize import quantize, scheme
 # Built by tools/setup.sh for CI: the original four plus the zoo models that
 # build, compile and simulate in seconds (tests/e2e/CMakeLists.txt checks them).
 MODELS = ["digits", "resnet18", "mobilenet_v2", "resnet50",
-          "squeezenet1_1", "squeezenet1_1_uint8", "mobilenet_v3_small", "mnasnet0_5", "googlenet", "vit_small",
+          "squeezenet1_1", "squeezenet1_1_uint8", "mobilenet_v3_small", "mnasnet0_5", "googlenet", "regnet_y_400mf",
+          "vit_small",
           "convnext_small", "encoder_opset13", "encoder_opset17", "ppocr_cls", "oww_embedding", "oww_hello_deepa"]
 ZOO = (["digits"] + list(torchvision_models.ARCHITECTURES) + list(torchvision_models.UINT8_VARIANTS)
        + list(encoders.ENCODERS) + list(npm_models.PACKAGE_MODELS))
