@@ -13,6 +13,9 @@ equal ORT's:
   across items accumulating in ACC);
 - conv-ksplit: 3x3 convolutions whose K = 9*Cin does not fit a small
   scratchpad (tests/e2e/configs/ksplit-8x8.json): WS and OS, strides, pads;
+- broadcast: Add/Mul of a conv's output and its global average pool (a
+  per-channel vector, squeeze-excitation) or a scalar, both operand orders,
+  on the vector unit (VADD/VMUL with strides of 0);
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -96,6 +99,24 @@ class Builder:
         self.shape = [self.shape[0], n]
         self._requant(i, f"y{i}", ys, yz, False)
 
+    def gap(self, ys, yz):
+        """GlobalAveragePool of the current tensor (QLinearGlobalAveragePool
+        in ORT); returns (name, scale) of its dequantized [N, C, 1, 1] output,
+        the current tensor stays."""
+        i = self.n = self.n + 1
+        self.inits += [init(f"ys{i}", np.float32(ys)), init(f"yz{i}", np.int8(yz))]
+        self.nodes += [helper.make_node("GlobalAveragePool", [self.cur], [f"g{i}"]),
+                       helper.make_node("QuantizeLinear", [f"g{i}", f"ys{i}", f"yz{i}"], [f"q{i}"]),
+                       helper.make_node("DequantizeLinear", [f"q{i}", f"ys{i}", f"yz{i}"],
+                                        [f"x{i}"])]
+        return f"x{i}"
+
+    def binary(self, op, a, b, ys, yz):
+        """Add/Mul of two dequantized tensors (ORT: QLinearAdd/QLinearMul)."""
+        i = self.n = self.n + 1
+        self.nodes.append(helper.make_node(op, [a, b], [f"y{i}"]))
+        self._requant(i, f"y{i}", ys, yz, False)
+
     def qlinear_conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7):
         """QOperator form: QLinearConv on the int8 tensor (ORT's integer
         kernel for every group count)."""
@@ -139,14 +160,17 @@ class Builder:
         return path
 
 
-def check(name, path, hw, mapping, inputs=2, backends=("functional", "cycle")):
+def check(name, path, hw, mapping, inputs=2, backends=("functional", "cycle"), vector_op=None):
     """Compiles, checks each conv/matmul's mapping contains `mapping`, runs
     `inputs` random inputs per backend; returns the number of failures."""
     npu, report = work / f"{name}.npu", work / f"{name}.json"
     subprocess.run([systole, "compile", str(path), "-o", str(npu), "--hw", str(hw), "-q",
                     "--report", str(report)], check=True, stdout=subprocess.DEVNULL)
     layers = json.loads(report.read_text())["layers"]
-    heavy = [l for l in layers if l["op"] in ("graph.conv2d", "graph.matmul")]
+    heavy = [l for l in layers if l["op"] in ("graph.conv2d", "graph.matmul", vector_op)]
+    if vector_op and not any(l["op"] == vector_op for l in heavy):
+        print(f"{name}: FAIL: no {vector_op} on the NPU: {layers}")
+        return 1
     bad = [l for l in heavy if l["placement"] != "npu" or mapping not in l["mapping"]]
     if not heavy or bad:
         print(f"{name}: FAIL: layers not on the NPU as '{mapping}': {bad or layers}")
@@ -223,8 +247,34 @@ def case_grouped():
     return fails
 
 
+def case_broadcast():
+    """Squeeze-excitation's per-channel scale and a scalar operand: a conv
+    (NHWC in ORT and here), its global average pool ([1, C, 1, 1], or
+    [1, 1, 1, 1] after a 1-channel conv) and an Add/Mul of the two, both
+    operand orders, on the vector unit."""
+    fails = 0
+    for op in ("Mul", "Add"):
+        for order in ("xs", "sx"):
+            for kind in ("channel", "scalar"):
+                b = Builder([1, 24, 12, 12])
+                b.conv(24, 40, 3, pad=1, ys=0.3, yz=-2)
+                x = b.cur
+                if kind == "scalar":
+                    b.conv(40, 1, 1, ys=0.2, yz=3)
+                s = b.gap(0.05 if kind == "scalar" else 0.08, 5)
+                args = [x, s] if order == "xs" else [s, x]
+                b.binary(op, *args, ys=0.9 if op == "Mul" else 0.35, yz=-4)
+                name = f"broadcast.{op.lower()}.{order}.{kind}"
+                path = b.save(name)
+                for hw in ("default-32x32", "rtl-8x8"):
+                    path_shapes[f"{name}.{hw}"] = [1, 24, 12, 12]
+                    fails += check(f"{name}.{hw}", path, hw, "", inputs=2,
+                                   vector_op="graph." + op.lower())
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "conv-ksplit": case_conv_ksplit,
-         "grouped": case_grouped}
+         "grouped": case_grouped, "broadcast": case_broadcast}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

@@ -409,9 +409,8 @@ llvm::Error importConv(ImportContext &ic) {
   // array runs group by group; others run on the host through the
   // partitioner's float rewrite, which lowers group 1 only).
   auto dilations = ic.attrInts("dilations");
-  bool undilated = !dilations || llvm::all_of(*dilations, [](int64_t d) {
-                     return d == 1;
-                   });
+  bool undilated =
+      !dilations || llvm::all_of(*dilations, [](int64_t d) { return d == 1; });
   if (graphConv && xs.size() == 4 && fromDequantize(x) &&
       (group == 1 || (group == xs[1] && ws[0] == xs[1]) ||
        (group > 0 && xs[1] % group == 0 && ws[0] % group == 0 && undilated)))

@@ -197,9 +197,35 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 }
 
 unsigned numActivationOperands(Operation *op) {
-  if (llvm::isa<graph::AddOp>(op))
+  if (llvm::isa<graph::AddOp, graph::MulOp>(op))
     return 2;
   return 1;
+}
+
+BinaryBroadcast binaryBroadcast(ShapedType lhs, ShapedType rhs) {
+  if (lhs.getShape() == rhs.getShape())
+    return BinaryBroadcast::Equal;
+  // `small` broadcast against `full` (same rank, `full` is the result).
+  auto vectorOf = [](ShapedType small, ShapedType full) {
+    if (small.getRank() != full.getRank() || small.getRank() == 0)
+      return false;
+    for (int64_t d = 0; d + 1 < small.getRank(); ++d)
+      if (small.getDimSize(d) != 1)
+        return false;
+    return small.getShape().back() == full.getShape().back();
+  };
+  auto scalarOf = [](ShapedType small, ShapedType full) {
+    return small.getRank() <= full.getRank() && small.getNumElements() == 1;
+  };
+  if (vectorOf(rhs, lhs))
+    return BinaryBroadcast::RhsVector;
+  if (vectorOf(lhs, rhs))
+    return BinaryBroadcast::LhsVector;
+  if (scalarOf(rhs, lhs))
+    return BinaryBroadcast::RhsScalar;
+  if (scalarOf(lhs, rhs))
+    return BinaryBroadcast::LhsScalar;
+  return BinaryBroadcast::None;
 }
 
 std::vector<TilePlan> rowCandidates(int64_t outRows) {
@@ -228,8 +254,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
   if (auto pool = dyn_cast<graph::PoolOp>(op))
     return rowCandidates(
         cast<ShapedType>(pool.getOutput().getType()).getDimSize(1));
-  if (auto add = dyn_cast<graph::AddOp>(op)) {
-    auto t = cast<ShapedType>(add.getOutput().getType());
+  if (llvm::isa<graph::AddOp, graph::MulOp>(op)) {
+    auto t = cast<ShapedType>(op->getResult(0).getType());
     int64_t rows = t.getNumElements() / t.getShape().back();
     return rowCandidates(rows);
   }
@@ -252,6 +278,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerMatMul(mm, plan, io, builder);
   if (auto add = dyn_cast<graph::AddOp>(op))
     return lowerAdd(add, plan, io, builder);
+  if (auto mul = dyn_cast<graph::MulOp>(op))
+    return lowerMul(mul, plan, io, builder);
   if (auto pool = dyn_cast<graph::PoolOp>(op))
     return lowerPool(pool, plan, io, builder);
   if (auto gap = dyn_cast<graph::GlobalAvgPoolOp>(op))

@@ -125,6 +125,10 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
                                            ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &builder);
 llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
                                             const TilePlan &plan,
                                             const LayerIO &io,
@@ -142,6 +146,19 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
 /// the array rows `r`, largest first, down to `r`.
 std::vector<int64_t> kChunkCandidates(int64_t k, int64_t r);
 std::vector<TilePlan> rowCandidates(int64_t outRows);
+
+/// How the operands of an elementwise add/mul of shapes `lhs`, `rhs` meet:
+/// equal shapes, or one side a per-channel vector (every dim 1 but the last,
+/// which equals the other side's) or a scalar (one element).
+enum class BinaryBroadcast {
+  None,
+  Equal,
+  LhsVector,
+  RhsVector,
+  LhsScalar,
+  RhsScalar
+};
+BinaryBroadcast binaryBroadcast(mlir::ShapedType lhs, mlir::ShapedType rhs);
 
 // Quantization arithmetic shared by the generators ------------------------
 

@@ -10,6 +10,8 @@
 // that names both reasons.
 //
 //===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -109,18 +111,26 @@ std::string npuRejection(Operation *op) {
       return "matmul bias must be constant";
     return "";
   }
-  if (auto add = dyn_cast<AddOp>(op)) {
-    if (!isI8PerTensor(add.getLhs().getType()) ||
-        !isI8PerTensor(add.getRhs().getType()) ||
-        !isI8PerTensor(add.getOutput().getType()))
-      return "add operands must be int8 per-tensor quantized";
-    if (isUnsigned8(add.getLhs().getType()) ||
-        isUnsigned8(add.getRhs().getType()) ||
-        isUnsigned8(add.getOutput().getType()))
-      return "uint8 add needs the vector unit's uint8 mode (not wired yet)";
-    if (add.getLhs().getType().cast<ShapedType>().getShape() !=
-        add.getRhs().getType().cast<ShapedType>().getShape())
-      return "broadcasting add is not supported on the NPU yet";
+  if (llvm::isa<AddOp, MulOp>(op)) {
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Type out = op->getResult(0).getType();
+    if (!isI8PerTensor(lhs.getType()) || !isI8PerTensor(rhs.getType()) ||
+        !isI8PerTensor(out))
+      return "add/mul operands must be int8 per-tensor quantized";
+    if (isUnsigned8(lhs.getType()) || isUnsigned8(rhs.getType()) ||
+        isUnsigned8(out))
+      return "uint8 add/mul needs the vector unit's uint8 mode (not wired "
+             "yet)";
+    if (isConstant(lhs) || isConstant(rhs))
+      return "add/mul of a constant operand is not supported on the NPU yet";
+    // Equal shapes, or one operand broadcast as a per-channel vector (all
+    // dims 1 but the last, equal to the output's: NHWC squeeze-excitation)
+    // or a scalar (vector unit strides of 0, ISA VADD/VMUL).
+    auto shape = [](Value v) { return cast<ShapedType>(v.getType()); };
+    if (shape(lhs).getShape() != shape(rhs).getShape() &&
+        binaryBroadcast(shape(lhs), shape(rhs)) == BinaryBroadcast::None)
+      return "broadcasting add/mul is supported on the NPU for a per-channel "
+             "vector or a scalar operand only";
     return "";
   }
   if (auto pool = dyn_cast<PoolOp>(op)) {

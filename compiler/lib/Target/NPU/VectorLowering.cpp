@@ -1,6 +1,7 @@
-//===- VectorLowering.cpp - Add and pooling on the vector unit ------------===//
+//===- VectorLowering.cpp - Add, mul and pooling on the vector unit -------===//
 //
-// Elementwise add (QLinearAdd semantics), max pooling and global average
+// Elementwise add and mul (QLinearAdd/QLinearMul semantics, with a
+// per-channel or scalar operand broadcast), max pooling and global average
 // pooling. Items are row tiles of the NHWC tensor (all channels at once).
 //
 //===----------------------------------------------------------------------===//
@@ -38,29 +39,46 @@ allocateSlots(Operation *op, const isa::HwConfig &hw,
 
 } // namespace
 
-llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
-                                           const TilePlan &plan,
-                                           const LayerIO &io,
-                                           ProgramBuilder &b) {
-  auto type = cast<ShapedType>(op.getOutput().getType());
+/// Elementwise add (VADD) or mul (VMUL) over row tiles of the NHWC tensor.
+/// A broadcast operand (a per-channel vector or a scalar) is loaded once per
+/// item and read with an outer stride of 0 (and, for a scalar, an inner
+/// stride of 0: the `*_bcast` flag).
+static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
+                                                     const TilePlan &plan,
+                                                     const LayerIO &io,
+                                                     ProgramBuilder &b) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  BinaryBroadcast bc = binaryBroadcast(cast<ShapedType>(lhs.getType()),
+                                       cast<ShapedType>(rhs.getType()));
+  if (bc == BinaryBroadcast::None)
+    return loweringError(op, "unsupported broadcast");
   int64_t inner = type.getShape().back();
   int64_t outer = type.getNumElements() / inner;
   int64_t rows = plan.at("rows");
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
-  auto slots = allocateSlots(
-      op, b.hw, {rows * inner, rows * inner, rows * inner}, io.spMirrored);
+  // Elements of operand i an item loads: full row tiles, or the broadcast
+  // vector / scalar.
+  auto bcastOf = [&](int i) {
+    if (bc == BinaryBroadcast::Equal)
+      return false;
+    bool lhsSmall =
+        bc == BinaryBroadcast::LhsVector || bc == BinaryBroadcast::LhsScalar;
+    return i == 0 ? lhsSmall : !lhsSmall;
+  };
+  bool scalar =
+      bc == BinaryBroadcast::LhsScalar || bc == BinaryBroadcast::RhsScalar;
+  int64_t small = scalar ? 1 : inner;
+  auto slots = allocateSlots(op, b.hw,
+                             {bcastOf(0) ? small : rows * inner,
+                              bcastOf(1) ? small : rows * inner, rows * inner},
+                             io.spMirrored);
   if (!slots)
     return slots.takeError();
-  QParams qa = perTensorParams(op.getLhs().getType());
-  QParams qb = perTensorParams(op.getRhs().getType());
-  QParams qc = perTensorParams(op.getOutput().getType());
-  // MLAS QLinearAdd's per-call constants (docs/isa.md, VADD).
-  float ratioA = qa.scale / qc.scale, ratioB = qb.scale / qc.scale;
-  volatile float za = ratioA * static_cast<float>(qa.zeroPoint);
-  volatile float zb = ratioB * static_cast<float>(qb.zeroPoint);
-  volatile float zsum = za + zb;
-  float fixed = static_cast<float>(qc.zeroPoint) - zsum;
+  QParams qa = perTensorParams(lhs.getType());
+  QParams qb = perTensorParams(rhs.getType());
+  QParams qc = perTensorParams(type);
   auto [lo, hi] = clampBounds(op);
 
   std::vector<Item> items;
@@ -70,25 +88,69 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
     Item it;
     for (int i = 0; i < 2; ++i) {
       DmaBox in;
-      in.dram = io.inputs[i] + r0 * inner, in.sram = (*slots)[i][s];
-      in.n[0] = inner, in.n[1] = rt, in.s[1] = inner, in.t[1] = inner;
+      in.sram = (*slots)[i][s];
+      if (bcastOf(i)) {
+        in.dram = io.inputs[i], in.n[0] = small;
+      } else {
+        in.dram = io.inputs[i] + r0 * inner;
+        in.n[0] = inner, in.n[1] = rt, in.s[1] = inner, in.t[1] = inner;
+      }
       it.loads.push_back(makeLoad(in));
     }
-    Instruction v(Opcode::Vadd);
-    v.set(Field::Vadd_mode, isa::AddMode_fma);
-    v.set(Field::Vadd_lo, lo);
-    v.set(Field::Vadd_hi, hi);
-    v.set(Field::Vadd_a_addr, (*slots)[0][s]);
-    v.set(Field::Vadd_b_addr, (*slots)[1][s]);
-    v.set(Field::Vadd_o_addr, (*slots)[2][s]);
-    v.set(Field::Vadd_n0, inner);
-    v.set(Field::Vadd_n1, rt);
-    v.set(Field::Vadd_a_s1, inner);
-    v.set(Field::Vadd_b_s1, inner);
-    v.set(Field::Vadd_o_s1, inner);
-    v.setF32(Field::Vadd_ratio_a, ratioA);
-    v.setF32(Field::Vadd_ratio_b, ratioB);
-    v.setF32(Field::Vadd_fixed, fixed);
+    int64_t aS1 = bcastOf(0) ? 0 : inner, bS1 = bcastOf(1) ? 0 : inner;
+    Instruction v(isMul ? Opcode::Vmul : Opcode::Vadd);
+    if (isMul) {
+      // MLAS QLinearMul: ratio = fl(fl(ScaleA * ScaleB) / ScaleC).
+      volatile float ab = qa.scale * qb.scale;
+      float ratio = ab / qc.scale;
+      v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
+      v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
+      v.set(Field::Vmul_lo, lo);
+      v.set(Field::Vmul_hi, hi);
+      v.set(Field::Vmul_a_zp, qa.zeroPoint);
+      v.set(Field::Vmul_b_zp, qb.zeroPoint);
+      v.set(Field::Vmul_o_zp, qc.zeroPoint);
+      v.set(Field::Vmul_a_addr, (*slots)[0][s]);
+      v.set(Field::Vmul_b_addr, (*slots)[1][s]);
+      v.set(Field::Vmul_o_addr, (*slots)[2][s]);
+      v.set(Field::Vmul_n0, inner);
+      v.set(Field::Vmul_n1, rt);
+      v.set(Field::Vmul_a_s1, aS1);
+      v.set(Field::Vmul_b_s1, bS1);
+      v.set(Field::Vmul_o_s1, inner);
+      v.setF32(Field::Vmul_ratio, ratio);
+    } else {
+      // MLAS QLinearAdd's per-call constants (docs/isa.md, VADD).
+      float ratioA = qa.scale / qc.scale, ratioB = qb.scale / qc.scale;
+      volatile float za = ratioA * static_cast<float>(qa.zeroPoint);
+      volatile float zb = ratioB * static_cast<float>(qb.zeroPoint);
+      volatile float zsum = za + zb;
+      float fixed = static_cast<float>(qc.zeroPoint) - zsum;
+      // ORT's broadcast loop calls its scalar kernel when a whole operand is
+      // one element; a per-channel vector against NHWC rows is a
+      // vector-vector span (ORT runs such adds in NHWC after a conv).
+      int64_t mode = isa::AddMode_fma;
+      if (bc == BinaryBroadcast::RhsScalar)
+        mode = isa::AddMode_fma_scalar_b;
+      else if (bc == BinaryBroadcast::LhsScalar)
+        mode = isa::AddMode_fma_scalar_a;
+      v.set(Field::Vadd_mode, mode);
+      v.set(Field::Vadd_a_bcast, scalar && bcastOf(0));
+      v.set(Field::Vadd_b_bcast, scalar && bcastOf(1));
+      v.set(Field::Vadd_lo, lo);
+      v.set(Field::Vadd_hi, hi);
+      v.set(Field::Vadd_a_addr, (*slots)[0][s]);
+      v.set(Field::Vadd_b_addr, (*slots)[1][s]);
+      v.set(Field::Vadd_o_addr, (*slots)[2][s]);
+      v.set(Field::Vadd_n0, inner);
+      v.set(Field::Vadd_n1, rt);
+      v.set(Field::Vadd_a_s1, aS1);
+      v.set(Field::Vadd_b_s1, bS1);
+      v.set(Field::Vadd_o_s1, inner);
+      v.setF32(Field::Vadd_ratio_a, ratioA);
+      v.setF32(Field::Vadd_ratio_b, ratioB);
+      v.setF32(Field::Vadd_fixed, fixed);
+    }
     it.computes.push_back(v);
     DmaBox out;
     out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
@@ -97,6 +159,20 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
     items.push_back(std::move(it));
   }
   return items;
+}
+
+llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &b) {
+  return lowerBinary(op, /*isMul=*/false, plan, io, b);
+}
+
+llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &b) {
+  return lowerBinary(op, /*isMul=*/true, plan, io, b);
 }
 
 llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,

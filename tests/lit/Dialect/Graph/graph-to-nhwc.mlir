@@ -33,3 +33,21 @@ func.func @residual_gap(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x1x1xf32> {
   %g = graph.global_avg_pool %a {layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x1x1xf32>
   return %g : tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// Squeeze-excitation: the per-channel scale [1,C,1,1] (global pooling of an
+// NHWC tensor, a reshape) joins the NHWC side of a mul as [1,1,1,C] through a
+// reshape, so the mul runs in NHWC and the pooling's reshapes cancel.
+// CHECK-LABEL: func @squeeze_excitation
+// CHECK: %[[P:.*]] = graph.pool %{{.*}} {{{.*}}layout = #graph<layout nhwc>{{.*}}} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK: %[[G:.*]] = graph.global_avg_pool %[[P]] {layout = #graph<layout nhwc>} : tensor<1x4x4x8xf32> -> tensor<1x1x1x8xf32>
+// CHECK: %[[M:.*]] = graph.mul %[[P]], %[[G]] : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[OUT:.*]] = graph.transpose %[[M]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[OUT]]
+func.func @squeeze_excitation(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %p = graph.pool %x {kind = #graph<pool_kind max>, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  %g = graph.global_avg_pool %p {layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x1x1xf32>
+  %m = graph.mul %p, %g : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+  return %m : tensor<1x8x4x4xf32>
+}

@@ -50,14 +50,15 @@ func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
 
 // A fused activation clamp of a quantized op that runs on the host in float
 // becomes a float clip at the real values of its bounds, before the
-// quantize: act_min -3 -> (-3 - -3) * 0.05 = 0, act_max 127 -> 6.5.
+// quantize: act_min -3 -> (-3 - -3) * 0.05 = 0, act_max 127 -> 6.5. (The
+// add broadcasts along H, which the vector unit does not do.)
 !c = !quant.uniform<i8:f32, 0.05:-3>
 // CHECK-LABEL: func @clamped_on_host
-// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK: %[[C:.*]] = graph.clip %[[S]] {max = 6.500000e+00 : f64, min = 0.000000e+00 : f64, npu.placement = "host"}
 // CHECK: graph.quantize %[[C]] {npu.placement = "host"}
-func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x1x1x8x!c>) -> tensor<1x4x4x8x!c> {
-  %y = graph.add %a, %b {act_min = -3 : i64, act_max = 127 : i64} : (tensor<1x4x4x8x!c>, tensor<1x1x1x8x!c>) -> tensor<1x4x4x8x!c>
+func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x4x1x8x!c>) -> tensor<1x4x4x8x!c> {
+  %y = graph.add %a, %b {act_min = -3 : i64, act_max = 127 : i64} : (tensor<1x4x4x8x!c>, tensor<1x4x1x8x!c>) -> tensor<1x4x4x8x!c>
   return %y : tensor<1x4x4x8x!c>
 }
 
@@ -91,3 +92,21 @@ func.func @grouped_conv(%x: tensor<1x4x4x4x!gx>) -> tensor<1x4x4x8x!gx> {
   return %d : tensor<1x4x4x8x!gx>
 }
 
+// Broadcasting add/mul on the vector unit: a per-channel vector [1,1,1,C]
+// or a scalar against an NHWC tensor runs on the NPU; other broadcasts, and
+// constant operands, do not.
+!bx = !quant.uniform<i8:f32, 0.05:-3>
+!bs = !quant.uniform<i8:f32, 0.02:4>
+// CHECK-LABEL: func @broadcast_binary
+// CHECK: graph.mul {{.*}}npu.placement = "npu"
+// CHECK: graph.add {{.*}}npu.placement = "npu"
+// CHECK: graph.add {{.*}}npu.placement = "npu"
+// CHECK: graph.dequantize
+// CHECK: graph.add {{.*}}npu.placement = "host"
+func.func @broadcast_binary(%x: tensor<1x4x4x8x!bx>, %s: tensor<1x1x1x8x!bs>, %t: tensor<1x1x1x1x!bs>, %r: tensor<1x4x1x8x!bs>) -> (tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>) {
+  %m = graph.mul %x, %s : (tensor<1x4x4x8x!bx>, tensor<1x1x1x8x!bs>) -> tensor<1x4x4x8x!bx>
+  %a = graph.add %s, %x : (tensor<1x1x1x8x!bs>, tensor<1x4x4x8x!bx>) -> tensor<1x4x4x8x!bx>
+  %b = graph.add %x, %t : (tensor<1x4x4x8x!bx>, tensor<1x1x1x1x!bs>) -> tensor<1x4x4x8x!bx>
+  %c = graph.add %x, %r : (tensor<1x4x4x8x!bx>, tensor<1x4x1x8x!bs>) -> tensor<1x4x4x8x!bx>
+  return %m, %a, %b, %c : tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>
+}

@@ -126,22 +126,41 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
     for (size_t i = 0; i < perm.size(); ++i)
       inverse[perm[i]] = static_cast<int64_t>(i);
     // With one side untransposed, move it into the other layout when that is
-    // free: a graph input (its transpose is shared) or another transpose
-    // (they compose); anything else would add work.
+    // free: a graph input (its transpose is shared), another transpose (they
+    // compose), or a broadcast operand whose non-unit dims keep their order
+    // (e.g. squeeze-excitation's [1,C,1,1] scale: a reshape, no data
+    // movement); anything else would add work.
+    auto movesUnitDimsOnly = [&](Value v) {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getRank() != static_cast<int64_t>(perm.size()) ||
+          isa<quant::UniformQuantizedPerAxisType>(type.getElementType()))
+        return false;
+      int64_t last = -1;
+      for (int64_t p : inverse) {
+        if (type.getDimSize(p) == 1)
+          continue;
+        if (p < last)
+          return false;
+        last = p;
+      }
+      return true;
+    };
+    auto movable = [&](Value v) {
+      return isa<BlockArgument>(v) || v.template getDefiningOp<TransposeOp>() ||
+             movesUnitDimsOnly(v);
+    };
     auto operandIn = [&](Value v, TransposeOp t) -> Value {
       if (t)
         return t.getInput();
-      if (!isa<BlockArgument>(v) && !v.template getDefiningOp<TransposeOp>())
-        return Value();
       if (cast<RankedTensorType>(v.getType()).getRank() !=
           static_cast<int64_t>(perm.size()))
         return Value();
+      if (!isa<BlockArgument>(v) && !v.template getDefiningOp<TransposeOp>())
+        return rewriter.create<ReshapeOp>(
+            op.getLoc(), permutedType(v.getType(), inverse), v);
       return createTranspose(rewriter, op.getLoc(), v, inverse);
     };
-    if ((!ta && !isa<BlockArgument>(op.getLhs()) &&
-         !op.getLhs().template getDefiningOp<TransposeOp>()) ||
-        (!tb && !isa<BlockArgument>(op.getRhs()) &&
-         !op.getRhs().template getDefiningOp<TransposeOp>()))
+    if ((!ta && !movable(op.getLhs())) || (!tb && !movable(op.getRhs())))
       return failure();
     Value lhs = operandIn(op.getLhs(), ta), rhs = operandIn(op.getRhs(), tb);
     if (!lhs || !rhs)
