@@ -34,3 +34,32 @@ func.func @flatten_into_weights(%x: tensor<1x1x2x2xf32>) -> tensor<1x1xf32> {
   %y = graph.matmul %f, %w : (tensor<1x4xf32>, tensor<4x1xf32>) -> tensor<1x1xf32>
   return %y : tensor<1x1xf32>
 }
+
+// -----
+
+// A dequantized constant FoldQDQ left (weights of a host op) becomes float32:
+// float(q - zp) * scale per axis 0: row 0 (scale 0.5, zp 1): (3-1)*0.5 = 1,
+// (-1-1)*0.5 = -1; row 1 (scale 0.25, zp -2): (2+2)*0.25 = 1, (6+2)*0.25 = 2.
+// CHECK-LABEL: func.func @dequantize_constant
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[}}[1.000000e+00, -1.000000e+00], [1.000000e+00, 2.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NOT: graph.dequantize
+// CHECK: return %[[C]]
+func.func @dequantize_constant() -> tensor<2x2xf32> {
+  %c = arith.constant dense<[[3, -1], [2, 6]]> : tensor<2x2xi8>
+  %q = "quant.scast"(%c) : (tensor<2x2xi8>) -> tensor<2x2x!quant.uniform<i8:f32:0, {5.000000e-01:1, 2.500000e-01:-2}>>
+  %f = graph.dequantize %q : tensor<2x2x!quant.uniform<i8:f32:0, {5.000000e-01:1, 2.500000e-01:-2}>> -> tensor<2x2xf32>
+  return %f : tensor<2x2xf32>
+}
+
+// -----
+
+// The transpose of a splat constant (an untrained all-zero head) folds.
+// CHECK-LABEL: func.func @transpose_splat
+// CHECK-NOT: graph.transpose
+// CHECK: arith.constant dense<0> : tensor<3x2xi8>
+func.func @transpose_splat() -> tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>> {
+  %c = arith.constant dense<0> : tensor<2x3xi8>
+  %q = "quant.scast"(%c) : (tensor<2x3xi8>) -> tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00>>
+  %t = graph.transpose %q {perm = array<i64: 1, 0>} : tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00>> -> tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>>
+  return %t : tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>>
+}

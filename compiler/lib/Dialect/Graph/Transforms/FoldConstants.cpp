@@ -2,7 +2,8 @@
 //
 // Weights must reach the NPU lowering as constants in the layout the hardware
 // reads; this pass computes transposes and reshapes of constants, looking
-// through the `quant.scast` that gives stored integers their parameters.
+// through the `quant.scast` that gives stored integers their parameters, and
+// the float values of dequantized constants FoldQDQ did not absorb.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/Graph/Passes.h"
@@ -57,10 +58,19 @@ struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
     SmallVector<int64_t> inStrides(rank, 1);
     for (int64_t i = rank - 2; i >= 0; --i)
       inStrides[i] = inStrides[i + 1] * inType.getDimSize(i + 1);
+    auto storageType =
+        RankedTensorType::get(outType.getShape(), inType.getElementType());
+    // A splat (all-zero weights of an untrained head) is the same splat in
+    // any order.
+    if (data.isSplat()) {
+      rewriter.replaceOp(op, materialize(rewriter, op.getLoc(),
+                                         data.reshape(storageType), outType));
+      return success();
+    }
     // Work on raw element bytes: every storage type is a fixed width.
     ArrayRef<char> raw = data.getRawData();
     size_t elem = inType.getElementTypeBitWidth() / 8;
-    if (data.isSplat() || elem == 0)
+    if (elem == 0)
       return failure();
     std::vector<char> out(raw.size());
     SmallVector<int64_t> idx(rank, 0);
@@ -75,8 +85,6 @@ struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
         idx[d] = 0;
       }
     }
-    auto storageType =
-        RankedTensorType::get(outType.getShape(), inType.getElementType());
     auto folded = DenseElementsAttr::getFromRawBuffer(storageType, out);
     rewriter.replaceOp(op, materialize(rewriter, op.getLoc(), folded, outType));
     return success();
@@ -166,12 +174,61 @@ struct AbsorbTransposeIntoWeights : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// graph.dequantize of a constant that FoldQDQ left (the weights of an op
+/// the NPU does not run, e.g. a host ConvTranspose) becomes a float
+/// constant: ONNX's DequantizeLinear, float(q - zero_point) * scale in
+/// float32, per tensor or per axis. Without it the builtin dequantize would
+/// need the constant as a DRAM tensor.
+struct FoldDequantizeOfConstant : OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    DenseElementsAttr data = constantBehind(op->getOperand(0));
+    auto inType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!data || !inType || !outType || !outType.getElementType().isF32() ||
+        !isa<IntegerType>(data.getElementType()))
+      return failure();
+    Type qt = inType.getElementType();
+    auto perTensor = dyn_cast<quant::UniformQuantizedType>(qt);
+    auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(qt);
+    if (!perTensor && !perAxis)
+      return failure();
+    bool isSigned = perTensor ? perTensor.isSigned() : perAxis.isSigned();
+    ArrayRef<int64_t> shape = inType.getShape();
+    int64_t inner = 1, axisSize = 1;
+    if (perAxis) {
+      int64_t axis = perAxis.getQuantizedDimension();
+      axisSize = shape[axis];
+      for (size_t d = axis + 1; d < shape.size(); ++d)
+        inner *= shape[d];
+    }
+    SmallVector<float> values;
+    values.reserve(inType.getNumElements());
+    int64_t k = 0;
+    for (const APInt &q : data.getValues<APInt>()) {
+      int64_t c = perAxis ? (k / inner) % axisSize : 0;
+      float scale = perAxis ? static_cast<float>(perAxis.getScales()[c])
+                            : static_cast<float>(perTensor.getScale());
+      int64_t zp =
+          perAxis ? perAxis.getZeroPoints()[c] : perTensor.getZeroPoint();
+      int64_t v = isSigned ? q.getSExtValue() : int64_t(q.getZExtValue());
+      values.push_back(static_cast<float>(v - zp) * scale);
+      ++k;
+    }
+    auto attr = DenseElementsAttr::get(outType, ArrayRef<float>(values));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, outType, attr);
+    return success();
+  }
+};
+
 struct FoldConstantsPass
     : systole::graph::impl::FoldConstantsBase<FoldConstantsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposeOfConstant, FoldReshapeOfConstant,
-                 AbsorbTransposeIntoWeights>(&getContext());
+                 AbsorbTransposeIntoWeights, FoldDequantizeOfConstant>(
+        &getContext());
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
