@@ -13,6 +13,8 @@ equal ORT's:
   across items accumulating in ACC);
 - conv-ksplit: 3x3 convolutions whose K = 9*Cin does not fit a small
   scratchpad (tests/e2e/configs/ksplit-8x8.json): WS and OS, strides, pads;
+- ksplit-rtl: a Gemm and a conv that split K on rtl-8x8, also run on the
+  Verilated RTL (RTL == SystemC in values and cycles);
 - broadcast: Add/Mul of a conv's output and its global average pool (a
   per-channel vector, squeeze-excitation) or a scalar, both operand orders,
   on the vector unit (VADD/VMUL with strides of 0);
@@ -226,6 +228,20 @@ def case_conv_ksplit():
     return check("conv-ksplit", b.save("conv-ksplit"), hw, " k=")
 
 
+def case_ksplit_rtl():
+    """K split on rtl-8x8, whose 64 KiB scratchpad cannot hold two 8-column
+    weight tiles of K = 8192 (a Gemm) or 3*3*512 (a conv): RTL == SystemC in
+    values and cycles on the split programs."""
+    b = Builder([1, 8192], xs=0.02, xz=-4)
+    b.gemm(8192, 24, ys=2.0)
+    path_shapes["ksplit-rtl.gemm"] = [1, 8192]
+    fails = check("ksplit-rtl.gemm", b.save("ksplit-rtl.gemm"), "rtl-8x8", " k=")
+    b = Builder([1, 512, 4, 4])
+    b.conv(512, 16, 3, pad=1, ys=1.5)
+    path_shapes["ksplit-rtl.conv"] = [1, 512, 4, 4]
+    return fails + check("ksplit-rtl.conv", b.save("ksplit-rtl.conv"), "rtl-8x8", " k=")
+
+
 GROUPED = [dict(cin=128, cout=128, k=3, group=32, pad=1),             # ResNeXt 32x4d
            dict(cin=128, cout=64, k=3, group=4, stride=2, pad=1, yz=4),  # 4 groups 32->16
            dict(cin=64, cout=48, k=1, group=2, ys=0.4),                  # 2 groups 32->24
@@ -274,7 +290,7 @@ def case_broadcast():
 
 
 CASES = {"gemm-25088x4096": case_gemm, "conv-ksplit": case_conv_ksplit,
-         "grouped": case_grouped, "broadcast": case_broadcast}
+         "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()
