@@ -60,6 +60,7 @@ cmake --build "$BUILD" -j "$(nproc)"
 # change). The digits model is committed, the others are generated here.
 MODELS_OUT="$BUILD/cache/models"
 stamp_now=$(cat "$ROOT"/models/*.py "$ROOT"/models/systole_models/*.py \
+              "$ROOT"/models/systole_models/*.js \
               "$ROOT"/tools/ort/*.js | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$MODELS_OUT/.stamp" 2>/dev/null)" != "$stamp_now" ]; then
   echo "setup: building models and ORT references into $MODELS_OUT"
