@@ -124,7 +124,7 @@ class GraphBuilder:
             ws = np.float32(wstd / 73.0)
         return w, ws, wstd
 
-    def act(self, f, exact=True):
+    def act(self, f):
         """Optional Relu/Clip after a conv/matmul; returns (float, relu?, bounded?)."""
         r = self.rng.random()
         if r < 0.5:

@@ -88,7 +88,7 @@ def to_lsb(arr, scale, zp):
     return np.rint(arr.astype(np.float64) / np.float32(scale)).astype(np.int64) + zp
 
 
-def compare(case, out_dir, info, refs, tol_extra=0):
+def compare(out_dir, info, refs):
     """Returns None or a one-line mismatch description."""
     for name, ref in refs.items():
         p = Path(out_dir) / f"{name}.npy"
@@ -98,7 +98,7 @@ def compare(case, out_dir, info, refs, tol_extra=0):
         if got.shape != ref.shape or got.dtype != ref.dtype:
             return f"output {name}: got {got.dtype}{list(got.shape)}, ORT {ref.dtype}{list(ref.shape)}"
         o = info["outputs"][name]
-        tol = (1 if o["bounded"] else 0) + tol_extra
+        tol = 1 if o["bounded"] else 0
         d = np.abs(to_lsb(got, o["scale"], o["zero_point"]) - to_lsb(ref, o["scale"], o["zero_point"]))
         if d.max(initial=0) > tol or (tol == 0 and not np.array_equal(got, ref)):
             idx = tuple(int(i) for i in np.unravel_index(int(np.argmax(d)), d.shape))
@@ -107,7 +107,7 @@ def compare(case, out_dir, info, refs, tol_extra=0):
     return None
 
 
-def check_case(case, systole, backend, refs=None, float_ops=None, keep=False):
+def check_case(case, systole, backend, refs=None, float_ops=None):
     case = Path(case)
     rec, feeds, hw = load_case(case)
     info = rec["info"]
@@ -142,7 +142,7 @@ def check_case(case, systole, backend, refs=None, float_ops=None, keep=False):
                         "--quiet", "--report", str(case / f"run_{be}.json")], timeout=600)
         if rc != 0:
             return Result("failed", f"run-{be}", f"run --backend {be} rc={rc}: {_last_line(err)}")
-        mism = compare(case, out_dir, info, refs)
+        mism = compare(out_dir, info, refs)
         if mism:
             note = ""
             if float_ops or host_ops:
