@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "QuantizeFloatWeights.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 #include "systole/Frontend/OnnxModel.h"
@@ -572,8 +573,13 @@ static llvm::Expected<Value> copyOnHost(ImportContext &ic, Value v,
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>>
-importOnnxModel(const onnx::ModelProto &model, StringRef modelPath,
+importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
                 MLIRContext &context, const ImportOptions &options) {
+  // Float weights between QDQ pairs are quantized as ONNX Runtime does
+  // before it runs the model (QuantizeFloatWeights.cpp).
+  onnx::ModelProto rewritten = original;
+  const onnx::ModelProto &model =
+      quantizeFloatWeightsLikeOrt(rewritten) ? rewritten : original;
   registerImportDialects(context);
   OpBuilder builder(&context);
   ImportContext ic(builder, modelPath, model);

@@ -56,6 +56,25 @@ save("opset6-relu", [helper.make_node("Relu", ["x"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
      [helper.make_tensor_value_info("y", f32, [1, 10])], opset=6)
 
+# A Conv with float weights and bias between DQ and Q: quantized at import
+# as ONNX Runtime's WeightBiasQuantization does.
+fw_consts = [
+    numpy_helper.from_array(np.array(0.5, np.float32), "xs"),
+    numpy_helper.from_array(np.array(0, np.int8), "xz"),
+    numpy_helper.from_array(np.array([[[[0.5, -1.0]]]], np.float32), "w"),
+    numpy_helper.from_array(np.array([0.1], np.float32), "b"),
+    numpy_helper.from_array(np.array(0.25, np.float32), "ys"),
+    numpy_helper.from_array(np.array(0, np.int8), "yz"),
+]
+save("qdq-float-weights",
+     [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q"),
+      helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="d"),
+      helper.make_node("Conv", ["xd", "w", "b"], ["c"], name="conv"),
+      helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["yq"], name="q2"),
+      helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="d2")],
+     [helper.make_tensor_value_info("x", f32, [1, 1, 3, 4])],
+     [helper.make_tensor_value_info("y", f32, [1, 1, 3, 3])], fw_consts)
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
