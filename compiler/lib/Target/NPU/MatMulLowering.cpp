@@ -48,7 +48,12 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
 
 std::vector<int64_t> kChunkCandidates(int64_t k, int64_t r) {
   std::vector<int64_t> chunks;
-  for (int64_t parts = 2;; parts *= 2) {
+  // A chunk is a multiple of R smaller than K: none when K <= R (the loop
+  // below would double `parts` until it overflowed and divided by zero;
+  // fuzz-models pending/matmul-small-accumulator-os-sigfpe, K = 1).
+  if (k <= r)
+    return chunks;
+  for (int64_t parts = 2; parts <= k; parts *= 2) {
     int64_t kc = std::max(r, ((k + parts - 1) / parts + r - 1) / r * r);
     if (kc >= k)
       continue;
