@@ -15,6 +15,7 @@ DEBS=(
   libgtest-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   python3-sklearn
+  python3-dev python3-pybind11 pybind11-dev python3-pytest python3-matplotlib
   nodejs
   slurm-wlm munge chromium
 )
