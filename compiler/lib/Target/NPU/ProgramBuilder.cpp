@@ -1,24 +1,31 @@
 //===- ProgramBuilder.cpp - Instruction stream and DMA pipeline -----------===//
 //
-// The token protocol, for items 0..T-1 of a layer, slot = item % 2:
-//   L_i: first load pops cmp->ld if i >= 2 (slot i-2 consumed) or, for i = 0
-//        after another layer, the barrier's token; last load pushes ld->cmp.
-//   C_i: first compute pops ld->cmp, and st->cmp if i >= 2 (output slot of
-//        i-2 stored); last compute pushes cmp->st, and cmp->ld if i+2 < T.
-//   S_i: first store pops cmp->st; last store pushes st->cmp if i+2 < T,
+// The token protocol, for items 0..T-1 of a layer, slot = item % 2 and the
+// lookahead d = 2 (double buffering; d = 1 when queues.token_depth is 1):
+//   L_i: first load pops cmp->ld if i >= d (C_{i-d} is done with what L_i
+//        overwrites) or, for i = 0 after another layer, the barrier's token;
+//        last load pushes ld->cmp.
+//   C_i: first compute pops ld->cmp, and st->cmp if i >= d (output slot of
+//        i-d stored); last compute pushes cmp->st, and cmp->ld if i+d < T.
+//   S_i: first store pops cmp->st; last store pushes st->cmp if i+d < T,
 //        or, for the last item, when a next layer's barrier will pop it.
+// Every FIFO then holds at most d tokens (per item; load stages below): a
+// token of item i+d is pushed only after the consumer of item i's token
+// started, whatever the timing. d = 2 needs token_depth >= 2; with depth 1
+// items run one at a time (loads of i+1 wait for compute i).
 // An item with load stages (Item::loadNeed) pushes ld->cmp after each
 // stage's last load and pops it at the stage's first compute instead.
 // Items without stores (K split: the first items of an output tile only
 // accumulate) take no part in the output protocol: it runs over the storing
 // items s_0, s_1, ... instead, and the st->cmp token of s_q is popped by the
-// first compute of output group q+2 (the item after s_{q+1}), which is the
-// first to overwrite the accumulator tile and output slot s_q used.
+// first compute of output group q+d (with d = 2 the item after s_{q+1}),
+// which is the first to overwrite the accumulator tile and output slot s_q
+// used.
 // Between layers a compute FENCE pops the previous layer's last st->cmp and
 // pushes cmp->ld, so a layer's loads read what the previous layer stored.
-// Stream order is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item ahead, and
-// every token's producer precedes its consumer, so in-order fetch cannot
-// deadlock.
+// Stream order for d = 2 is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item
+// ahead; for d = 1 it is L0 C0 S0 L1 C1 S1 ... Every token's producer
+// precedes its consumer, so in-order fetch cannot deadlock.
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramBuilder.h"
@@ -126,7 +133,14 @@ std::vector<LoadStage> orderLoadStages(Item &item, size_t maxStages) {
   return stages;
 }
 
+size_t ProgramBuilder::lookahead() const {
+  return hw.queues.tokenDepth >= 2 ? 2 : 1;
+}
+
 size_t ProgramBuilder::maxStages() const {
+  // d = 2: a staged first item's S tokens and the next item's one share the
+  // load->compute FIFO (S + 1 <= depth for S <= depth / 2); d = 1: only
+  // one item's, so S <= depth = 1.
   return std::clamp<size_t>(hw.queues.tokenDepth / 2, 1, 4);
 }
 
@@ -217,12 +231,14 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     stream.push_back(fence);
   }
   OutputGroups groups = outputGroups(items);
+  const size_t d = lookahead();
+  const int64_t dq = static_cast<int64_t>(d);
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
     assert(!it.loads.empty() && !it.computes.empty() &&
            "every item loads and computes");
     std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
-    addDeps(it.loads.front(), false, /*popNext=*/i >= 2 || (i == 0 && barrier),
+    addDeps(it.loads.front(), false, /*popNext=*/i >= d || (i == 0 && barrier),
             false, false);
     for (const LoadStage &st : stages) {
       addDeps(it.loads[st.loadEnd - 1], false, false, false,
@@ -233,31 +249,43 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     bool storing = !it.stores.empty();
     int64_t q = groups.group[i];
     addDeps(it.computes.front(), false,
-            /*popNext=*/groups.starts[i] && q >= 2, false, false);
-    addDeps(it.computes.back(), false, false, /*pushPrev=*/i + 2 < count,
+            /*popNext=*/groups.starts[i] && q >= dq, false, false);
+    addDeps(it.computes.back(), false, false, /*pushPrev=*/i + d < count,
             /*pushNext=*/storing);
     if (!storing)
       continue;
     addDeps(it.stores.front(), /*popPrev=*/true, false, false, false);
     addDeps(it.stores.back(), false, false,
-            /*pushPrev=*/q + 2 < static_cast<int64_t>(groups.storing.size()),
+            /*pushPrev=*/q + dq < static_cast<int64_t>(groups.storing.size()),
             false);
   }
   auto append = [&](std::vector<Instruction> &v) {
     stream.insert(stream.end(), v.begin(), v.end());
   };
-  // L0 L1 C0 S0 L2 C1 S1 ... C_{T-1} S_{T-1}
-  append(items[0].loads);
-  if (count == 1)
-    hoistPoint = stream.size();
-  for (size_t i = 0; i < count; ++i) {
-    if (i + 1 < count) {
-      append(items[i + 1].loads);
-      if (i + 2 == count)
+  // d = 2: L0 L1 C0 S0 L2 C1 S1 ... C_{T-1} S_{T-1};
+  // d = 1: L0 C0 S0 L1 C1 S1 ... (L_{i+1} pops what C_i pushes).
+  // Hoisted loads go right after the last item's loads.
+  if (d == 1) {
+    for (size_t i = 0; i < count; ++i) {
+      append(items[i].loads);
+      if (i + 1 == count)
         hoistPoint = stream.size();
+      append(items[i].computes);
+      append(items[i].stores);
     }
-    append(items[i].computes);
-    append(items[i].stores);
+  } else {
+    append(items[0].loads);
+    if (count == 1)
+      hoistPoint = stream.size();
+    for (size_t i = 0; i < count; ++i) {
+      if (i + 1 < count) {
+        append(items[i + 1].loads);
+        if (i + 2 == count)
+          hoistPoint = stream.size();
+      }
+      append(items[i].computes);
+      append(items[i].stores);
+    }
   }
   lastStore = stream.size() - 1;
   auto [lo, hi] =
@@ -301,9 +329,11 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
     }
     return done;
   };
-  // Loads of item i+1 reach the channel before the store of item i: they
-  // only wait for compute i-1, the store waits for compute i. A stage's
+  // With d = 2, loads of item i+1 reach the channel before the store of
+  // item i: they only wait for compute i-1, the store waits for compute i.
+  // With d = 1 they wait for compute i and follow its store. A stage's
   // computes wait for the stage's loads.
+  const size_t d = lookahead();
   // Staged items are priced on a reordered copy (emitLayer reorders the same
   // way); the others as they are.
   std::vector<const Item *> view(items.size());
@@ -331,9 +361,9 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
     loadItem(0, 0);
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t t = std::max(stageDone[i][0], computeDone);
-    if (groups.starts[i] && groups.group[i] >= 2)
-      t = std::max(t, storeEnd[groups.storing[groups.group[i] - 2]]);
-    if (i + 1 < items.size())
+    if (groups.starts[i] && groups.group[i] >= static_cast<int64_t>(d))
+      t = std::max(t, storeEnd[groups.storing[groups.group[i] - d]]);
+    if (d == 2 && i + 1 < items.size())
       loadItem(i + 1, i >= 1 ? computeEnd[i - 1] : 0);
     size_t s = 1;
     uint64_t last = t;
@@ -354,6 +384,8 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
     computeEnd[i] = std::max(t, last);
     storeEnd[i] = transfer(view[i]->stores, computeDone);
     end = std::max(end, storeEnd[i]);
+    if (d == 1 && i + 1 < items.size())
+      loadItem(i + 1, computeEnd[i]);
   }
   return end;
 }

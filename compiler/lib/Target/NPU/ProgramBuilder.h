@@ -64,8 +64,8 @@ struct Item {
 /// Items grouped by output tile: a group is a run of items without stores
 /// (they accumulate into one accumulator tile) ended by an item that stores.
 struct OutputGroups {
-  std::vector<int64_t> group; ///< per item: its group's index
-  std::vector<bool> starts;   ///< per item: it is its group's first
+  std::vector<int64_t> group;  ///< per item: its group's index
+  std::vector<bool> starts;    ///< per item: it is its group's first
   std::vector<size_t> storing; ///< per group: the index of its storing item
 };
 OutputGroups outputGroups(const std::vector<Item> &items);
@@ -115,6 +115,10 @@ public:
   /// ISA timing model (the cost model's estimate; the simulator is exact).
   uint64_t estimateLayerCycles(const std::vector<Item> &items) const;
 
+  /// How many items' tokens one FIFO may hold at once: 2 (double
+  /// buffering: item i+1 loads while item i computes) when
+  /// queues.token_depth allows, else 1 (items run one after the other).
+  size_t lookahead() const;
   /// Most stages an item may use: a stage costs one load->compute token, and
   /// two items' stages can be outstanding at once.
   size_t maxStages() const;
