@@ -1,0 +1,72 @@
+//===- CompileDriver.h - ONNX file -> .npu program, in one call -*- C++ -*-===//
+//
+// Everything `systole compile` does between its flags and its output file:
+// import, the pass pipeline, emission and the compile report. The CLI and the
+// Python package (runtime/python) both call this, so they cannot drift.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_DRIVER_COMPILEDRIVER_H
+#define SYSTOLE_DRIVER_COMPILEDRIVER_H
+
+#include "systole/ISA/Program.h"
+#include "systole/Target/NPU/Emit.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace systole::driver {
+
+struct CompileOptions {
+  /// A hardware config file or a bundled preset name.
+  std::string hw = "default-32x32";
+  /// Input shape overrides by input name (--input-shape).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Reuse DRAM buffers of dead tensors (off: every intermediate survives
+  /// the run and can be read back, e.g. by `systole compare`).
+  bool reuseDram = true;
+  npu::EmitOptions emit;
+  /// Diagnostics go to stderr as they are emitted (the CLI). Either way the
+  /// error of a failed compilation carries the error diagnostics' text, so
+  /// callers without a terminal (Python) see the compiler's reason.
+  bool printDiagnostics = true;
+  /// Called at each stage ("importing <model>", ...), for progress lines.
+  std::function<void(llvm::StringRef)> progress;
+  /// Called with the pass manager before it runs (IR printing).
+  std::function<void(mlir::PassManager &)> configurePassManager;
+};
+
+struct CompileResult {
+  isa::Program program;
+  isa::HwConfig config;
+  std::vector<npu::LayerReport> layers;
+  /// Symbolic dimensions the importer defaulted (one line each).
+  std::vector<std::string> notes;
+  double seconds = 0;
+};
+
+/// Compiles the ONNX model at `path`. Errors name the model and the reason
+/// (the importer's or the passes' diagnostics).
+llvm::Expected<CompileResult> compileOnnxFile(llvm::StringRef path,
+                                              const CompileOptions &options);
+
+/// "input=8x3x224x224" -> (input, {8, 3, 224, 224}).
+llvm::Error parseInputShape(llvm::StringRef spec, std::string &name,
+                            std::vector<int64_t> &shape);
+
+/// The per-layer table `systole compile` prints.
+void printCompileReport(const std::vector<npu::LayerReport> &layers,
+                        const isa::HwConfig &hw, llvm::raw_ostream &os);
+/// The --report JSON: hw, predicted cycles, one object per layer.
+llvm::json::Value compileReportToJson(const std::vector<npu::LayerReport> &ls,
+                                      const isa::HwConfig &hw);
+
+} // namespace systole::driver
+
+#endif // SYSTOLE_DRIVER_COMPILEDRIVER_H

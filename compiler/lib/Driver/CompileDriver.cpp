@@ -1,0 +1,166 @@
+//===- CompileDriver.cpp - ONNX file -> .npu program, in one call ---------===//
+#include "systole/Driver/CompileDriver.h"
+
+#include "systole/Frontend/OnnxImporter.h"
+#include "systole/Target/NPU/Annotations.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+using namespace systole;
+using namespace systole::driver;
+
+static llvm::Error makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+llvm::Error driver::parseInputShape(llvm::StringRef spec, std::string &name,
+                                    std::vector<int64_t> &shape) {
+  auto [n, dims] = spec.split('=');
+  shape.clear();
+  llvm::SmallVector<llvm::StringRef> parts;
+  dims.split(parts, 'x');
+  for (llvm::StringRef p : parts) {
+    int64_t d;
+    if (p.getAsInteger(10, d) || d <= 0)
+      return makeError("--input-shape " + spec +
+                       ": expected name=DxDx... with positive dimensions");
+    shape.push_back(d);
+  }
+  if (n.empty() || shape.empty())
+    return makeError("--input-shape " + spec + ": expected name=DxDx...");
+  name = n.str();
+  return llvm::Error::success();
+}
+
+llvm::Expected<CompileResult>
+driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  auto progress = [&](const llvm::Twine &stage) {
+    if (options.progress)
+      options.progress(stage.str());
+  };
+  CompileResult result;
+  auto config = npu::resolveHwConfig(options.hw);
+  if (!config)
+    return config.takeError();
+  result.config = *config;
+
+  mlir::MLIRContext context;
+  context.disableMultithreading();
+  // Error diagnostics are kept for the returned error; returning failure()
+  // hands them on to the default handler, which prints them.
+  std::vector<std::string> errors;
+  mlir::ScopedDiagnosticHandler diagnostics(
+      &context, [&](mlir::Diagnostic &d) -> mlir::LogicalResult {
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Error) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << d.getLocation() << ": error: " << d;
+          // The pass manager's "see current operation" note dumps the
+          // whole op; the message and its location name the layer already.
+          for (const mlir::Diagnostic &note : d.getNotes())
+            if (!llvm::StringRef(note.str()).starts_with("see current"))
+              os << "\n" << note.getLocation() << ": note: " << note;
+          errors.push_back(std::move(text));
+        }
+        return mlir::failure(options.printDiagnostics);
+      });
+  auto withDiagnostics = [&](const llvm::Twine &msg,
+                             llvm::StringRef printedSuffix = "") {
+    if (options.printDiagnostics || errors.empty())
+      return makeError(msg + (options.printDiagnostics ? printedSuffix : ""));
+    std::string all;
+    for (const std::string &e : errors)
+      all += "\n" + e;
+    return makeError(msg + ":" + all);
+  };
+
+  progress("importing " + path);
+  frontend::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  importOptions.defaultedDims = &result.notes;
+  auto module = frontend::importOnnxFile(path, context, importOptions);
+  if (!module)
+    return withDiagnostics(llvm::toString(module.takeError()));
+
+  progress("running the pass pipeline for " + config->name);
+  mlir::PassManager pm(&context);
+  npu::PipelineOptions pipeline;
+  pipeline.hw = options.hw;
+  pipeline.reuseDram = options.reuseDram;
+  npu::populateSystolePipeline(pm, pipeline);
+  if (options.configurePassManager)
+    options.configurePassManager(pm);
+  if (mlir::failed(pm.run(**module)))
+    return withDiagnostics("compilation of " + path + " failed",
+                           " (see diagnostics above)");
+
+  progress("generating NPU code");
+  auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
+  if (!func)
+    return makeError(path + ": the imported module has no @main");
+  auto program = npu::emitProgram(func, *config, &result.layers, options.emit);
+  if (!program)
+    return withDiagnostics(llvm::toString(program.takeError()));
+  result.program = std::move(*program);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return result;
+}
+
+void driver::printCompileReport(const std::vector<npu::LayerReport> &layers,
+                                const isa::HwConfig &hw,
+                                llvm::raw_ostream &os) {
+  os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}\n", "layer",
+                      "mapping", "instrs", "dram bytes", "predicted",
+                      "roofline");
+  uint64_t total = 0, bound = 0;
+  for (const npu::LayerReport &l : layers) {
+    uint64_t roof = std::max(l.computeBoundCycles, l.memoryBoundCycles);
+    os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}\n",
+                        l.name.substr(0, 28), l.mapping.substr(0, 38),
+                        l.instructions, l.dramBytes, l.predictedCycles, roof);
+    total += l.predictedCycles;
+    bound += roof;
+  }
+  os << llvm::formatv("total predicted cycles {0}, roofline bound {1} "
+                      "(ratio {2:f2}) on {3}\n",
+                      total, bound, bound ? double(total) / bound : 0.0,
+                      hw.name);
+}
+
+llvm::json::Value
+driver::compileReportToJson(const std::vector<npu::LayerReport> &ls,
+                            const isa::HwConfig &hw) {
+  llvm::json::Array layers;
+  uint64_t total = 0;
+  for (const npu::LayerReport &l : ls) {
+    total += l.predictedCycles;
+    layers.push_back(llvm::json::Object{
+        {"name", l.name},
+        {"op", l.op},
+        {"mapping", l.mapping},
+        {"instructions", static_cast<int64_t>(l.instructions)},
+        {"macs", static_cast<int64_t>(l.macs)},
+        {"dram_bytes", static_cast<int64_t>(l.dramBytes)},
+        {"compulsory_bytes", static_cast<int64_t>(l.compulsoryBytes)},
+        {"predicted_cycles", static_cast<int64_t>(l.predictedCycles)},
+        {"compute_bound_cycles", static_cast<int64_t>(l.computeBoundCycles)},
+        {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)},
+        {"placement", l.onHost ? "host" : "npu"},
+        {"host_bytes_in", static_cast<int64_t>(l.hostBytesIn)},
+        {"host_bytes_out", static_cast<int64_t>(l.hostBytesOut)},
+        {"transfer_cycles", static_cast<int64_t>(l.transferCycles)}});
+  }
+  return llvm::json::Object{
+      {"hw", hw.name},
+      {"dram_bytes_per_cycle", static_cast<int64_t>(hw.dram.bytesPerCycle)},
+      {"predicted_cycles", static_cast<int64_t>(total)},
+      {"layers", std::move(layers)}};
+}
