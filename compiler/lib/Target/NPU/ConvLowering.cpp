@@ -353,12 +353,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s)
     if (!inSlot[s] || !wSlot[s] || !outSlot[s])
       return loweringError(
-          op,
-          "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
-              " bytes cannot hold this tiling (needs " +
-              llvm::Twine(2 * inTile + (resident ? K * g.cout : 2 * kc * ntMax) +
-                          2 * mMax * ntMax) +
-              " bytes)");
+          op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
+                  " bytes cannot hold this tiling (needs " +
+                  llvm::Twine(2 * inTile +
+                              (resident ? K * g.cout : 2 * kc * ntMax) +
+                              2 * mMax * ntMax) +
+                  " bytes)");
   for (int s = 0; s < 2; ++s)
     if (!accSlot[s] || !scaleSlot[s] || !biasSlot[s])
       return loweringError(
@@ -434,12 +434,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
              ++inner)
           steps.push_back(channelsOuter ? Step{gi, n, inner, outer}
                                         : Step{gi, n, outer, inner});
-  int64_t rowTilesSeen = 0, outTiles = 0;
+  int64_t rowTilesSeen = 0, outTiles = 0, weightSlices = 0;
+  size_t weightSlot = 0;
   uint64_t inBase = 0;
   for (const Step &step : steps) {
     int64_t gi = step.gi, n = step.n, r = step.r, j = step.j;
     uint64_t wAddr = wAddrs[gi];
     size_t oslot = outTiles++ % 2;
+    if (channelsOuter && r == 0)
+      weightSlot = weightSlices++ % 2;
     for (int64_t q = 0; q < kChunks; ++q) {
       int64_t oy0 = r * rows, th = std::min(rows, g.oh - oy0);
       int64_t m = th * g.ow;
@@ -460,10 +463,14 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
         // First output channel of the tile in the full tensor.
         int64_t cAll = gi * g.cout + c0;
-        // Channels outer keep a weight slice for a whole channel tile.
-        // (Counted across groups, so a group's first slice never lands in
-        // the slot the previous group's last items still read.)
-        size_t wIdx = channelsOuter ? (gi * nTiles + j) % 2 : slot;
+        // Channels outer keep a weight slice for a whole channel tile; the
+        // slices alternate slots in the order they load (across channel
+        // tiles, images and groups), so a slice never lands in the slot the
+        // previous slice's items still read: item i+1's loads run while item
+        // i computes. (Counting channel tiles alone reloaded tile 0 of the
+        // next image into the slot of the last tile of this one when the
+        // tile count was odd.)
+        size_t wIdx = channelsOuter ? weightSlot : slot;
         Item it;
         // Load stages of the layer's first item: (load index, need).
         bool staged = items.empty() && b.maxStages() > 1;
@@ -514,8 +521,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         };
         if (loadInput) {
           DmaBox in;
-          in.dram = io.inputs[0] + n * inBytesPerImage +
-                    iy0 * g.w * cinAll + gi * g.cin;
+          in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * cinAll +
+                    gi * g.cin;
           in.sram = inBase;
           in.n[0] = g.cin, in.n[1] = g.w, in.n[2] = realRows;
           in.s[1] = cinAll, in.s[2] = g.w * cinAll;
@@ -588,8 +595,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
 
         // B rows are those of this item's chunk: resident weights hold all
         // of K, streamed ones rows [k0, k0 + kn).
-        uint64_t bBase =
-            resident ? *wSlot[0] + c0 : *wSlot[wIdx] - k0 * nt;
+        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[wIdx] - k0 * nt;
         int64_t bStride = resident ? g.cout : nt;
         // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
         // of this tile: `cols` = OW walks whole rows (im2col groups), fewer
