@@ -19,6 +19,7 @@
 #include "ImportContext.h"
 
 #include "systole/Conversion/LoweringUtils.h"
+#include "systole/Conversion/OrtMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -238,6 +239,8 @@ const llvm::StringMap<Elementwise> &table() {
     f1("Round", unaryMath<math::RoundEvenOp>());
     f1("Reciprocal", [](Scalar &s) { return divf(s, s.fc(1), s.x()); });
     f1("Sigmoid", [](Scalar &s) {
+      if (s.x().getType().isF32())
+        return conversion::mlasLogistic(s.b, s.loc, s.x());
       return divf(
           s, s.fc(1),
           addf(s, s.fc(1), expf(s, s.b.create<arith::NegFOp>(s.loc, s.x()))));
@@ -531,8 +534,7 @@ std::optional<HostTensor> foldNode(ImportContext &ic, Type resultElem) {
   llvm::StringRef op = ic.node->op_type();
   if (op == "CastLike")
     constants.pop_back();
-  auto type =
-      hostElementType(resultElem, ic.isUnsigned(ic.node->output(0)));
+  auto type = hostElementType(resultElem, ic.isUnsigned(ic.node->output(0)));
   if (!type)
     return std::nullopt;
   return foldConstantElementwise(op, constants, *type,

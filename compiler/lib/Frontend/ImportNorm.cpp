@@ -267,8 +267,10 @@ llvm::Error importBatchNormalization(ImportContext &ic) {
   MLIRContext *ctx = ic.ctx();
   AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
 
-  // y = scale * (x - mean) / sqrt(var + eps) + B, with the batch's
-  // statistics in training mode.
+  // ORT's BatchNorm kernel folds the statistics into a per-channel affine
+  // map, y = x * s + (B - mean * s) with s = scale / sqrt(var + eps) (in
+  // training mode sqrt(1 / (var + eps)) of the batch's statistics); the
+  // same operation order keeps the result bit-equal to its.
   auto y = ic.hostOp(
       *ins,
       [&](OpBuilder &b, Location loc, ValueRange a) -> llvm::Expected<Value> {
@@ -283,12 +285,16 @@ llvm::Error importBatchNormalization(ImportContext &ic) {
             b, loc, xs, elementOf(a[0]), args, maps,
             [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
               Type t = v[0].getType();
-              Value inv = rsqrtOf(
-                  nb, l, nb.create<arith::AddFOp>(l, v[4], cst(nb, l, t, eps)));
-              Value c = nb.create<arith::SubFOp>(l, v[0], v[3]);
-              Value s = nb.create<arith::MulFOp>(
-                  l, nb.create<arith::MulFOp>(l, c, inv), v[1]);
-              return nb.create<arith::AddFOp>(l, s, v[2]);
+              Value ve = nb.create<arith::AddFOp>(l, v[4], cst(nb, l, t, eps));
+              Value inv = training ? Value(nb.create<math::SqrtOp>(
+                                         l, nb.create<arith::DivFOp>(
+                                                l, cst(nb, l, t, 1.0), ve)))
+                                   : rsqrtOf(nb, l, ve);
+              Value s = nb.create<arith::MulFOp>(l, inv, v[1]);
+              Value bias = nb.create<arith::SubFOp>(
+                  l, v[2], nb.create<arith::MulFOp>(l, v[3], s));
+              return nb.create<arith::AddFOp>(
+                  l, nb.create<arith::MulFOp>(l, v[0], s), bias);
             });
       });
   if (!y)

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Conversion/LoweringUtils.h"
+#include "systole/Conversion/OrtMath.h"
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -59,11 +60,8 @@ Value unaryBody(OpBuilder &b, Location l, StringRef fn, Value x) {
     return b.create<arith::NegFOp>(l, x);
   if (fn == "reciprocal")
     return b.create<arith::DivFOp>(l, f32(b, l, 1.0), x);
-  if (fn == "sigmoid") {
-    Value e = b.create<math::ExpOp>(l, b.create<arith::NegFOp>(l, x));
-    return b.create<arith::DivFOp>(
-        l, f32(b, l, 1.0), b.create<arith::AddFOp>(l, f32(b, l, 1.0), e));
-  }
+  if (fn == "sigmoid")
+    return systole::conversion::mlasLogistic(b, l, x);
   if (fn == "hardswish") {
     Value t = b.create<arith::AddFOp>(
         l, b.create<arith::MulFOp>(l, x, f32(b, l, 1.0 / 6.0)), f32(b, l, 0.5));

@@ -1,0 +1,117 @@
+#!/usr/bin/python3
+"""Float functions the host computes with ONNX Runtime's own formulas are
+bit-equal to ORT (docs/host.md, "Arithmetic as ORT's").
+
+usage: check_ort_math.py SYSTOLE WORK
+
+- Sigmoid on float32: MLAS's logistic kernel (clamp to [-18, 18], rational
+  polynomial by FMAs, p / q + 0.5). Inputs: a dense sweep of [-20, 20], the
+  clamp edges, +-0, denormals, +-inf and large values, plus random normals;
+  every output must have ORT's bits.
+- BatchNormalization (inference): ORT folds the statistics into
+  y = x * s + (B - mean * s), s = scale / sqrt(var + eps); every output must
+  have ORT's bits.
+- QDQ Sigmoid (ORT: com.microsoft.QLinearSigmoid, a 256-entry table built
+  with the same kernel): all 256 int8 input codes, output equal.
+Prints the number of values compared and differing per case; exits 1 on any
+difference.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "models"))
+from systole_models import ort_runner  # noqa: E402
+
+systole, work = sys.argv[1], Path(sys.argv[2])
+work.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(7)
+
+
+def save(name, nodes, in_shape, out_shape, inits=()):
+    g = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, in_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+        initializer=list(inits))
+    path = work / f"{name}.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def systole_run(path, x):
+    npu, out = path.with_suffix(".npu"), work / (path.stem + "_out")
+    xin = work / (path.stem + "_x.npy")
+    np.save(xin, x)
+    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([systole, "run", str(npu), "--input", f"x={xin}", "--out-dir", str(out),
+                    "--backend", "functional", "-q"], check=True, stdout=subprocess.DEVNULL)
+    return np.load(out / "y.npy")
+
+
+def same_bits(a, b):
+    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
+    return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
+
+
+failed = 0
+
+
+def check(name, path, x):
+    global failed
+    got, ref = systole_run(path, x), ort_runner.run(path, {"x": x})["y"]
+    if got.shape != ref.shape:
+        print(f"{name}: FAIL shape {got.shape} != ORT {ref.shape}")
+        failed += 1
+        return
+    diff = ~same_bits(got, ref)
+    print(f"{name}: {got.size} values, {int(diff.sum())} differ from ORT")
+    if diff.any():
+        i = np.flatnonzero(diff)[0]
+        print(f"  first at {i}: x={x.reshape(-1)[i]!r} got={got.reshape(-1)[i]!r} "
+              f"ORT={ref.reshape(-1)[i]!r}")
+        failed += 1
+
+
+# Sigmoid, float32.
+special = np.array([0.0, -0.0, 18.0, -18.0, 17.999998, -17.999998, 18.000002, -18.000002,
+                    1e-45, -1e-45, 1e-38, 88.7, -88.7, 1e30, -1e30, np.inf, -np.inf],
+                   np.float32)
+sweep = np.linspace(-20, 20, 65536 - 8192 - special.size, dtype=np.float32)
+x = np.concatenate([special, sweep, rng.standard_normal(8192).astype(np.float32) * 4])
+x = x.reshape(1, -1).astype(np.float32)
+check("sigmoid_f32", save("sigmoid_f32", [helper.make_node("Sigmoid", ["x"], ["y"])],
+                          list(x.shape), list(x.shape)), x)
+
+# BatchNormalization, inference, float32.
+C = 16
+inits = [helper.make_tensor(n, TensorProto.FLOAT, [C], v) for n, v in (
+    ("scale", rng.standard_normal(C) * 2), ("bias", rng.standard_normal(C)),
+    ("mean", rng.standard_normal(C)), ("var", rng.random(C) * 3 + 1e-3))]
+bn = save("batchnorm_f32", [helper.make_node(
+    "BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"], epsilon=1e-5)],
+    [2, C, 9, 11], [2, C, 9, 11], inits)
+check("batchnorm_f32", bn, (rng.standard_normal((2, C, 9, 11)) * 3).astype(np.float32))
+
+# QDQ Sigmoid over every int8 code: x = (code - zp) * scale exactly.
+XS, XZ, YS, YZ = 0.0625, 3, 1.0 / 256, -128
+q = [helper.make_tensor("xs", TensorProto.FLOAT, [], [XS]),
+     helper.make_tensor("xz", TensorProto.INT8, [], [XZ]),
+     helper.make_tensor("ys", TensorProto.FLOAT, [], [YS]),
+     helper.make_tensor("yz", TensorProto.INT8, [], [YZ])]
+qdq = save("qdq_sigmoid", [
+    helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+    helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+    helper.make_node("Sigmoid", ["xd"], ["s"]),
+    helper.make_node("QuantizeLinear", ["s", "ys", "yz"], ["sq"]),
+    helper.make_node("DequantizeLinear", ["sq", "ys", "yz"], ["y"])], [1, 256], [1, 256], q)
+codes = np.arange(-128, 128, dtype=np.float32)
+check("qdq_sigmoid_all_codes", qdq, ((codes - XZ) * XS).reshape(1, 256).astype(np.float32))
+
+print("FAILED" if failed else "all equal to ORT")
+sys.exit(1 if failed else 0)
