@@ -156,3 +156,13 @@ def test_infeasible_config_raises_the_planners_message(digits_qdq):
     msg = str(e.value)
     assert "no tiling fits the hardware config 'tiny-4x4'" in msg
     assert "/conv1/Conv" in msg and "see current operation" not in msg
+
+
+def test_rtl_backend_equals_systemc(digits_qdq, digits_inputs, digits_refs):
+    prog = systole.compile(digits_qdq, hw="rtl-8x8")
+    rtl = prog.run(digits_inputs[2], backend="rtl")
+    cyc = prog.run(digits_inputs[2], backend="cycle")
+    assert np.array_equal(rtl.outputs["output"], digits_refs[2])
+    assert rtl.cycles == cyc.cycles > 0
+    with pytest.raises(systole.Error, match="no Verilated RTL"):
+        systole.compile(digits_qdq).run(digits_inputs[0], backend="rtl")
