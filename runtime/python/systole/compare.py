@@ -109,7 +109,8 @@ class Comparison:
     def as_dict(self):
         first = self.first_difference
         return dict(layers=[l.as_dict() for l in self.layers],
-                    first_difference=first.name if first else None,
+                    first_difference=first.node if first else None,
+                    first_difference_tensor=first.name if first else None,
                     unmatched_binary=sorted(self.unmatched_binary),
                     unmatched_ort=sorted(self.unmatched_ort))
 
