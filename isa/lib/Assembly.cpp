@@ -380,6 +380,10 @@ std::string systole::isa::printProgramAsm(const Program &p) {
   for (const LayerDebugInfo &l : p.layers)
     os << ".layer " << quote(l.name) << " " << l.segment << " "
        << l.firstInstruction << " " << l.instructionCount << "\n";
+  for (const OpPlacement &o : p.placement)
+    os << ".placement " << quote(o.name) << " " << quote(o.op) << " "
+       << (o.onHost ? "host" : "npu") << " " << o.macs << " " << quote(o.reason)
+       << " " << quote(o.note) << "\n";
   return out;
 }
 
@@ -555,6 +559,22 @@ systole::isa::parseProgramAsm(llvm::StringRef text, const HwConfig &config,
           return P.fail(ln, toks[2].col, "value out of range");
         prog.layers.push_back(
             {toks[1].text, uint32_t(s), uint32_t(f), uint32_t(c)});
+      } else if (head == ".placement") {
+        if (auto e = need(6, "\"name\" \"op\" npu|host MACS \"reason\" "
+                             "\"note\""))
+          return std::move(e);
+        OpPlacement o;
+        o.name = toks[1].text;
+        o.op = toks[2].text;
+        if (toks[3].text != "npu" && toks[3].text != "host")
+          return P.fail(ln, toks[3].col,
+                        "expected npu or host, got '" + toks[3].text + "'");
+        o.onHost = toks[3].text == "host";
+        if (auto e = num(4, o.macs))
+          return std::move(e);
+        o.reason = toks[5].text;
+        o.note = toks[6].text;
+        prog.placement.push_back(std::move(o));
       } else {
         return P.fail(ln, toks[0].col, "unknown directive '" + head + "'");
       }

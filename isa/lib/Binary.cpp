@@ -162,11 +162,19 @@ std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
     layers.push_back(fb::CreateLayerDebugInfo(b, b.CreateString(l.name),
                                               l.segment, l.firstInstruction,
                                               l.instructionCount));
+  std::vector<flatbuffers::Offset<fb::OpPlacement>> placement;
+  for (const OpPlacement &o : p.placement)
+    placement.push_back(fb::CreateOpPlacement(
+        b, b.CreateString(o.name), b.CreateString(o.op), o.onHost, o.macs,
+        b.CreateString(o.reason), b.CreateString(o.note)));
   fb::FormatVersion version(p.versionMajor, p.versionMinor);
+  // Format 1.0 readers ignore the appended field; writing none when there is
+  // nothing to say keeps hand-written programs byte-identical.
   auto root =
       fb::CreateProgram(b, &version, producer, config, b.CreateVector(tensors),
                         b.CreateVector(constants), plan,
-                        b.CreateVector(segments), b.CreateVector(layers));
+                        b.CreateVector(segments), b.CreateVector(layers),
+                        placement.empty() ? 0 : b.CreateVector(placement));
   fb::FinishProgramBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(),
                               b.GetBufferPointer() + b.GetSize());
@@ -346,6 +354,13 @@ systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
       const fb::LayerDebugInfo *l = ls->Get(i);
       p.layers.push_back({str(l->name()), l->segment(), l->first_instruction(),
                           l->instruction_count()});
+    }
+  }
+  if (const auto *ps = root->placement()) {
+    for (unsigned i = 0; i < ps->size(); ++i) {
+      const fb::OpPlacement *o = ps->Get(i);
+      p.placement.push_back({str(o->name()), str(o->op()), o->on_host(),
+                             o->macs(), str(o->reason()), str(o->note())});
     }
   }
   if (auto e = verifyProgram(p))

@@ -167,5 +167,6 @@ bool Program::operator==(const Program &o) const {
   return versionMajor == o.versionMajor && versionMinor == o.versionMinor &&
          producer == o.producer && config == o.config && tensors == o.tensors &&
          constants == o.constants && memoryPlan == o.memoryPlan &&
-         segments == o.segments && layers == o.layers;
+         segments == o.segments && layers == o.layers &&
+         placement == o.placement;
 }

@@ -113,13 +113,15 @@ static int runCompile(int argc, char **argv) {
   if (auto err = isa::writeProgramFile(*program, output))
     return fail(llvm::toString(std::move(err)));
   if (!quiet)
-    driver::printCompileReport(layers, *config, llvm::outs());
+    driver::printCompileReport(layers, *config, llvm::outs(),
+                               &program->placement);
   if (!reportPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(reportPath, ec);
     if (ec)
       return fail("cannot write " + reportPath + ": " + ec.message());
-    os << llvm::formatv("{0:2}", driver::compileReportToJson(layers, *config))
+    os << llvm::formatv("{0:2}", driver::compileReportToJson(
+                                     layers, *config, &program->placement))
        << "\n";
   }
   double secs = compiled->seconds;

@@ -6,6 +6,7 @@
 #include "FlagParser.h"
 #include "Subcommands.h"
 
+#include "systole/ISA/PlacementReport.h"
 #include "systole/Runtime/Analysis.h"
 #include "systole/Runtime/Npy.h"
 
@@ -107,9 +108,13 @@ static int runReport(int argc, char **argv) {
     return 1;
   }
   const rt::ModelAnalysis &a = *analysis;
+  const std::vector<isa::OpPlacement> &placement = m.program().placement;
   if (!jsonPath.empty())
     if (auto e = writeFile(jsonPath, [&](llvm::raw_ostream &os) {
-          os << llvm::formatv("{0:2}", rt::analysisToJson(a)) << "\n";
+          llvm::json::Value json = rt::analysisToJson(a);
+          if (auto *o = json.getAsObject(); o && !placement.empty())
+            (*o)["placement"] = isa::placementToJson(placement);
+          os << llvm::formatv("{0:2}", json) << "\n";
         })) {
       llvm::errs() << "systole report: " << llvm::toString(std::move(e))
                    << "\n";
@@ -143,6 +148,7 @@ static int runReport(int argc, char **argv) {
         a.energy.total() / 1e6,
         a.energy.total() > 0 ? 100 * a.energy.dram / a.energy.total() : 0.0,
         a.breakdown.compute, a.breakdown.dma, a.breakdown.stall);
+    isa::printPlacement(placement, llvm::outs());
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 #include "systole/Driver/CompileDriver.h"
 
 #include "systole/Frontend/OnnxImporter.h"
+#include "systole/ISA/PlacementReport.h"
 #include "systole/Target/NPU/Annotations.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -114,9 +115,9 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   return result;
 }
 
-void driver::printCompileReport(const std::vector<npu::LayerReport> &layers,
-                                const isa::HwConfig &hw,
-                                llvm::raw_ostream &os) {
+void driver::printCompileReport(
+    const std::vector<npu::LayerReport> &layers, const isa::HwConfig &hw,
+    llvm::raw_ostream &os, const std::vector<isa::OpPlacement> *placement) {
   os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}\n", "layer",
                       "mapping", "instrs", "dram bytes", "predicted",
                       "roofline");
@@ -133,11 +134,14 @@ void driver::printCompileReport(const std::vector<npu::LayerReport> &layers,
                       "(ratio {2:f2}) on {3}\n",
                       total, bound, bound ? double(total) / bound : 0.0,
                       hw.name);
+  if (placement)
+    isa::printPlacement(*placement, os);
 }
 
 llvm::json::Value
 driver::compileReportToJson(const std::vector<npu::LayerReport> &ls,
-                            const isa::HwConfig &hw) {
+                            const isa::HwConfig &hw,
+                            const std::vector<isa::OpPlacement> *placement) {
   llvm::json::Array layers;
   uint64_t total = 0;
   for (const npu::LayerReport &l : ls) {
@@ -158,9 +162,12 @@ driver::compileReportToJson(const std::vector<npu::LayerReport> &ls,
         {"host_bytes_out", static_cast<int64_t>(l.hostBytesOut)},
         {"transfer_cycles", static_cast<int64_t>(l.transferCycles)}});
   }
-  return llvm::json::Object{
+  llvm::json::Object report{
       {"hw", hw.name},
       {"dram_bytes_per_cycle", static_cast<int64_t>(hw.dram.bytesPerCycle)},
       {"predicted_cycles", static_cast<int64_t>(total)},
       {"layers", std::move(layers)}};
+  if (placement)
+    report["placement"] = isa::placementToJson(*placement);
+  return report;
 }

@@ -60,12 +60,19 @@ llvm::Expected<CompileResult> compileOnnxFile(llvm::StringRef path,
 llvm::Error parseInputShape(llvm::StringRef spec, std::string &name,
                             std::vector<int64_t> &shape);
 
-/// The per-layer table `systole compile` prints.
-void printCompileReport(const std::vector<npu::LayerReport> &layers,
-                        const isa::HwConfig &hw, llvm::raw_ostream &os);
-/// The --report JSON: hw, predicted cycles, one object per layer.
-llvm::json::Value compileReportToJson(const std::vector<npu::LayerReport> &ls,
-                                      const isa::HwConfig &hw);
+/// The per-layer table `systole compile` prints, then, given the program's
+/// placement (isa::Program::placement), the NPU/host shares of ops and MACs
+/// and one line per host op.
+void printCompileReport(
+    const std::vector<npu::LayerReport> &layers, const isa::HwConfig &hw,
+    llvm::raw_ostream &os,
+    const std::vector<isa::OpPlacement> *placement = nullptr);
+/// The --report JSON: hw, predicted cycles, one object per layer and, given
+/// the placement, a "placement" object (isa::placementToJson).
+llvm::json::Value
+compileReportToJson(const std::vector<npu::LayerReport> &ls,
+                    const isa::HwConfig &hw,
+                    const std::vector<isa::OpPlacement> *placement = nullptr);
 
 } // namespace systole::driver
 

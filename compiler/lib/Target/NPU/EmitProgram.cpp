@@ -10,6 +10,7 @@
 
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Emit.h"
+#include "systole/Target/NPU/PlacementSummary.h"
 
 #include "systole/Conversion/HostCodegen.h"
 #include "systole/ISA/Timing.h"
@@ -145,6 +146,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
   isa::Program prog;
   prog.producer = "systole compile";
   prog.config = hw;
+  // Before host code generation, which outlines the host ops' regions.
+  prog.placement = summarizePlacement(func);
 
   // Tensors: every non-constant value with a DRAM offset.
   llvm::DenseMap<Value, uint32_t> tensorIndex;

@@ -395,10 +395,14 @@ struct PartitionPass : systole::npu::impl::PartitionBase<PartitionPass> {
       std::string hostWhy = hostRejection(op);
       if (hostWhy.empty()) {
         setPlacement(op, systole::npu::Placement::Host);
+        op->setAttr(kHostReasonAttr, StringAttr::get(op->getContext(), why));
         continue;
       }
-      if (runQuantizedOpInFloat(op))
+      if (Operation *f = runQuantizedOpInFloat(op)) {
+        f->setAttr(kHostReasonAttr,
+                   StringAttr::get(f->getContext(), why + " (runs in float)"));
         continue;
+      }
       op->emitError() << "'" << op->getName() << "' cannot run on the NPU ("
                       << why << ") nor on the host (" << hostWhy << ")";
       failed = true;

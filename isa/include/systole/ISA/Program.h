@@ -23,7 +23,7 @@ namespace systole::isa {
 
 /// Format version written by this library; readers accept the same major.
 constexpr uint16_t kFormatMajor = 1;
-constexpr uint16_t kFormatMinor = 0;
+constexpr uint16_t kFormatMinor = 1; ///< 1: Program.placement
 constexpr const char *kFileIdentifier = "SNPU";
 
 enum class DType : uint8_t {
@@ -141,6 +141,20 @@ struct LayerDebugInfo {
   bool operator==(const LayerDebugInfo &o) const;
 };
 
+/// Where the compiler placed one graph op and the MACs it does (reports).
+struct OpPlacement {
+  std::string name; ///< the ONNX node name
+  std::string op;   ///< graph op, or the ONNX op type of a host op
+  bool onHost = false;
+  uint64_t macs = 0;
+  std::string reason; ///< why on the host, if the partitioner recorded it
+  std::string note;   ///< why macs is 0 for an op that multiplies
+  bool operator==(const OpPlacement &o) const {
+    return name == o.name && op == o.op && onHost == o.onHost &&
+           macs == o.macs && reason == o.reason && note == o.note;
+  }
+};
+
 struct Program {
   uint16_t versionMajor = kFormatMajor;
   uint16_t versionMinor = kFormatMinor;
@@ -151,6 +165,7 @@ struct Program {
   MemoryPlan memoryPlan;
   std::vector<Segment> segments;
   std::vector<LayerDebugInfo> layers;
+  std::vector<OpPlacement> placement; ///< empty in format 1.0 binaries
   bool operator==(const Program &o) const;
 };
 

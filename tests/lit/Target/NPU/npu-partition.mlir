@@ -16,12 +16,13 @@ func.func @boundary(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
 // A quantized op the NPU rejects (broadcasting add) runs on the host in
 // float: its activation is dequantized by a builtin, its constant operand at
 // compile time ((q - zp) * scale = (5 + 3) * 0.05 = 0.4), and the float
-// result quantized back to the op's type.
+// result quantized back to the op's type. The NPU's rejection is kept as
+// npu.host_reason for the compile report's list of host ops.
 !g = !quant.uniform<i8:f32, 0.1:2>
 // CHECK-LABEL: func @quantized_on_host
 // CHECK-DAG: %[[C:.*]] = arith.constant dense<4.000000e-01> : tensor<1x1x1x8xf32>
 // CHECK-DAG: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x4x8xf32>
-// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.host_reason = "add/mul of a constant operand is not supported on the NPU yet (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK: %[[Q:.*]] = graph.quantize %[[S]] {npu.placement = "host"} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!quant.uniform<i8:f32, 1.000000e-01:2>>
 // CHECK: return %[[Q]]
 // CHECK-NOT: graph.add
@@ -36,7 +37,7 @@ func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
 // on the host whatever its element types; the ops of its region are not
 // partitioned themselves.
 // CHECK-LABEL: func @host_region
-// CHECK: graph.host "Equal"({{.*}}) attributes {npu.placement = "host"}
+// CHECK: graph.host "Equal"({{.*}}) attributes {npu.host_reason = "no NPU lowering for this op", npu.placement = "host"}
 // CHECK-NOT: npu.placement
 // CHECK: return
 func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
@@ -54,7 +55,7 @@ func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
 // add broadcasts along H, which the vector unit does not do.)
 !c = !quant.uniform<i8:f32, 0.05:-3>
 // CHECK-LABEL: func @clamped_on_host
-// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x4x8xf32>
 // CHECK: %[[C:.*]] = graph.clip %[[S]] {max = 6.500000e+00 : f64, min = 0.000000e+00 : f64, npu.placement = "host"}
 // CHECK: graph.quantize %[[C]] {npu.placement = "host"}
 func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x4x1x8x!c>) -> tensor<1x4x4x8x!c> {

@@ -20,6 +20,9 @@ namespace systole::npu {
 constexpr llvm::StringLiteral kPlacementAttr = "npu.placement";
 constexpr llvm::StringLiteral kTileAttr = "npu.tile";
 constexpr llvm::StringLiteral kDramAttr = "npu.dram";
+/// Why the partitioner put an op on the host (its NPU rejection), for the
+/// compile report's placement summary.
+constexpr llvm::StringLiteral kHostReasonAttr = "npu.host_reason";
 
 enum class Placement { Npu, Host };
 
