@@ -74,6 +74,19 @@ std::optional<uint64_t> tripCount(Operation *op, Operation *top) {
 }
 
 uint64_t hostOpMacs(graph::HostOp host, std::string *note) {
+  // The host form convolves the zero-dilated input (ImportHostConv.cpp),
+  // stride^2 times the model's MACs: count the model's, every input element
+  // times the weight's [M/group, k...] (operands x, w[, bias]).
+  if (host.getOnnxOp() == "ConvTranspose" && host.getInputs().size() >= 2) {
+    auto x = cast<ShapedType>(host.getInputs()[0].getType());
+    auto w = cast<ShapedType>(host.getInputs()[1].getType());
+    if (x.hasStaticShape() && w.hasStaticShape() && w.getRank() >= 2)
+      return static_cast<uint64_t>(x.getNumElements()) *
+             static_cast<uint64_t>(w.getNumElements() / w.getDimSize(0));
+    if (note)
+      *note = "dynamic shape: MACs not derivable";
+    return 0;
+  }
   uint64_t macs = 0;
   bool dynamic = false;
   host.getBody().walk([&](linalg::LinalgOp op) {
