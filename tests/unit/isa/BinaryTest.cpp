@@ -23,6 +23,9 @@ TEST(Binary, EveryFieldRoundTrips) {
   p.constants.push_back({"empty", 8192, {}});
   p.segments.push_back(
       {"ptx", HostSegment{HostCodeKind::Ptx, "k", {'.', 'v'}, {}}});
+  p.placement = {{"/conv/Conv", "conv2d", false, 1ull << 40, "", ""},
+                 {"", "Einsum", true, 0, "no NPU lowering for this op",
+                  "dynamic loop bounds: MACs not derivable"}};
   std::vector<uint8_t> bytes = writeProgram(p);
   EXPECT_EQ(std::string(reinterpret_cast<const char *>(bytes.data()) + 4, 4),
             "SNPU");
@@ -36,6 +39,8 @@ TEST(Binary, EveryFieldRoundTrips) {
   EXPECT_EQ(back->tensors[1].quant->axis, 1);
   EXPECT_EQ(back->segments[1].host().args, (std::vector<uint32_t>{2, 3}));
   EXPECT_EQ(back->layers[1].firstInstruction, 4u);
+  EXPECT_EQ(back->placement[0].macs, 1ull << 40);
+  EXPECT_TRUE(back->placement[1].onHost);
   // Writing what was read gives the same bytes.
   EXPECT_EQ(writeProgram(*back), bytes);
 }
@@ -62,6 +67,7 @@ TEST(Binary, RejectsWrongIdentifierAndVersion) {
 
   Program p = sampleProgram();
   p.versionMajor = 2;
+  p.versionMinor = 0;
   auto v = readProgram(writeProgram(p));
   EXPECT_EQ(errorText(v),
             "version: format 2.0 is not supported (this reader reads 1.x)");
