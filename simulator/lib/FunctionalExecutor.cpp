@@ -5,11 +5,14 @@
 // and among the ready queue heads the oldest instruction runs first, i.e.
 // program order wherever the tokens allow. Token-synchronized programs give
 // the same memory contents under every such schedule, hence the same values
-// as the cycle model.
+// as the cycle model. Whether a program is token-synchronized is checked
+// as it runs (DataRace.h): an access that no token orders after a
+// conflicting one of another queue faults, on every schedule.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Simulator/Simulator.h"
 
+#include "DataRace.h"
 #include "TokenRules.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -68,6 +71,7 @@ RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream,
   size_t next = 0;
   bool ended = false;
   uint64_t order = 0;
+  DataRaceChecker races;
   auto t0 = Clock::now();
   auto lastReport = t0;
 
@@ -117,6 +121,10 @@ RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream,
     const Instruction &I = stream[index];
     if (auto f = checkInstruction(I, state)) {
       fault(f->kind, index, f->detail);
+      break;
+    }
+    if (auto race = races.execute(stream, index)) {
+      fault(FaultKind::DataRace, index, *race);
       break;
     }
     popTokens(I, state);

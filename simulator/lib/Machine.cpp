@@ -31,6 +31,8 @@ const char *sim::faultKindName(FaultKind k) {
     return "cycle limit reached";
   case FaultKind::PostProcessorHazard:
     return "post-processor hazard";
+  case FaultKind::DataRace:
+    return "data race";
   }
   return "fault";
 }

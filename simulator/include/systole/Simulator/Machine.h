@@ -43,6 +43,7 @@ enum class FaultKind : uint8_t {
   WeightReuseMismatch, ///< WS preload=0 without weights of its K x N
   CycleLimit,          ///< --max-cycles reached
   PostProcessorHazard, ///< a MATMUL touching what an in-flight REQUANT uses
+  DataRace, ///< two queues touch the same memory (one writes), no token order
 };
 const char *faultKindName(FaultKind k);
 
