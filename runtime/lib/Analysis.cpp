@@ -18,7 +18,16 @@ ModelAnalysis rt::analyzeRun(const RunReport &r, const Model &model,
   a.totalCycles = r.total.totalCycles;
   a.actions = r.total.actions;
   a.roof = roofline(a.actions, a.totalCycles, a.config);
+  // One bound for every report: the model's point keeps its intensity (bytes
+  // moved) for the chart, but its bound is the model bound (docs/energy.md).
+  a.bound = modelBound(p);
+  a.roof.boundCycles = a.bound.cycles;
+  a.roof.computeBound = a.bound.computeBound;
   a.energy = energyOf(a.actions, a.totalCycles, a.config);
+  if (auto area = estimateArea(a.config, defaultAreaTable()))
+    a.area = *area;
+  else
+    a.area.source = "unavailable: " + llvm::toString(area.takeError());
   for (const SegmentReport &sr : r.segments) {
     if (!sr.npu || sr.stats.instructions.empty())
       continue;
@@ -114,6 +123,13 @@ json::Value rt::analysisToJson(const ModelAnalysis &a) {
       {"roofline", rooflineJson(a.roof)},
       {"cycle_breakdown", breakdownJson(a.breakdown)},
       {"energy_pj", energyJson(a.energy)},
+      {"model_bound", modelBoundToJson(a.bound, a.totalCycles)},
+      {"area_mm2", json::Object{{"array", a.area.arrayMm2},
+                                {"sram", a.area.sramMm2},
+                                {"vector", a.area.vectorMm2},
+                                {"other", a.area.otherMm2},
+                                {"total", a.area.totalMm2},
+                                {"source", a.area.source}}},
       {"layers", std::move(layers)}};
 }
 

@@ -1,4 +1,5 @@
 //===- CApi.cpp - The C API over systole::rt ------------------------------===//
+#include "systole/Runtime/Analysis.h"
 #include "systole/Runtime/systole_runtime.h"
 
 #include "systole/Runtime/Report.h"
@@ -170,7 +171,7 @@ int systole_session_stats(const systole_session *s, systole_stats *out) {
   out->sp_write_bytes = t.actions.spWriteBytes;
   out->acc_read_words = t.actions.accReadWords;
   out->acc_write_words = t.actions.accWriteWords;
-  out->energy_pj = t.energyPj(cfg);
+  out->energy_pj = rt::energyOf(t.actions, t.totalCycles, cfg).total();
   out->wall_seconds = r.wallSeconds;
   return 0;
 }

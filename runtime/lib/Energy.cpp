@@ -1,7 +1,10 @@
 //===- Energy.cpp - Energy per component from action counts ---------------===//
 //
-// The prices are the config's per-action table (docs/hwconfig.md, defaults
-// from Horowitz, ISSCC 2014, 45 nm); docs/energy.md derives them.
+// The one energy model: every command (report, run, sweep, the C and Python
+// APIs) prices a run with energyOf and the config's per-action table
+// (docs/hwconfig.md; the presets' SRAM prices lie on sramPjPerByte's curve),
+// so the same hardware and counts give the same energy everywhere;
+// docs/energy.md derives the prices.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Runtime/Analysis.h"
@@ -37,4 +40,20 @@ double rt::sramPjPerByte(uint64_t capacityBytes) {
   double x1 = std::log(points[seg + 1][0]), y1 = std::log(points[seg + 1][1]);
   double y = y0 + (x - x0) * (y1 - y0) / (x1 - x0);
   return std::exp(y) / 8.0;
+}
+
+isa::HwConfig::Energy rt::scaleSramPrices(const isa::HwConfig::Energy &base,
+                                          uint64_t baseScratchpadBytes,
+                                          uint64_t baseAccumulatorBytes,
+                                          const isa::HwConfig::Sram &sram) {
+  isa::HwConfig::Energy e = base;
+  double sp =
+      sramPjPerByte(sram.scratchpadBytes) / sramPjPerByte(baseScratchpadBytes);
+  double acc = sramPjPerByte(sram.accumulatorBytes) /
+               sramPjPerByte(baseAccumulatorBytes);
+  e.spReadPjPerByte *= sp;
+  e.spWritePjPerByte *= sp;
+  e.accReadPjPerWord *= acc;
+  e.accWritePjPerWord *= acc;
+  return e;
 }

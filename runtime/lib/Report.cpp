@@ -1,6 +1,8 @@
 //===- Report.cpp - Text summary, JSON report and Perfetto trace ----------===//
 #include "systole/Runtime/Report.h"
+#include "systole/Runtime/Analysis.h"
 #include "systole/Runtime/HostCode.h"
+#include "systole/Runtime/ModelBound.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -112,7 +114,9 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
                       {"acc_read_words", int64_t(t.actions.accReadWords)},
                       {"acc_write_words", int64_t(t.actions.accWriteWords)}}},
       {"actions", std::move(actions)},
-      {"energy_pj", t.energyPj(cfg)},
+      {"energy_pj", energyOf(t.actions, t.totalCycles, cfg).total()},
+      {"model_bound",
+       modelBoundToJson(modelBound(model.program()), t.totalCycles)},
       {"unit_busy_cycles", std::move(units)},
       {"stall_cycles", std::move(stalls)},
       {"token_wait_cycles_by_queue", std::move(waits)},
@@ -148,7 +152,10 @@ void rt::printSummary(const RunReport &r, const Model &model,
       "{3} written\n",
       t.actions.spReadBytes, t.actions.spWriteBytes, t.actions.accReadWords,
       t.actions.accWriteWords);
-  os << llvm::formatv("energy: {0:f3} uJ\n", t.energyPj(cfg) * 1e-6);
+  os << llvm::formatv("energy: {0:f3} uJ\n",
+                      energyOf(t.actions, t.totalCycles, cfg).total() * 1e-6);
+  if (cyc)
+    printModelBound(modelBound(model.program()), t.totalCycles, os);
   if (cyc) {
     os << "stalls (cycles):";
     for (unsigned c = 0; c < sim::kNumStallCauses; ++c)

@@ -145,6 +145,7 @@ llvm::Expected<isa::HwConfig> rt::sweepPointConfig(const SweepSpec &s,
   c.array.rows = p.rows;
   c.array.cols = p.cols;
   c.vector.lanes = p.cols;
+  uint64_t baseSp = c.sram.scratchpadBytes, baseAcc = c.sram.accumulatorBytes;
   c.sram.scratchpadBytes = p.scratchpadBytes;
   while (c.sram.scratchpadBanks > 1 &&
          p.scratchpadBytes % c.sram.scratchpadBanks)
@@ -153,11 +154,12 @@ llvm::Expected<isa::HwConfig> rt::sweepPointConfig(const SweepSpec &s,
       p.scratchpadBytes / 2, 4 * c.sram.accumulatorBanks * p.cols);
   c.dram.bytesPerCycle = p.dramBytesPerCycle;
   c.dram.burstBytes = std::max(c.dram.burstBytes, p.dramBytesPerCycle);
-  // Bigger SRAMs cost more per access (longer bit lines and wires).
-  c.energy.spReadPjPerByte = c.energy.spWritePjPerByte =
-      sramPjPerByte(c.sram.scratchpadBytes);
-  c.energy.accReadPjPerWord = c.energy.accWritePjPerWord =
-      4 * sramPjPerByte(c.sram.accumulatorBytes);
+  // Bigger SRAMs cost more per access (longer bit lines and wires): the
+  // base's prices move along Horowitz's capacity curve, so a point with the
+  // base's capacities keeps the base's prices exactly (same hardware, same
+  // energy as `systole report` on the base) and calibrated prices stay
+  // calibrated (docs/energy.md).
+  c.energy = scaleSramPrices(s.base.energy, baseSp, baseAcc, c.sram);
   if (auto e = isa::validateHwConfig(c))
     return error(llvm::formatv("point {0} ({1}): {2}", p.index, c.name,
                                llvm::toString(std::move(e))));

@@ -8,6 +8,7 @@
 
 #include "systole/Driver/CompileDriver.h"
 #include "systole/ISA/Program.h"
+#include "systole/Runtime/ModelBound.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -112,17 +113,20 @@ static int runCompile(int argc, char **argv) {
   llvm::errs() << "[4/4] writing " << output << "\n";
   if (auto err = isa::writeProgramFile(*program, output))
     return fail(llvm::toString(std::move(err)));
-  if (!quiet)
+  if (!quiet) {
     driver::printCompileReport(layers, *config, llvm::outs(),
                                &program->placement);
+    rt::printCompileBound(*program, llvm::outs());
+  }
   if (!reportPath.empty()) {
     std::error_code ec;
     llvm::raw_fd_ostream os(reportPath, ec);
     if (ec)
       return fail("cannot write " + reportPath + ": " + ec.message());
-    os << llvm::formatv("{0:2}", driver::compileReportToJson(
-                                     layers, *config, &program->placement))
-       << "\n";
+    llvm::json::Value json =
+        driver::compileReportToJson(layers, *config, &program->placement);
+    rt::addCompileBound(*program, *json.getAsObject());
+    os << llvm::formatv("{0:2}", json) << "\n";
   }
   double secs = compiled->seconds;
   size_t instrs = 0;

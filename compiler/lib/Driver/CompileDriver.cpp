@@ -130,10 +130,11 @@ void driver::printCompileReport(
     total += l.predictedCycles;
     bound += roof;
   }
-  os << llvm::formatv("total predicted cycles {0}, roofline bound {1} "
-                      "(ratio {2:f2}) on {3}\n",
-                      total, bound, bound ? double(total) / bound : 0.0,
-                      hw.name);
+  // The per-layer column is each layer's own roofline; the model's one bound
+  // (rt::modelBound) is printed by the caller (docs/energy.md).
+  os << llvm::formatv("total predicted cycles {0} (per-layer rooflines sum "
+                      "to {1}) on {2}\n",
+                      total, bound, hw.name);
   if (placement)
     isa::printPlacement(*placement, os);
 }

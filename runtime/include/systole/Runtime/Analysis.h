@@ -11,7 +11,9 @@
 #ifndef SYSTOLE_RUNTIME_ANALYSIS_H
 #define SYSTOLE_RUNTIME_ANALYSIS_H
 
+#include "systole/Runtime/ModelBound.h"
 #include "systole/Runtime/Runtime.h"
+#include "systole/Runtime/Sweep.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +44,13 @@ EnergyBreakdown energyOf(const sim::ActionCounts &actions,
 /// 64-bit reads (8 KB 10 pJ, 32 KB 20 pJ, 1 MB 100 pJ) interpolated
 /// log-log, extrapolated with the end slopes.
 double sramPjPerByte(uint64_t capacityBytes);
+/// `base`'s prices with the SRAM ones moved along sramPjPerByte's curve from
+/// the base capacities to `sram`'s (x f(new) / f(base)); equal capacities
+/// give `base` unchanged. Sweeps derive each point's prices with it.
+isa::HwConfig::Energy scaleSramPrices(const isa::HwConfig::Energy &base,
+                                      uint64_t baseScratchpadBytes,
+                                      uint64_t baseAccumulatorBytes,
+                                      const isa::HwConfig::Sram &sram);
 
 /// Roofline of some work: ops over DRAM bytes against a compute ceiling
 /// (peak ops/cycle) and a bandwidth slope (bytes/cycle). Array work counts
@@ -100,7 +109,11 @@ struct ModelAnalysis {
   isa::HwConfig config;
   uint64_t totalCycles = 0;
   sim::ActionCounts actions;
-  RooflinePoint roof; ///< whole model: array MACs over all DRAM bytes
+  /// Whole model: array MACs over all DRAM bytes moved (the chart's point);
+  /// its boundCycles and computeBound are the model bound's (`bound`).
+  RooflinePoint roof;
+  ModelBound bound;  ///< the one bound (ModelBound.h)
+  AreaEstimate area; ///< estimateArea(config, defaultAreaTable())
   CycleBreakdown breakdown;
   EnergyBreakdown energy;
   std::vector<LayerAnalysis> layers;

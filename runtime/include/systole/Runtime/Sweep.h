@@ -71,8 +71,13 @@ struct AreaEstimate {
 /// empty to use the documented analytic model.
 llvm::Expected<AreaEstimate> estimateArea(const isa::HwConfig &cfg,
                                           llvm::StringRef yosysTable = "");
-/// The area table of the RTL synthesis if the tree has one, else "".
+/// The area table of the RTL synthesis if the tree has one, else "": an area
+/// table under the names of docs/sweep.md, else the synthesized PE arrays of
+/// rtl/synth/pe_array_area.json (a JSON array, read by estimateArea too).
 std::string findYosysAreaTable(llvm::StringRef sourceDir);
+/// findYosysAreaTable of the source tree this library was built from: what
+/// every command uses unless told otherwise (--area-table).
+std::string defaultAreaTable();
 
 /// What a worker writes for one point. status: "ok", "infeasible" (the
 /// compiler cannot map the model onto the config) or "error".
