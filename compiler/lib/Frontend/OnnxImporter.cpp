@@ -4,6 +4,7 @@
 // dispatches each node to the translator registered for its op type.
 //
 //===----------------------------------------------------------------------===//
+#include "GuardedShapeInference.h"
 #include "ImportContext.h"
 #include "QuantizeFloatWeights.h"
 
@@ -389,11 +390,10 @@ bool isOpImportable(StringRef domain, StringRef opType) {
 }
 
 void registerImportDialects(MLIRContext &context) {
-  context.loadDialect<graph::GraphDialect, arith::ArithDialect,
-                      func::FuncDialect, quant::QuantizationDialect,
-                      tosa::TosaDialect, linalg::LinalgDialect,
-                      tensor::TensorDialect, math::MathDialect,
-                      scf::SCFDialect>();
+  context.loadDialect<
+      graph::GraphDialect, arith::ArithDialect, func::FuncDialect,
+      quant::QuantizationDialect, tosa::TosaDialect, linalg::LinalgDialect,
+      tensor::TensorDialect, math::MathDialect, scf::SCFDialect>();
 }
 
 static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
@@ -465,16 +465,16 @@ graphInputType(ImportContext &ic, const onnx::ValueInfoProto &info,
         int64_t index = shape.size();
         std::string param = d.dim_param();
         std::string lower = llvm::StringRef(param).lower();
-        bool batchLike = index == 0 &&
-                         (lower.find("batch") != std::string::npos ||
-                          lower == "n" || lower == "b" ||
-                          llvm::StringRef(lower).starts_with("unk__"));
+        bool batchLike =
+            index == 0 &&
+            (lower.find("batch") != std::string::npos || lower == "n" ||
+             lower == "b" || llvm::StringRef(lower).starts_with("unk__"));
         if (!batchLike)
           return ic.fail("graph input '" + info.name() + "' dimension " +
                          llvm::Twine(index) + " is symbolic ('" +
                          (param.empty() ? "?" : param) +
-                         "'); give its size with --input-shape " +
-                         info.name() + "=...");
+                         "'); give its size with --input-shape " + info.name() +
+                         "=...");
         if (options.defaultedDims)
           options.defaultedDims->push_back(
               "input '" + info.name() + "' dimension 0 ('" + param +
@@ -512,11 +512,8 @@ void ImportContext::recordElemTypes() {
   // ONNX shape inference types every value (signedness is not in MLIR's
   // signless integers); a model it cannot infer keeps the declared types.
   onnx::ModelProto inferred = model;
-  try {
-    onnx::shape_inference::InferShapes(inferred);
-  } catch (const std::exception &) {
+  if (!inferShapesGuarded(inferred))
     inferred = model;
-  }
   const onnx::GraphProto &g = inferred.graph();
   for (const auto &v : g.value_info())
     note(v);
@@ -557,18 +554,20 @@ static llvm::Expected<Value> copyOnHost(ImportContext &ic, Value v,
                    "constant is not supported");
   // An identity linalg.generic (a rank-0 linalg.copy of a constant crashes
   // upstream linalg-fuse-elementwise-ops).
-  auto copy = ic.hostOp(v, [&](OpBuilder &b, Location loc,
-                               ValueRange args) -> llvm::Expected<Value> {
-    return conversion::lowering::elementwise(
-        b, loc, shapeOf(args[0]), args,
-        [](OpBuilder &, Location, ValueRange s) { return s[0]; },
-        elementOf(args[0]));
-  });
+  auto copy =
+      ic.hostOp(v,
+                [&](OpBuilder &b, Location loc,
+                    ValueRange args) -> llvm::Expected<Value> {
+                  return conversion::lowering::elementwise(
+                      b, loc, shapeOf(args[0]), args,
+                      [](OpBuilder &, Location, ValueRange s) { return s[0]; },
+                      elementOf(args[0]));
+                });
   if (!copy)
     return copy.takeError();
   // Distinct per output, so CSE keeps one copy for each name.
-  copy->getDefiningOp()->setAttr(
-      "graph.output_index", ic.builder.getI64IntegerAttr(outputIndex));
+  copy->getDefiningOp()->setAttr("graph.output_index",
+                                 ic.builder.getI64IntegerAttr(outputIndex));
   return copy;
 }
 
