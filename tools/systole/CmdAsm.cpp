@@ -15,66 +15,45 @@
 
 using namespace systole;
 
-static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole asm IN.s -o OUT.npu --hw CONFIG.json|PRESET "
-        "[--no-verify]\n"
-        "       systole asm --emit-isa-table=md|sv\n\n"
-        "Assembles NPU assembly text (see docs/isa.md) for a hardware config\n"
-        "(a JSON file or the name of a bundled preset), verifies it and "
-        "writes\n"
-        "the .npu binary. --no-verify skips the verifier: it writes hostile\n"
-        "binaries for testing loaders (docs/security.md).\n";
-}
-
 static int runAsm(int argc, char **argv) {
-  std::string in, out, hw;
-  bool verify = true;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a = argv[i];
-    auto value = [&](std::string &dst) {
-      if (i + 1 >= argc)
-        return false;
-      dst = argv[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
-      usage(llvm::outs());
-      return 0;
-    } else if (a == "--emit-isa-table=md") {
-      llvm::outs() << isa::emitInstructionTableMarkdown();
-      return 0;
-    } else if (a == "--emit-isa-table=sv") {
-      llvm::outs() << isa::emitSystemVerilogPackage();
-      return 0;
-    } else if (a == "-o") {
-      if (!value(out)) {
-        usage(llvm::errs());
-        return 2;
-      }
-    } else if (a == "--hw") {
-      if (!value(hw)) {
-        usage(llvm::errs());
-        return 2;
-      }
-    } else if (a.consume_front("--hw=")) {
-      hw = a.str();
-    } else if (a == "--no-verify") {
-      verify = false;
-    } else if (a.starts_with("-") && a != "-") {
-      llvm::errs() << "systole asm: unknown option '" << a << "'\n";
-      usage(llvm::errs());
-      return 2;
-    } else if (in.empty()) {
-      in = a.str();
-    } else {
-      llvm::errs() << "systole asm: more than one input file\n";
-      return 2;
-    }
+  std::string in, out, hw, table;
+  bool noVerify = false;
+  cli::FlagParser flags(
+      "systole asm",
+      "Assembles NPU assembly text (docs/isa.md; IN.s, or - for stdin) for "
+      "a hardware config, verifies it and writes the .npu binary. "
+      "--emit-isa-table prints the instruction table instead and needs no "
+      "other option.");
+  flags.positional(in, "IN.s", "more than one input file")
+      .value({"-o"}, out, "OUT.npu", "the binary to write (required)")
+      .value({"--hw"}, hw, "CONFIG.json|PRESET",
+             "hardware config file or bundled preset (required)")
+      .flag({"--no-verify"}, noVerify,
+            "skip the verifier: writes hostile binaries for testing loaders "
+            "(docs/security.md)")
+      .value({"--emit-isa-table"}, table, "md|sv",
+             "print the instruction table as Markdown or a SystemVerilog "
+             "package");
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
+  if (table == "md") {
+    llvm::outs() << isa::emitInstructionTableMarkdown();
+    return 0;
   }
-  if (in.empty() || out.empty() || hw.empty()) {
-    usage(llvm::errs());
-    return 2;
+  if (table == "sv") {
+    llvm::outs() << isa::emitSystemVerilogPackage();
+    return 0;
   }
+  if (!table.empty())
+    return flags.usageError("--emit-isa-table: '" + table +
+                            "' is not one of md, sv");
+  if (in.empty())
+    return flags.usageError("missing required argument IN.s");
+  if (out.empty())
+    return flags.missing("-o");
+  if (hw.empty())
+    return flags.missing("--hw");
+  bool verify = !noVerify;
   auto cfg = cli::loadHwConfigArg(hw);
   if (!cfg) {
     llvm::errs() << "systole asm: " << llvm::toString(cfg.takeError()) << "\n";

@@ -15,6 +15,7 @@
 // hang: every test runs in a child process of its own (-j of them at once).
 //
 //===----------------------------------------------------------------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Frontend/OnnxImporter.h"
@@ -26,7 +27,6 @@
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -38,17 +38,16 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <functional>
-#include <optional>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace cl = llvm::cl;
 using namespace systole;
 
 namespace {
@@ -116,9 +115,9 @@ std::string outsideClaim(const onnx::ModelProto &m) {
   for (const auto &v : m.graph().output())
     if (nonTensor(v))
       return "output '" + v.name() + "' is a sequence, optional, map or string";
-  static const char *random[] = {"RandomNormal", "RandomNormalLike",
+  static const char *random[] = {"RandomNormal",  "RandomNormalLike",
                                  "RandomUniform", "RandomUniformLike",
-                                 "Bernoulli", "Multinomial"};
+                                 "Bernoulli",     "Multinomial"};
   for (const auto &n : m.graph().node()) {
     if (n.domain() == "ai.onnx.preview.training")
       return "training-only op " + n.op_type();
@@ -300,8 +299,8 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
           why += (why.empty() ? "" : "; ") + llvm::toString(got.takeError());
         ++failed;
         if (firstFailure.empty())
-          firstFailure = set + ": output " + graph.output(o).name() + ": " +
-                         why;
+          firstFailure =
+              set + ": output " + graph.output(o).name() + ": " + why;
         continue;
       }
       std::string why;
@@ -349,7 +348,8 @@ void runIsolated(size_t count, unsigned jobs, unsigned timeoutSeconds,
       if (pid == 0) {
         close(fds[0]);
         Outcome o = run(next);
-        std::string msg = std::to_string(int(o.kind)) + o.detail.substr(0, 4000);
+        std::string msg =
+            std::to_string(int(o.kind)) + o.detail.substr(0, 4000);
         for (size_t off = 0; off < msg.size();) {
           ssize_t n = write(fds[1], msg.data() + off, msg.size() - off);
           if (n <= 0)
@@ -366,8 +366,8 @@ void runIsolated(size_t count, unsigned jobs, unsigned timeoutSeconds,
         continue;
       }
       fcntl(fds[0], F_SETFL, O_NONBLOCK);
-      running.push_back({pid, fds[0], next++, std::chrono::steady_clock::now(),
-                         ""});
+      running.push_back(
+          {pid, fds[0], next++, std::chrono::steady_clock::now(), ""});
     }
     usleep(2000);
     for (size_t c = 0; c < running.size();) {
@@ -411,52 +411,49 @@ void runIsolated(size_t count, unsigned jobs, unsigned timeoutSeconds,
 }
 
 int runConformance(int argc, char **argv) {
-  cl::OptionCategory cat("systole conformance");
-  cl::opt<std::string> dataDir(
-      "data", cl::desc("node test folder"),
-      cl::init("/usr/share/libonnx-testdata/data/node"), cl::cat(cat));
-  cl::opt<std::string> filter("filter", cl::desc("regex over test names"),
-                              cl::init(".*"), cl::cat(cat));
-  cl::opt<std::string> hw("hw", cl::desc("hardware config or preset"),
-                          cl::init("default-32x32"), cl::cat(cat));
-  cl::opt<bool> failOnFail("strict",
-                           cl::desc("exit non-zero if a supported test fails"),
-                           cl::cat(cat));
-  cl::opt<std::string> hostTarget(
-      "host-target",
-      cl::desc("compiled host code: cpu, or gpu (PTX beside the CPU code; "
-               "the run uses a GPU if present, else the CPU code), or "
-               "gpu-emulation (the GPU form run on the CPU)"),
-      cl::init("cpu"), cl::cat(cat));
-  cl::opt<std::string> gpuArch("gpu-arch",
-                               cl::desc("PTX target for --host-target gpu"),
-                               cl::init("sm_75"), cl::cat(cat));
-  cl::opt<std::string> saveDir(
-      "save-npu",
-      cl::desc("write every compiled binary to this folder "
-               "(<test>.<data set>.npu)"),
-      cl::value_desc("dir"), cl::cat(cat));
-  cl::opt<unsigned> jobs("j", cl::desc("tests run in parallel (processes)"),
-                         cl::init(1), cl::cat(cat));
-  cl::opt<unsigned> timeout(
-      "timeout", cl::desc("seconds one test may take before it fails"),
-      cl::init(300), cl::cat(cat));
-  cl::HideUnrelatedOptions(cat);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "Run the ONNX node tests through the "
-                                   "toolchain\n",
-                                   &llvm::errs()))
-    return 2;
+  std::string dataDir = "/usr/share/libonnx-testdata/data/node", filter = ".*",
+              hw = "default-32x32", hostTarget = "cpu", gpuArch = "sm_75",
+              saveDir;
+  bool failOnFail = false;
+  unsigned jobs = 1, timeout = 300;
+  cli::FlagParser flags(
+      "systole conformance",
+      "Runs the ONNX node tests (Debian's libonnx-testdata) through import, "
+      "compile and simulation, each in a process of its own, and prints per "
+      "test PASS, FAIL or UNSUPPORTED (with the reason).");
+  flags
+      .value({"--data"}, dataDir, "DIR",
+             "node test folder (default: "
+             "/usr/share/libonnx-testdata/data/node)")
+      .value({"--filter"}, filter, "REGEX",
+             "run the tests whose name matches (default: all)")
+      .value({"--hw"}, hw, "CONFIG",
+             "hardware config file or preset (default: default-32x32)")
+      .flag({"--strict"}, failOnFail, "exit non-zero if a supported test fails")
+      .value({"--host-target"}, hostTarget, "cpu|gpu|gpu-emulation",
+             "compiled host code: cpu, or gpu (PTX beside the CPU code; the "
+             "run uses a GPU if present, else the CPU code), or "
+             "gpu-emulation (the GPU form run on the CPU) (default: cpu)")
+      .value({"--gpu-arch"}, gpuArch, "SM",
+             "PTX target for --host-target gpu (default: sm_75)")
+      .value({"--save-npu"}, saveDir, "DIR",
+             "write every compiled binary to this folder "
+             "(<test>.<data set>.npu)")
+      .number({"-j", "--jobs"}, jobs, "N",
+              "tests run in parallel, processes (default: 1)")
+      .number({"--timeout"}, timeout, "SECONDS",
+              "seconds one test may take before it fails (default: 300)");
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   llvm::Regex re(filter);
   std::string reError;
   if (!re.isValid(reError)) {
-    llvm::errs() << "error: --filter: " << reError << "\n";
-    return 2;
+    return flags.usageError("--filter: " + reError);
   }
   if (hostTarget != "cpu" && hostTarget != "gpu" &&
       hostTarget != "gpu-emulation") {
-    llvm::errs() << "error: --host-target must be cpu, gpu or gpu-emulation\n";
-    return 2;
+    return flags.usageError("--host-target: '" + hostTarget +
+                            "' is not one of cpu, gpu, gpu-emulation");
   }
   TestOptions opts;
   opts.hw = hw;

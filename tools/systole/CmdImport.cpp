@@ -1,24 +1,20 @@
 //===- CmdImport.cpp - `systole import`: ONNX -> graph dialect ------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Frontend/OnnxImporter.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace cl = llvm::cl;
-
 static int runImport(int argc, char **argv) {
-  cl::OptionCategory cat("systole import");
-  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"),
-                             cl::Required, cl::cat(cat));
-  cl::HideUnrelatedOptions(cat);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "Import an ONNX model and print it in the "
-                                   "graph dialect\n",
-                                   &llvm::errs()))
-    return 2;
+  std::string input;
+  systole::cli::FlagParser flags(
+      "systole import",
+      "Imports an ONNX model and prints it in the graph dialect (MLIR).");
+  flags.positional(input, "MODEL.onnx", "more than one model file").required();
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   mlir::MLIRContext context;
   auto module = systole::frontend::importOnnxFile(input, context);
   if (!module) {

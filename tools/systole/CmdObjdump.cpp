@@ -1,4 +1,5 @@
 //===- CmdObjdump.cpp - `systole objdump`: inspect a .npu -----------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/ISA/Assembly.h"
@@ -12,50 +13,24 @@
 
 using namespace systole;
 
-static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole objdump [-d] FILE.npu\n\n"
-        "Verifies FILE.npu and prints its header, hardware config, tensors,\n"
-        "memory plan, segments and the disassembly with instruction indices\n"
-        "and predicted cycles (isolated latency of each instruction).\n"
-        "  -d, --disassemble   print only the assembly text; `systole asm` of\n"
-        "                      it reproduces the binary\n"
-        "  --extract-host-code DIR\n"
-        "                      also write the code of each compiled host\n"
-        "                      segment to DIR/<index>.<entry>.{so,ptx}\n";
-}
-
 static int runObjdump(int argc, char **argv) {
-  std::string file;
+  std::string file, extractDir;
   bool asmOnly = false;
-  std::string extractDir;
-  for (int i = 1; i < argc; ++i) {
-    llvm::StringRef a = argv[i];
-    if (a == "-h" || a == "--help") {
-      usage(llvm::outs());
-      return 0;
-    }
-    if (a == "-d" || a == "--disassemble") {
-      asmOnly = true;
-    } else if (a == "--extract-host-code") {
-      if (++i == argc) {
-        llvm::errs() << "systole objdump: --extract-host-code needs a folder\n";
-        return 2;
-      }
-      extractDir = argv[i];
-    } else if (a.starts_with("-")) {
-      llvm::errs() << "systole objdump: unknown option '" << a << "'\n";
-      return 2;
-    } else if (file.empty()) {
-      file = a.str();
-    } else {
-      llvm::errs() << "systole objdump: more than one input file\n";
-      return 2;
-    }
-  }
-  if (file.empty()) {
-    usage(llvm::errs());
-    return 2;
-  }
+  cli::FlagParser flags(
+      "systole objdump",
+      "Verifies FILE.npu and prints its header, hardware config, tensors, "
+      "memory plan, segments and the disassembly with instruction indices "
+      "and predicted cycles (isolated latency of each instruction).");
+  flags.positional(file, "FILE.npu", "more than one input file")
+      .required()
+      .flag({"-d", "--disassemble"}, asmOnly,
+            "print only the assembly text; `systole asm` of it reproduces "
+            "the binary")
+      .value({"--extract-host-code"}, extractDir, "DIR",
+             "also write the code of each compiled host segment to "
+             "DIR/<index>.<entry>.{so,ptx}");
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   auto prog = isa::readProgramFile(file);
   if (!prog) {
     llvm::errs() << "systole objdump: " << llvm::toString(prog.takeError())

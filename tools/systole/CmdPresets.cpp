@@ -1,12 +1,11 @@
 //===- CmdPresets.cpp - `systole presets`: list bundled hardware configs --===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/ISA/HwConfig.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cstring>
 
 using namespace systole;
 
@@ -17,17 +16,11 @@ static std::string kib(uint64_t bytes) {
 }
 
 static int runPresets(int argc, char **argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
-      llvm::outs() << "usage: systole presets\n\nLists the bundled hardware "
-                      "configurations (directory: $SYSTOLE_PRESET_DIR or "
-                      "isa/presets).\n";
-      return 0;
-    }
-    llvm::errs() << "systole presets: unexpected argument '" << argv[i]
-                 << "'\n";
-    return 2;
-  }
+  cli::FlagParser flags("systole presets",
+                        "Lists the bundled hardware configurations "
+                        "(directory: $SYSTOLE_PRESET_DIR or isa/presets).");
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   std::string dir = cli::presetDirectory();
   auto presets = isa::listPresets(dir);
   if (!presets) {

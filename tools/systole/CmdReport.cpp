@@ -20,25 +20,6 @@
 
 using namespace systole;
 
-static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole report MODEL.npu [--mode estimate|cycle|functional]\n"
-        "                      [--input NAME=FILE.npy ...] [--json FILE]\n"
-        "                      [--csv FILE] [--html FILE] [--quiet]\n\n"
-        "Runs MODEL.npu (default --mode estimate: timing only, no values; "
-        "cycle:\n"
-        "the SystemC model) and reports per layer and for the model: "
-        "roofline\n"
-        "(operational intensity, attainable vs achieved ops/cycle, compute "
-        "or\n"
-        "memory bound), cycles split into compute / DMA / stall, and energy "
-        "per\n"
-        "component from the config's per-action table (docs/energy.md).\n"
-        "Inputs not given are zeros (timing does not depend on values).\n"
-        "  --json  machine-readable report      --csv  one row per layer\n"
-        "  --html  self-contained page with SVG charts (roofline, cycles, "
-        "energy)\n";
-}
-
 static llvm::Error writeFile(llvm::StringRef path,
                              llvm::function_ref<void(llvm::raw_ostream &)> fn) {
   std::error_code ec;
@@ -54,25 +35,33 @@ static int runReport(int argc, char **argv) {
   std::string model, jsonPath, csvPath, htmlPath, modeName = "estimate";
   std::vector<cli::InputArg> inputFiles;
   bool quiet = false;
-  cli::FlagParser flags("systole report", usage);
-  flags.positional(model, "more than one model file")
-      .flag({"--quiet", "-q"}, quiet)
-      .value({"--mode"}, modeName)
-      .value({"--json"}, jsonPath)
-      .value({"--csv"}, csvPath)
-      .value({"--html"}, htmlPath)
-      .inputs("--input", inputFiles);
+  cli::FlagParser flags(
+      "systole report",
+      "Runs MODEL.npu and reports per layer and for the model: roofline "
+      "(operational intensity, attainable vs achieved ops/cycle, compute or "
+      "memory bound), cycles split into compute / DMA / stall, and energy "
+      "per component from the config's per-action table (docs/energy.md). "
+      "Inputs not given are zeros (timing does not depend on values).");
+  flags.positional(model, "MODEL.npu", "more than one model file")
+      .required()
+      .value({"--mode"}, modeName, "estimate|cycle|functional",
+             "estimate: timing only, no values; cycle: the SystemC model "
+             "(default: estimate)")
+      .inputs("--input", inputFiles, "NAME=FILE.npy",
+              "bind an input (repeatable); a model with one input also "
+              "accepts --input FILE.npy")
+      .value({"--json"}, jsonPath, "FILE", "machine-readable report")
+      .value({"--csv"}, csvPath, "FILE", "one row per layer")
+      .value({"--html"}, htmlPath, "FILE",
+             "self-contained page with SVG charts (roofline, cycles, "
+             "energy)")
+      .flag({"--quiet", "-q"}, quiet, "print no summary");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
-  if (model.empty()) {
-    usage(llvm::errs());
-    return 2;
-  }
   auto mode = rt::analysisModeByName(modeName);
   if (!mode) {
-    llvm::errs() << "systole report: --mode: '" << modeName
-                 << "' is not one of estimate, cycle, functional\n";
-    return 2;
+    return flags.usageError("--mode: '" + modeName +
+                            "' is not one of estimate, cycle, functional");
   }
   auto loaded = rt::Model::loadFile(model);
   if (!loaded) {
@@ -86,9 +75,8 @@ static int runReport(int argc, char **argv) {
     std::string key = name;
     if (key.empty()) {
       if (m.inputs().size() != 1) {
-        llvm::errs() << "systole report: --input FILE needs NAME=FILE for a "
-                        "model with several inputs\n";
-        return 2;
+        return flags.usageError(
+            "--input FILE needs NAME=FILE for a model with several inputs");
       }
       key = m.inputs()[0].name;
     }

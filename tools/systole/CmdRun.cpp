@@ -18,37 +18,6 @@
 
 using namespace systole;
 
-static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole run MODEL.npu --input NAME=FILE.npy ... --out-dir DIR\n"
-        "                   [--backend functional|cycle|rtl] [--waves "
-        "OUT.fst]\n"
-        "                   [--trace TRACE.json]\n"
-        "                   [--report REPORT.json] [--max-cycles N] "
-        "[--quiet]\n"
-        "                   [--no-host-code]\n\n"
-        "Verifies MODEL.npu, binds each input from a .npy file (dtype and "
-        "shape must\n"
-        "match the binary; a model with one input also accepts --input "
-        "FILE.npy),\n"
-        "runs all segments (NPU segments on the backend, default cycle) and "
-        "writes\n"
-        "one DIR/<output name>.npy per output. Prints cycles, time at the "
-        "configured\n"
-        "clock, MAC utilization, DRAM and SRAM traffic and a per-layer "
-        "breakdown.\n"
-        "  --dump-tensors DIR  every tensor of the binary as .npy after the "
-        "run\n"
-        "  --report  the same figures as JSON (total_cycles, layers, actions, "
-        "...)\n"
-        "  --trace   Chrome/Perfetto trace events: queues, units, DRAM "
-        "channel\n"
-        "  --max-cycles  stop with a fault after N simulated cycles\n"
-        "  --no-host-code  refuse a binary carrying native host code "
-        "(cpu_object, ptx):\n"
-        "                  for .npu files you did not compile "
-        "(docs/security.md)\n";
-}
-
 /// Output names may contain characters that are not file-name safe.
 static std::string fileNameFor(llvm::StringRef name) {
   std::string s;
@@ -63,29 +32,43 @@ static int runRun(int argc, char **argv) {
   std::vector<cli::InputArg> inputs;
   uint64_t maxCycles = 0;
   bool quiet = false, noHostCode = false;
-  cli::FlagParser flags("systole run", usage);
-  flags.positional(model, "more than one model file")
-      .flag({"--quiet", "-q"}, quiet)
-      .inputs("--input", inputs)
-      .value({"--out-dir"}, outDir)
-      .value({"--backend"}, backendName)
-      .value({"--trace"}, tracePath)
-      .value({"--waves"}, wavesPath)
-      .value({"--report"}, reportPath)
-      .value({"--dump-tensors"}, dumpDir)
-      .number("--max-cycles", maxCycles)
-      .flag({"--no-host-code"}, noHostCode);
+  cli::FlagParser flags(
+      "systole run",
+      "Verifies MODEL.npu, binds each input from a .npy file (dtype and shape "
+      "must match the binary), runs all segments (NPU segments on the "
+      "backend) and writes one DIR/<output name>.npy per output. Prints "
+      "cycles, time at the configured clock, MAC utilization, DRAM and SRAM "
+      "traffic and a per-layer breakdown.");
+  flags.positional(model, "MODEL.npu", "more than one model file")
+      .required()
+      .inputs("--input", inputs, "NAME=FILE.npy",
+              "bind an input (repeatable); a model with one input also "
+              "accepts --input FILE.npy")
+      .value({"--out-dir"}, outDir, "DIR", "write the outputs here")
+      .required()
+      .value({"--backend"}, backendName, "functional|cycle|rtl",
+             "simulator of the NPU segments (default: cycle)")
+      .value({"--waves"}, wavesPath, "OUT.fst",
+             "waveforms of the RTL (--backend rtl)")
+      .value({"--trace"}, tracePath, "TRACE.json",
+             "Chrome/Perfetto trace events: queues, units, DRAM channel")
+      .value({"--report"}, reportPath, "REPORT.json",
+             "the printed figures as JSON (total_cycles, layers, actions, "
+             "...)")
+      .value({"--dump-tensors"}, dumpDir, "DIR",
+             "every tensor of the binary as .npy after the run")
+      .number({"--max-cycles"}, maxCycles, "N",
+              "stop with a fault after N simulated cycles")
+      .flag({"--no-host-code"}, noHostCode,
+            "refuse a binary carrying native host code (cpu_object, ptx): "
+            "for .npu files you did not compile (docs/security.md)")
+      .flag({"--quiet", "-q"}, quiet, "print no report or progress");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
-  if (model.empty() || outDir.empty()) {
-    usage(llvm::errs());
-    return 2;
-  }
   auto backend = sim::backendByName(backendName);
   if (!backend) {
-    llvm::errs() << "systole run: --backend: '" << backendName
-                 << "' is not one of functional, cycle, rtl\n";
-    return 2;
+    return flags.usageError("--backend: '" + backendName +
+                            "' is not one of functional, cycle, rtl");
   }
 
   // Native host code is as trusted as a shared library; the default runs it
@@ -104,8 +87,7 @@ static int runRun(int argc, char **argv) {
   opts.sim.maxCycles = maxCycles;
   opts.sim.wavesPath = wavesPath;
   if (!wavesPath.empty() && *backend != sim::BackendKind::Rtl) {
-    llvm::errs() << "systole run: --waves needs --backend rtl\n";
-    return 2;
+    return flags.usageError("--waves needs --backend rtl");
   }
   if (*backend == sim::BackendKind::Rtl)
     if (auto e = sim::rtlSupports(m.config())) {

@@ -20,27 +20,6 @@
 
 using namespace systole;
 
-static void usage(llvm::raw_ostream &os) {
-  os << "usage: systole sweep --model M.onnx --array 8x8,16x16,... "
-        "--sram 256K,1M,...\n"
-        "                     --dram-bw 8,16,... --out DIR [--hw BASE]\n"
-        "                     [--mode estimate|cycle] [-j N] "
-        "[--executor local|slurm]\n"
-        "                     [--slurm-partition P] [--slurm-max-running N]\n"
-        "                     [--compile-arg ARG ...] [--area-table FILE] "
-        "[--quiet]\n\n"
-        "Compiles and simulates every point of array x scratchpad x DRAM "
-        "bandwidth\n"
-        "(other fields from --hw, default default-32x32; docs/sweep.md), -j "
-        "points at\n"
-        "a time (default: all cores) or as one Slurm job array. Finished "
-        "points are\n"
-        "kept in DIR/points, so running the same command again resumes. "
-        "Writes\n"
-        "DIR/sweep.csv and DIR/sweep.html (Pareto front of latency, energy, "
-        "area).\n";
-}
-
 static int fail(const llvm::Twine &msg, int code = 1) {
   llvm::errs() << "systole sweep: " << msg << "\n";
   return code;
@@ -95,30 +74,49 @@ static int runSweep(int argc, char **argv) {
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   bool quiet = false;
   std::string jobsArg = std::to_string(jobs);
-  cli::FlagParser flags("systole sweep", usage);
-  flags.flag({"--quiet", "-q"}, quiet)
-      .value({"--model"}, model)
-      .value({"--array"}, arrays)
-      .value({"--sram"}, srams)
-      .value({"--dram-bw"}, bws)
-      .value({"--out"}, out)
-      .value({"--hw"}, hw)
-      .value({"--mode"}, mode)
-      .value({"--executor"}, executor)
-      .value({"--area-table"}, areaTable)
-      .append("--compile-arg", compileArgs)
-      .value({"--slurm-partition"}, slurm.partition)
-      .number("--slurm-max-running", slurm.maxConcurrent)
-      .value({"--point"}, point)
-      .value({"-j", "--jobs"}, jobsArg);
+  cli::FlagParser flags(
+      "systole sweep",
+      "Compiles and simulates every point of array x scratchpad x DRAM "
+      "bandwidth, -j points at a time or as one Slurm job array. Each axis "
+      "is optional: one not given is the base config's value (--hw), a "
+      "single point on that axis. Other fields come from --hw "
+      "(docs/sweep.md). Finished points are kept in DIR/points, so running "
+      "the same command again resumes. Writes DIR/sweep.csv and "
+      "DIR/sweep.html (Pareto front of latency, energy, area).");
+  flags.value({"--model"}, model, "M.onnx", "the model (required)")
+      .value({"--array"}, arrays, "RxC,...",
+             "array sizes, e.g. 8x8,16x16 (default: the base's)")
+      .value({"--sram"}, srams, "SIZE,...",
+             "scratchpad sizes, e.g. 256K,1M (default: the base's)")
+      .value({"--dram-bw"}, bws, "N,...",
+             "DRAM bytes per cycle, e.g. 8,16 (default: the base's)")
+      .value({"--out"}, out, "DIR", "results, and the resume state")
+      .required()
+      .value({"--hw"}, hw, "BASE",
+             "base config file or preset (default: default-32x32)")
+      .value({"--mode"}, mode, "estimate|cycle",
+             "timing-only event model or SystemC (default: estimate)")
+      .value({"-j", "--jobs"}, jobsArg, "N",
+             "local points at a time (default: all cores)")
+      .value({"--executor"}, executor, "local|slurm",
+             "run points here or as a Slurm job array (default: local)")
+      .value({"--slurm-partition"}, slurm.partition, "P",
+             "Slurm partition (default: the cluster's)")
+      .number({"--slurm-max-running"}, slurm.maxConcurrent, "N",
+              "Slurm tasks at a time (default: no limit)")
+      .append({"--compile-arg"}, compileArgs, "ARG",
+              "extra `systole compile` option (repeatable)")
+      .value({"--area-table"}, areaTable, "FILE",
+             "Yosys area table (default: one found in the tree, else the "
+             "area model)")
+      .value({"--point"}, point, "I",
+             "worker: run point I of the sweep in DIR (started by the "
+             "executors)")
+      .flag({"--quiet", "-q"}, quiet, "no progress or summary");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
   if (llvm::StringRef(jobsArg).getAsInteger(10, jobs) || !jobs)
-    return fail("-j: '" + jobsArg + "' is not a positive number", 2);
-  if (out.empty()) {
-    usage(llvm::errs());
-    return 2;
-  }
+    return flags.usageError("-j: '" + jobsArg + "' is not a positive number");
   std::string exe =
       llvm::sys::fs::getMainExecutable(argv[0], (void *)&runSweep);
   llvm::SmallString<256> absOut(out);
@@ -128,27 +126,26 @@ static int runSweep(int argc, char **argv) {
   if (!point.empty()) { // worker
     size_t index;
     if (llvm::StringRef(point).getAsInteger(10, index))
-      return fail("--point: '" + point + "' is not a number", 2);
+      return flags.usageError("--point: '" + point + "' is not a number");
     auto spec = rt::loadSweepSpec(dir);
     if (!spec)
       return fail(llvm::toString(spec.takeError()));
     if (index >= spec->size())
-      return fail(llvm::formatv("--point {0}: the sweep has {1} points", index,
-                                spec->size()),
-                  2);
+      return flags.usageError(llvm::formatv(
+          "--point {0}: the sweep has {1} points", index, spec->size()));
     if (auto e = rt::runSweepPoint(dir, *spec, index, exe))
       return fail(llvm::toString(std::move(e)));
     return 0;
   }
 
-  if (model.empty() || arrays.empty() || srams.empty() || bws.empty()) {
-    usage(llvm::errs());
-    return 2;
-  }
+  if (model.empty())
+    return flags.missing("--model");
   if (mode != "estimate" && mode != "cycle")
-    return fail("--mode: '" + mode + "' is not one of estimate, cycle", 2);
+    return flags.usageError("--mode: '" + mode +
+                            "' is not one of estimate, cycle");
   if (executor != "local" && executor != "slurm")
-    return fail("--executor: '" + executor + "' is not one of local, slurm", 2);
+    return flags.usageError("--executor: '" + executor +
+                            "' is not one of local, slurm");
   rt::SweepSpec spec;
   llvm::SmallString<256> absModel(model);
   llvm::sys::fs::make_absolute(absModel);
@@ -161,18 +158,28 @@ static int runSweep(int argc, char **argv) {
   if (!base)
     return fail(llvm::toString(base.takeError()));
   spec.base = *base;
-  auto a = rt::parseArrayList(arrays);
-  if (!a)
-    return fail("--array: " + llvm::toString(a.takeError()), 2);
-  auto s = rt::parseSizeList(srams);
-  if (!s)
-    return fail("--sram: " + llvm::toString(s.takeError()), 2);
-  auto b = rt::parseSizeList(bws);
-  if (!b)
-    return fail("--dram-bw: " + llvm::toString(b.takeError()), 2);
-  spec.arrays = *a;
-  spec.scratchpadBytes = *s;
-  spec.dramBytesPerCycle = *b;
+  // An axis not given is the base's value: one point on that axis.
+  spec.arrays = {{base->array.rows, base->array.cols}};
+  spec.scratchpadBytes = {base->sram.scratchpadBytes};
+  spec.dramBytesPerCycle = {base->dram.bytesPerCycle};
+  if (!arrays.empty()) {
+    auto a = rt::parseArrayList(arrays);
+    if (!a)
+      return flags.usageError("--array: " + llvm::toString(a.takeError()));
+    spec.arrays = *a;
+  }
+  if (!srams.empty()) {
+    auto s = rt::parseSizeList(srams);
+    if (!s)
+      return flags.usageError("--sram: " + llvm::toString(s.takeError()));
+    spec.scratchpadBytes = *s;
+  }
+  if (!bws.empty()) {
+    auto b = rt::parseSizeList(bws);
+    if (!b)
+      return flags.usageError("--dram-bw: " + llvm::toString(b.takeError()));
+    spec.dramBytesPerCycle = *b;
+  }
   if (areaTable.empty())
     areaTable = rt::findYosysAreaTable(SYSTOLE_SOURCE_DIR);
   if (!areaTable.empty()) {
@@ -183,7 +190,7 @@ static int runSweep(int argc, char **argv) {
   // Every point's config must be valid before anything runs.
   for (size_t i = 0; i < spec.size(); ++i)
     if (auto cfg = rt::sweepPointConfig(spec, rt::sweepPoint(spec, i)); !cfg)
-      return fail(llvm::toString(cfg.takeError()), 2);
+      return flags.usageError(llvm::toString(cfg.takeError()));
   if (auto e = rt::prepareSweepDir(dir, spec))
     return fail(llvm::toString(std::move(e)));
 
