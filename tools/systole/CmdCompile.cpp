@@ -4,6 +4,7 @@
 // emission) and the compile report.
 //
 //===----------------------------------------------------------------------===//
+#include "FlagParser.h"
 #include "Subcommands.h"
 
 #include "systole/Driver/CompileDriver.h"
@@ -12,12 +13,10 @@
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace cl = llvm::cl;
 using namespace systole;
 
 static int fail(const llvm::Twine &msg) {
@@ -26,52 +25,45 @@ static int fail(const llvm::Twine &msg) {
 }
 
 static int runCompile(int argc, char **argv) {
-  cl::OptionCategory cat("systole compile");
-  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"),
-                             cl::Required, cl::cat(cat));
-  cl::opt<std::string> output("o", cl::desc("output .npu file"),
-                              cl::value_desc("file"), cl::Required,
-                              cl::cat(cat));
-  cl::opt<std::string> hw("hw", cl::desc("hardware config file or preset"),
-                          cl::init("default-32x32"), cl::cat(cat));
-  cl::opt<std::string> dumpAfter("dump-ir-after",
-                                 cl::desc("print the IR after the named pass"),
-                                 cl::value_desc("pass"), cl::cat(cat));
-  cl::opt<bool> dumpAll("dump-ir-after-all",
-                        cl::desc("print the IR after every pass"),
-                        cl::cat(cat));
-  cl::opt<std::string> reportPath("report",
-                                  cl::desc("write the compile report as JSON"),
-                                  cl::value_desc("file"), cl::cat(cat));
-  cl::list<std::string> inputShapes(
-      "input-shape",
-      cl::desc("override an input's shape, e.g. input=8x3x224x224"),
-      cl::value_desc("name=DxDx..."), cl::cat(cat));
-  cl::opt<bool> noReuse(
-      "no-dram-reuse",
-      cl::desc("give every tensor its own DRAM buffer (debugging: all "
-               "intermediates can be read back after a run)"),
-      cl::cat(cat));
-  cl::opt<std::string> hostTarget(
-      "host-target",
-      cl::desc("compiled host code: cpu (a native shared object) or gpu "
-               "(PTX beside the CPU code; the runtime uses a GPU if present); "
-               "gpu-emulation (test: the GPU form run on the CPU)"),
-      cl::init("cpu"), cl::cat(cat));
-  cl::opt<std::string> gpuArch("gpu-arch",
-                               cl::desc("PTX target for --host-target gpu"),
-                               cl::init("sm_75"), cl::cat(cat));
-  cl::opt<bool> quiet("q", cl::desc("do not print the per-layer report"),
-                      cl::cat(cat));
-  cl::HideUnrelatedOptions(cat);
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "Compile a quantized ONNX model to an NPU "
-                                   "binary\n",
-                                   &llvm::errs()))
-    return 2;
+  std::string input, output, hw = "default-32x32", dumpAfter, reportPath,
+                             hostTarget = "cpu", gpuArch = "sm_75";
+  std::vector<std::string> inputShapes;
+  bool dumpAll = false, noReuse = false, quiet = false;
+  cli::FlagParser flags(
+      "systole compile",
+      "Compiles a quantized ONNX model to an NPU binary for a hardware "
+      "config and prints the per-layer report.");
+  flags.positional(input, "MODEL.onnx", "more than one model file")
+      .required()
+      .value({"-o"}, output, "OUT.npu", "the binary to write")
+      .required()
+      .value({"--hw"}, hw, "CONFIG.json|PRESET",
+             "hardware config file or preset (default: default-32x32)")
+      .append({"--input-shape"}, inputShapes, "NAME=DxDx...",
+              "override an input's shape, e.g. input=8x3x224x224 "
+              "(repeatable)")
+      .value({"--report"}, reportPath, "FILE",
+             "write the compile report as JSON")
+      .value({"--dump-ir-after"}, dumpAfter, "PASS",
+             "print the IR after the named pass")
+      .flag({"--dump-ir-after-all"}, dumpAll, "print the IR after every pass")
+      .flag({"--no-dram-reuse"}, noReuse,
+            "give every tensor its own DRAM buffer (debugging: all "
+            "intermediates can be read back after a run)")
+      .value({"--host-target"}, hostTarget, "cpu|gpu|gpu-emulation",
+             "compiled host code: cpu (a native shared object) or gpu (PTX "
+             "beside the CPU code; the runtime uses a GPU if present); "
+             "gpu-emulation (test: the GPU form run on the CPU) (default: "
+             "cpu)")
+      .value({"--gpu-arch"}, gpuArch, "SM",
+             "PTX target for --host-target gpu (default: sm_75)")
+      .flag({"--quiet", "-q"}, quiet, "do not print the per-layer report");
+  if (auto exit = flags.parse(argc, argv))
+    return *exit;
   if (hostTarget != "cpu" && hostTarget != "gpu" &&
       hostTarget != "gpu-emulation")
-    return fail("--host-target must be cpu, gpu or gpu-emulation");
+    return flags.usageError("--host-target: '" + hostTarget +
+                            "' is not one of cpu, gpu, gpu-emulation");
   driver::CompileOptions options;
   options.hw = hw;
   options.reuseDram = !noReuse;
