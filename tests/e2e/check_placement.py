@@ -27,6 +27,7 @@ import sys
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 from onnx import shape_inference
 
 PLACEMENT_LINE = re.compile(
@@ -65,11 +66,83 @@ def shapes_of(model):
     return shapes
 
 
+def shape_values(model, shapes):
+    """{name: int array} for the integer tensors computed from shapes and
+    constants (Shape -> Gather/Slice -> Concat -> Resize sizes, ...), which
+    ONNX 1.12's data propagation does not always carry through."""
+    values = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer
+              if i.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)}
+    for node in model.graph.node:
+        ins = [values.get(i) if i else None for i in node.input]
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        op, out = node.op_type, None
+        try:
+            if op == "Constant" and "value" in attrs:
+                out = onnx.numpy_helper.to_array(attrs["value"])
+            elif op == "Shape" and node.input[0] in shapes:
+                out = np.array(shapes[node.input[0]], np.int64)[attrs.get("start", 0):attrs.get("end")]
+            elif any(v is None for v in ins[:1]):
+                out = None
+            elif op == "Gather" and ins[1] is not None:
+                out = np.take(ins[0], ins[1], axis=attrs.get("axis", 0))
+            elif op == "Slice" and all(v is not None for v in ins[1:3]):
+                axes = ins[3] if len(ins) > 3 and ins[3] is not None else range(len(ins[1]))
+                steps = ins[4] if len(ins) > 4 and ins[4] is not None else [1] * len(ins[1])
+                idx = [slice(None)] * ins[0].ndim
+                for a, b, e, st in zip(axes, ins[1], ins[2], steps):
+                    idx[a] = slice(int(b), int(e), int(st))
+                out = ins[0][tuple(idx)]
+            elif op == "Concat" and all(v is not None for v in ins):
+                out = np.concatenate(ins, axis=attrs["axis"])
+            elif op in ("Cast", "Identity"):
+                out = ins[0]
+            elif op == "Unsqueeze" and (len(ins) > 1 or "axes" in attrs):
+                out = np.expand_dims(ins[0], tuple(ins[1] if len(ins) > 1 else attrs["axes"]))
+            elif op == "Squeeze":
+                out = np.squeeze(ins[0])
+            elif op in ("Mul", "Add", "Sub", "Div") and ins[1] is not None:
+                f = {"Mul": np.multiply, "Add": np.add, "Sub": np.subtract, "Div": np.floor_divide}[op]
+                out = f(ins[0], ins[1])
+        except (ValueError, IndexError, KeyError, TypeError):
+            out = None
+        if out is not None and np.asarray(out).dtype.kind in "iu":
+            values[node.output[0]] = np.asarray(out).astype(np.int64)
+    return values
+
+
+# Integer operands that decide an op's output shape.
+SHAPE_OPERANDS = {"Resize": [3], "Reshape": [1], "Expand": [1], "Slice": [1, 2, 3, 4], "Tile": [1],
+                  "Pad": [1], "ConstantOfShape": [0], "Split": [1], "Squeeze": [1], "Unsqueeze": [1]}
+
+
+def infer(model):
+    """Shape inference, then the Resize/Reshape/Expand shape operands it
+    could not evaluate made constants, until nothing changes."""
+    for _ in range(8):
+        model = shape_inference.infer_shapes(model, data_prop=True)
+        shapes = shapes_of(model)
+        values = shape_values(model, shapes)
+        known = {i.name for i in model.graph.initializer}
+        folded = False
+        for node in list(model.graph.node):
+            operands = SHAPE_OPERANDS.get(node.op_type, [])
+            if node.output[0] in shapes:
+                continue
+            for name in [node.input[i] for i in operands if i < len(node.input)]:
+                if name and name not in known and name in values:
+                    for producer in [n for n in model.graph.node if name in n.output]:
+                        model.graph.node.remove(producer)
+                    model.graph.initializer.append(onnx.numpy_helper.from_array(values[name], name))
+                    known.add(name)
+                    folded = True
+        if not folded:
+            return model, shapes
+    return model, shapes
+
+
 def onnx_macs(path):
     """{node name: MACs} for the MAC-doing nodes of the model, from shapes alone."""
-    model = fixed_inputs(onnx.load(path))
-    model = shape_inference.infer_shapes(model, data_prop=True)
-    shapes = shapes_of(model)
+    model, shapes = infer(fixed_inputs(onnx.load(path)))
     macs, uncounted = {}, []
 
     def shape(name, node):

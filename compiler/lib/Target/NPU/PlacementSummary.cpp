@@ -32,8 +32,8 @@ std::string nodeName(Location loc) {
   return "";
 }
 
-/// ONNX ops whose work is multiply-accumulates: a host form that yields no
-/// count gets a note rather than a silent 0.
+/// ONNX ops whose work is multiply-accumulates (the only graph.host ops
+/// counted); a host form that yields no count gets a note, not a silent 0.
 bool multipliesByDefinition(llvm::StringRef onnxOp) {
   static const llvm::StringSet<> ops = {
       "Conv",       "ConvInteger",   "ConvTranspose", "QLinearConv",
@@ -74,6 +74,11 @@ std::optional<uint64_t> tripCount(Operation *op, Operation *top) {
 }
 
 uint64_t hostOpMacs(graph::HostOp host, std::string *note) {
+  // Only ops whose work is multiply-accumulates: a Resize's interpolation
+  // or a norm's sum of squares is a weighted reduction too, but not MACs
+  // in the sense of the model's compute (and not on any NPU's array).
+  if (!multipliesByDefinition(host.getOnnxOp()))
+    return 0;
   // The host form convolves the zero-dilated input (ImportHostConv.cpp),
   // stride^2 times the model's MACs: count the model's, every input element
   // times the weight's [M/group, k...] (operands x, w[, bias]).
@@ -107,7 +112,7 @@ uint64_t hostOpMacs(graph::HostOp host, std::string *note) {
     }
     macs += iterations * *trips;
   });
-  if (note && macs == 0 && multipliesByDefinition(host.getOnnxOp()))
+  if (note && macs == 0)
     *note = dynamic ? "dynamic loop bounds: MACs not derivable"
                     : "no contraction in its host form: MACs not counted";
   return macs;

@@ -21,11 +21,12 @@ namespace systole::npu {
 
 /// Multiply-accumulates `op` does, wherever it runs: conv2d (output elements
 /// x input channels per group x kernel area), matmul (output elements x K),
-/// and a graph.host op's contractions (linalg ops with a reduction whose
-/// body multiplies, times the trip counts of enclosing constant loops).
-/// Elementwise ops do none. When `op` is an ONNX op known to multiply
-/// (Conv, MatMul, Gemm, Einsum, RNN, ...) but no count is derivable from its
-/// shapes, returns 0 and says why in `note`.
+/// and, for a graph.host op of an ONNX op whose work is multiply-accumulates
+/// (Conv, ConvTranspose, MatMul, Gemm, Einsum, RNN/GRU/LSTM, ...), its
+/// contractions (linalg ops with a reduction whose body multiplies, times
+/// the trip counts of enclosing constant loops; ConvTranspose from its
+/// shapes). Other ops count none. Where no count is derivable, returns 0
+/// and says why in `note`.
 uint64_t countMacs(mlir::Operation *op, std::string *note = nullptr);
 
 /// One entry per computing graph op of `func` (partitioned), in program
