@@ -11,6 +11,7 @@
 #include "systole/ISA/HwConfig.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/Analysis.h"
+#include "systole/Runtime/ModelBound.h"
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Runtime/Sweep.h"
@@ -115,6 +116,7 @@ std::shared_ptr<Program> Program::compile(const CompileArgs &args) {
   impl->name = llvm::sys::path::filename(args.model).str();
   json::Value report =
       driver::compileReportToJson(compiled.layers, compiled.config);
+  rt::addCompileBound(compiled.program, *report.getAsObject());
   json::Array notes;
   for (const std::string &n : compiled.notes)
     notes.push_back(n);
