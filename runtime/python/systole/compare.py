@@ -371,21 +371,40 @@ def main(argv=None):
     """`systole compare MODEL.onnx [BIN.npu] --input [NAME=]FILE.npy ...`"""
     import argparse
     from . import Error
-    p = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        # The convention of every systole subcommand (docs/runtime.md,
+        # "Command line"): one line naming the problem, exit code 2.
+        def error(self, message):
+            unknown = "unrecognized arguments: "
+            if message.startswith(unknown):
+                message = "unknown option '%s'" % \
+                    message[len(unknown):].split()[0]
+            message = message.replace("the following arguments are "
+                                      "required:", "missing required argument")
+            self.exit(2, "error: systole compare: %s\n" % message)
+
+    p = Parser(
         prog="systole compare",
+        usage="systole compare [options] MODEL.onnx [BIN.npu]",
         description="Runs ONNX Runtime with every int8 intermediate exposed "
         "and the binary with every tensor read back, matches tensors by "
         "ONNX name and prints per layer: exact or the differing count, the "
         "max difference in quantization steps, cosine; names the first "
         "layer that differs. Without BIN.npu the model is compiled for --hw "
         "with --no-dram-reuse (a given binary must be compiled that way).")
-    p.add_argument("model")
-    p.add_argument("binary", nargs="?")
+    p.add_argument("model", metavar="MODEL.onnx")
+    p.add_argument("binary", nargs="?", metavar="BIN.npu")
     p.add_argument("--input", action="append", default=[],
-                   metavar="[NAME=]FILE.npy")
-    p.add_argument("--hw", default="default-32x32")
+                   metavar="[NAME=]FILE.npy",
+                   help="bind an input (repeatable); a model with one "
+                   "input also accepts --input FILE.npy")
+    p.add_argument("--hw", default="default-32x32", metavar="CONFIG",
+                   help="hardware config file or preset (default: "
+                   "default-32x32)")
     p.add_argument("--backend", default="functional",
-                   choices=["functional", "cycle", "rtl"])
+                   choices=["functional", "cycle", "rtl"],
+                   metavar="functional|cycle|rtl",
+                   help="simulator of the NPU segments (default: functional)")
     p.add_argument("--json", metavar="FILE",
                    help="also write the comparison as JSON")
     args = p.parse_args(argv)
