@@ -64,7 +64,9 @@ int main(int argc, char **argv) {
     args.push_back(nullptr);
     return c.run(static_cast<int>(args.size() - 1), args.data());
   }
-  std::fprintf(stderr, "systole: unknown command '%s'\n\n", name.c_str());
-  printUsage(stderr);
+  std::fprintf(stderr,
+               "error: systole: unknown command '%s' (`systole --help` lists "
+               "them)\n",
+               name.c_str());
   return 2;
 }
