@@ -48,6 +48,12 @@ def test_compile_report(digits_program):
     assert [(o["name"], o["dtype"], o["shape"]) for o in outs] == \
         [("output", "float32", [1, 10])]
     assert digits_program.hw == systole.presets()["default-32x32"]
+    # Placement as the CLI reports it: digits' MACs by hand, conv 1x16x3x3
+    # on 8x8 (9216), conv 16x16x3x3 on 4x4 after the pool (36864), conv
+    # 16x32x3x3 stride 2 on 2x2 (18432), FC 128x10 (1280), all on the NPU.
+    place = rep["placement"]
+    assert (place["npu_macs"], place["host_macs"]) == (65792, 0)
+    assert place["npu_mac_percent"] == 100
 
 
 @pytest.mark.parametrize("backend", ["functional", "cycle"])
