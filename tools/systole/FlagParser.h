@@ -1,5 +1,4 @@
-//===- FlagParser.h - The option parser of every systole subcommand -*- C++
-//-*-===//
+//===- FlagParser.h - Option parser of every systole subcommand -*- C++ -*-===//
 //
 // Every subcommand parses its options here so that all of them behave the
 // same (docs/runtime.md, "Command line"):
