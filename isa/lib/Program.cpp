@@ -59,10 +59,10 @@ uint64_t systole::isa::dtypeBytes(DType t) {
   return 1;
 }
 std::optional<DType> systole::isa::dtypeByName(llvm::StringRef s) {
-  for (DType t : {DType::Int8, DType::UInt8, DType::Int32, DType::Float32,
-                  DType::Int64, DType::Bool, DType::Float64, DType::Int16,
-                  DType::Float16, DType::UInt16, DType::UInt32,
-                  DType::UInt64, DType::BFloat16})
+  for (DType t :
+       {DType::Int8, DType::UInt8, DType::Int32, DType::Float32, DType::Int64,
+        DType::Bool, DType::Float64, DType::Int16, DType::Float16,
+        DType::UInt16, DType::UInt32, DType::UInt64, DType::BFloat16})
     if (s == dtypeName(t))
       return t;
   return std::nullopt;

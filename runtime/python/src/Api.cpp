@@ -114,9 +114,8 @@ std::shared_ptr<Program> Program::compile(const CompileArgs &args) {
   auto impl = std::make_unique<Impl>();
   impl->model = unwrap(rt::Model::loadBytes(bytes));
   impl->name = llvm::sys::path::filename(args.model).str();
-  json::Value report =
-      driver::compileReportToJson(compiled.layers, compiled.config,
-                                  &compiled.program.placement);
+  json::Value report = driver::compileReportToJson(
+      compiled.layers, compiled.config, &compiled.program.placement);
   rt::addCompileBound(compiled.program, *report.getAsObject());
   json::Array notes;
   for (const std::string &n : compiled.notes)

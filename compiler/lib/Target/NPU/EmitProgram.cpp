@@ -221,8 +221,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     }
     if (auto e = addTensor(v, name, kind))
       return std::move(e);
-    if (resultDtype &&
-        isa::dtypeBytes(*resultDtype) == isa::dtypeBytes(prog.tensors.back().dtype))
+    if (resultDtype && isa::dtypeBytes(*resultDtype) ==
+                           isa::dtypeBytes(prog.tensors.back().dtype))
       prog.tensors.back().dtype = *resultDtype;
     for (const std::string &alias : aliasNames) {
       isa::TensorDesc copy = prog.tensors.back();

@@ -158,8 +158,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
           int64_t k0 = q * kc, kw = std::min(kc, K - k0);
           // Unsplit, the lhs tile stays for all column tiles of an M tile;
           // split, every item brings its own chunk.
-          uint64_t aBase = kChunks == 1 ? *aSlot[(bi * mTiles + i) % 2]
-                                        : *aSlot[slot];
+          uint64_t aBase =
+              kChunks == 1 ? *aSlot[(bi * mTiles + i) % 2] : *aSlot[slot];
           int64_t aPitch = kChunks == 1 ? K : kw;
           Item it;
           if (kChunks > 1 || j == 0) {
@@ -169,10 +169,10 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
             a.flipSign = x.isUnsigned;
             it.loads.push_back(makeLoad(a));
           }
-          for (const DmaBox &wb : contiguousBoxes(
-                   wAddr + bi * weightStride(K, N) +
-                       columnTileOffset(K, ntMax, j) + k0 * nt,
-                   *wSlot[slot], kw * nt))
+          for (const DmaBox &wb :
+               contiguousBoxes(wAddr + bi * weightStride(K, N) +
+                                   columnTileOffset(K, ntMax, j) + k0 * nt,
+                               *wSlot[slot], kw * nt))
             it.loads.push_back(makeLoad(wb));
           if (q == 0)
             appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
@@ -211,8 +211,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
               matmul(kk, std::min(R, kw - kk));
 
           if (q + 1 == kChunks)
-            appendEpilogue(it, tile, epi, io.output, (bi * M + m0) * N + c0,
-                           N);
+            appendEpilogue(it, tile, epi, io.output, (bi * M + m0) * N + c0, N);
           items.push_back(std::move(it));
         }
       }
