@@ -18,6 +18,8 @@ equal ORT's:
 - broadcast: Add/Mul of a conv's output and its global average pool (a
   per-channel vector, squeeze-excitation) or a scalar, both operand orders,
   on the vector unit (VADD/VMUL with strides of 0);
+- attention: MatMul of two activations (Q x K^T, scores x V) on the array,
+  int8 and uint8, rank 3 and 4, also on the Verilated RTL;
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -289,7 +291,65 @@ def case_broadcast():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "conv-ksplit": case_conv_ksplit,
+def attention_model(name, shape, kdim, qtype):
+    """Q x K^T and scores x V of activations, as attention computes them:
+    x [..., S, D] -> q = x Wq, k = x Wk (constant weights) -> scores =
+    q k^T (K^T a Transpose of an activation) -> out = scores x, each product
+    between DequantizeLinear and QuantizeLinear (ORT: QLinearMatMul of two
+    activations). `qtype` is the activations' type (int8 or uint8)."""
+    np_t, onnx_t = (np.int8, TensorProto.INT8) if qtype == "int8" else (np.uint8, TensorProto.UINT8)
+    zp = (lambda v: np_t(v)) if qtype == "int8" else (lambda v: np_t(v + 128))
+    d = shape[-1]
+    inits = [init("xs", np.float32(0.05)), init("xz", zp(3))]
+    nodes = [helper.make_node("QuantizeLinear", ["input", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["x"])]
+
+    def requant(src, dst, ys, yz):
+        inits.extend([init(f"{dst}_s", np.float32(ys)), init(f"{dst}_z", zp(yz))])
+        nodes.extend([helper.make_node("QuantizeLinear", [src, f"{dst}_s", f"{dst}_z"], [f"{dst}_q"]),
+                      helper.make_node("DequantizeLinear", [f"{dst}_q", f"{dst}_s", f"{dst}_z"],
+                                       [dst])])
+
+    for w in ("wq", "wk"):
+        inits += [init(w, rng.integers(-127, 128, (d, kdim)).astype(np.int8)),
+                  init(f"{w}_s", np.float32(0.01)), init(f"{w}_z", np.int8(0))]
+        nodes.append(helper.make_node("DequantizeLinear", [w, f"{w}_s", f"{w}_z"], [f"{w}_d"]))
+        nodes.append(helper.make_node("MatMul", ["x", f"{w}_d"], [f"{w}_y"]))
+        requant(f"{w}_y", w[1], 0.4, -2)
+    perm = list(range(len(shape)))
+    perm[-2:] = perm[-1], perm[-2]
+    nodes.append(helper.make_node("Transpose", ["k"], ["kt_f"], perm=perm))
+    requant("kt_f", "kt", 0.4, -2)
+    nodes.append(helper.make_node("MatMul", ["q", "kt"], ["s_f"]))
+    requant("s_f", "s", 2.5, 5)
+    nodes.append(helper.make_node("MatMul", ["s", "x"], ["o_f"]))
+    requant("o_f", "o", 6.0, -1)
+    nodes.append(helper.make_node("Identity", ["o"], ["output"]))
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info("input", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("output", TensorProto.FLOAT, shape)],
+                          initializer=inits)
+    path = work / f"{name}.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    path_shapes[name] = shape
+    return path
+
+
+def case_attention():
+    """Products of two activations on the array (issue 16): the rhs is read
+    from DRAM per item instead of the constant pool; int8 and uint8 (the
+    sign-flipping DMA), rank 3 and rank 4 (heads as batches), a K longer
+    than the array (OS rows, WS K passes) on rtl-8x8 (RTL == SystemC)."""
+    fails = 0
+    for name, shape, kdim, qtype in (("attention.int8", [2, 12, 20], 16, "int8"),
+                                     ("attention.uint8", [1, 2, 8, 24], 12, "uint8")):
+        path = attention_model(name, shape, kdim, qtype)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(f"{name}", path, hw, "matmul")
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "attention": case_attention, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
 failed = 0
 for c in sys.argv[3:]:

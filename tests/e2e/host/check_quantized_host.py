@@ -11,8 +11,8 @@ models dequantize at the end, so the outputs are int8 values times the
 output scale), counted in output LSBs:
 - broadcast QLinearAdd and average pooling with count_include_pad=1: equal
   to ORT (0 LSB);
-- int8 activation x activation QLinearMatMul: at most 1 LSB (ORT
-  accumulates integers exactly, the float path rounds in float32);
+- int8 activation x activation QLinearMatMul: now on the NPU (issue 16),
+  bit-exact (it was within 1 LSB in float on the host);
 - a dilated QDQ convolution with a fused ReLU: at most 1 LSB (ORT runs
   its integer QLinearConv; the clamp becomes a float clip before quantize);
 - a requantization int8 -> uint8 (Q(DQ(x)) with other parameters): 0 LSB;
@@ -100,11 +100,11 @@ cases.append(("qop_add_broadcast", None, model("qop_add_broadcast", [
     helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["output"]),
 ], extra_inits=[bias], out_shape=SHAPE), "add"))
 
-# QLinearMatMul of two activations (x @ x^T per channel; the NPU needs a
-# constant right-hand side). ORT accumulates the int8 products exactly and
-# requantizes once; the float path rounds the dequantized values, products
-# and sums in float32, so a value near a rounding boundary may differ by 1.
-cases.append(("qop_matmul_act_x_act", "float", model("qop_matmul_act_x_act", [
+# QLinearMatMul of two activations (x @ x^T per channel): it ran here in
+# float (within 1 LSB of ORT's exact integer accumulation) until the NPU took
+# products of two activations (issue 16); it stays as the check that such a
+# matmul is on the array, in integers, and bit-exact.
+cases.append(("qop_matmul_act_x_act", "npu", model("qop_matmul_act_x_act", [
     helper.make_node("QuantizeLinear", ["input", "xs", "xz"], ["xq"]),
     helper.make_node("Transpose", ["xq"], ["xt"], perm=[0, 1, 3, 2]),
     helper.make_node("QLinearMatMul", ["xq", "xs", "xz", "xt", "xs", "xz", "mm_s", "yz"], ["yq"]),
@@ -184,7 +184,11 @@ for name, cip, path, op in cases:
                     "--report", str(report)], check=True, stdout=subprocess.DEVNULL)
     layers = json.loads(report.read_text())["layers"]
     host = [l["mapping"] for l in layers if l["placement"] == "host"]
-    assert op is None or any(op in m for m in host), f"{name}: {op} is not on the host: {host}"
+    if cip == "npu":
+        assert any(l["placement"] == "npu" and op in l["mapping"] for l in layers), \
+            f"{name}: {op} is not on the NPU: {layers}"
+    else:
+        assert op is None or any(op in m for m in host), f"{name}: {op} is not on the host: {host}"
     worst, mism, total, explained = 0, 0, 0, True
     for i in range(3):
         x = rng.uniform(-6, 6, SHAPE).astype(np.float32)
@@ -204,7 +208,10 @@ for name, cip, path, op in cases:
         if cip in (0, 1):
             qdq, ort = pool_formulas(x, cip)
             explained &= bool(np.array_equal(got, qdq) and np.array_equal(ref, ort))
-    if cip == "float":
+    if cip == "npu":
+        ok = worst == 0
+        note = "on the NPU, integer accumulation as ORT's: bit-exact"
+    elif cip == "float":
         ok = worst <= 1
         note = "float accumulation vs ORT's exact integer one: at most 1 LSB"
     elif cip == 0:

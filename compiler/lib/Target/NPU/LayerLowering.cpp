@@ -199,6 +199,13 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 unsigned numActivationOperands(Operation *op) {
   if (llvm::isa<graph::AddOp, graph::MulOp>(op))
     return 2;
+  // A matmul of two activations (attention) reads its rhs from DRAM too.
+  if (auto mm = dyn_cast<graph::MatMulOp>(op)) {
+    Value rhs = mm.getRhs();
+    if (auto s = rhs.getDefiningOp<quant::StorageCastOp>())
+      rhs = s.getArg();
+    return rhs.getDefiningOp<arith::ConstantOp>() ? 1 : 2;
+  }
   return 1;
 }
 

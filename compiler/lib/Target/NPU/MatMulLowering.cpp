@@ -1,9 +1,11 @@
 //===- MatMulLowering.cpp - Fully connected layers on the array -----------===//
 //
-// lhs [..., M, K] x constant rhs [K, N]. Output-stationary when an M tile
-// fits the array rows (one MATMUL streams the whole K, no K chunking); weight
+// lhs [..., M, K] x rhs [..., K, N]. Output-stationary when an M tile fits
+// the array rows (one MATMUL streams the whole K, no K chunking); weight
 // stationary otherwise. Items are (M tile, N tile); the lhs tile is loaded
-// once per M tile.
+// once per M tile. A constant rhs (weights) is tiled by columns into the
+// constant pool at compile time; an activation rhs (attention's K^T and V,
+// issue 16) is read in place, each item's [k, n] block by a strided DMA.
 //
 //===----------------------------------------------------------------------===//
 #include "LayerLowering.h"
@@ -121,8 +123,14 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   QParams x = perTensorParams(op.getLhs().getType());
   Epilogue epi = epilogueOf(op);
   int64_t wZp = uniformZeroPoint(op.getRhs().getType());
+  bool rhsActivation = io.inputs.size() > 1;
+  bool rhsUnsigned =
+      rhsActivation && perTensorParams(op.getRhs().getType()).isUnsigned;
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
-  if (io.materializeConstants) {
+  if (io.materializeConstants && rhsActivation)
+    std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
+        b, op.getBias(), op.getRhs().getType(), x.scale, epi.y.scale, N);
+  else if (io.materializeConstants) {
     std::vector<char> all = constantInt8(op.getRhs());
     for (int64_t bi = 0; bi < batches; ++bi) {
       std::vector<char> tiled = tileColumns(
@@ -169,11 +177,22 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
             a.flipSign = x.isUnsigned;
             it.loads.push_back(makeLoad(a));
           }
-          for (const DmaBox &wb :
-               contiguousBoxes(wAddr + bi * weightStride(K, N) +
-                                   columnTileOffset(K, ntMax, j) + k0 * nt,
-                               *wSlot[slot], kw * nt))
-            it.loads.push_back(makeLoad(wb));
+          if (rhsActivation) {
+            // Rows [k0, k0 + kw) of columns [c0, c0 + nt), packed to the
+            // MATMUL's b_stride of nt.
+            DmaBox w;
+            w.dram = io.inputs[1] + (bi * K + k0) * N + c0,
+            w.sram = *wSlot[slot];
+            w.n[0] = nt, w.n[1] = kw, w.s[1] = N, w.t[1] = nt;
+            w.flipSign = rhsUnsigned;
+            it.loads.push_back(makeLoad(w));
+          } else {
+            for (const DmaBox &wb :
+                 contiguousBoxes(wAddr + bi * weightStride(K, N) +
+                                     columnTileOffset(K, ntMax, j) + k0 * nt,
+                                 *wSlot[slot], kw * nt))
+              it.loads.push_back(makeLoad(wb));
+          }
           if (q == 0)
             appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                                 scaleAddr + 4 * c0);

@@ -100,8 +100,12 @@ std::string npuRejection(Operation *op) {
              "int8 or int32";
     auto lhsT = cast<ShapedType>(mm.getLhs().getType());
     auto rhsT = cast<ShapedType>(mm.getRhs().getType());
-    if (!isConstant(mm.getRhs()) || !hasUniformZeroPoint(rhsT))
-      return "matmul right-hand side must be a constant int8 matrix";
+    // An activation rhs (attention: Q x K^T, scores x V) is read from DRAM
+    // like the lhs, so it must be int8/uint8 per tensor as well.
+    if (isConstant(mm.getRhs()) ? !hasUniformZeroPoint(rhsT)
+                                : !isI8PerTensor(rhsT))
+      return "matmul right-hand side must be an int8 matrix with one zero "
+             "point";
     // A batched rhs needs the same batch dims on the lhs (no broadcast).
     if (rhsT.getRank() > 2 &&
         (lhsT.getRank() != rhsT.getRank() ||

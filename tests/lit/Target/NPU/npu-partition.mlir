@@ -111,3 +111,13 @@ func.func @broadcast_binary(%x: tensor<1x4x4x8x!bx>, %s: tensor<1x1x1x8x!bs>, %t
   %c = graph.add %x, %r : (tensor<1x4x4x8x!bx>, tensor<1x4x1x8x!bs>) -> tensor<1x4x4x8x!bx>
   return %m, %a, %b, %c : tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>
 }
+
+// A product of two activations (attention's Q x K^T) runs on the array:
+// the rhs is read from DRAM like the lhs (issue 16).
+!h = !quant.uniform<i8:f32, 0.4:-2>
+// CHECK-LABEL: func @matmul_of_activations
+// CHECK: graph.matmul {{.*}}npu.placement = "npu"
+func.func @matmul_of_activations(%q: tensor<2x8x16x!f>, %kt: tensor<2x16x8x!f>) -> tensor<2x8x8x!h> {
+  %s = graph.matmul %q, %kt : (tensor<2x8x16x!f>, tensor<2x16x8x!f>) -> tensor<2x8x8x!h>
+  return %s : tensor<2x8x8x!h>
+}
