@@ -20,6 +20,8 @@ equal ORT's:
   on the vector unit (VADD/VMUL with strides of 0);
 - attention: MatMul of two activations (Q x K^T, scores x V) on the array,
   int8 and uint8, rank 3 and 4, also on the Verilated RTL;
+- dilated: dilated dense convolutions on the array (grouped dilated ones
+  stay on the host: the importer keeps them host ops);
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -87,13 +89,15 @@ class Builder:
                                         [f"x{i}"])]
         self.cur, self.scale = f"x{i}", ys
 
-    def conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7, relu=False):
+    def conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7, relu=False,
+             dilation=(1, 1)):
         i = self._weights((cout, cin // group, k, k), 0)
         self.nodes.append(helper.make_node(
             "Conv", [self.cur, f"wd{i}", f"bd{i}"], [f"y{i}"], kernel_shape=[k, k],
-            group=group, strides=[stride, stride], pads=[pad] * 4))
+            group=group, strides=[stride, stride], pads=[pad] * 4, dilations=list(dilation)))
         n, _, h, w = self.shape
-        self.shape = [n, cout, (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1]
+        eh, ew = (k - 1) * dilation[0] + 1, (k - 1) * dilation[1] + 1
+        self.shape = [n, cout, (h + 2 * pad - eh) // stride + 1, (w + 2 * pad - ew) // stride + 1]
         self._requant(i, f"y{i}", ys, yz, relu)
 
     def gemm(self, k, n, ys, yz=2):
@@ -349,7 +353,29 @@ def case_attention():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "attention": case_attention, "conv-ksplit": case_conv_ksplit,
+def case_dilated():
+    """Dilated dense convolutions on the array: dilation in H is
+    A's outer K stride, in W each kernel row is a MATMUL of its own (taps
+    dw*Cin apart); symmetric and one-sided dilation, stride 2, padding, a K
+    on rtl-8x8 too (RTL == SystemC)."""
+    b = Builder([1, 24, 13, 15])
+    b.conv(24, 32, 3, pad=2, dilation=(2, 2), ys=1.5)
+    b.conv(32, 16, 3, pad=1, dilation=(1, 3), stride=2, ys=1.0, yz=4)
+    b.conv(16, 24, 3, pad=3, dilation=(3, 1), ys=0.8)
+    path_shapes["dilated"] = [1, 24, 13, 15]
+    path = b.save("dilated")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("dilated", path, hw, "conv")
+        layers = json.loads((work / "dilated.json").read_text())["layers"]
+        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
+        if len(convs) != 3:
+            print(f"dilated {hw}: FAIL: {len(convs)} of 3 convolutions on the NPU: {layers}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "attention": case_attention, "dilated": case_dilated, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
 failed = 0
 for c in sys.argv[3:]:

@@ -111,7 +111,8 @@ cases.append(("qop_matmul_act_x_act", "npu", model("qop_matmul_act_x_act", [
     helper.make_node("DequantizeLinear", ["yq", "mm_s", "yz"], ["output"]),
 ], extra_inits=[scalar("mm_s", MM_S, TensorProto.FLOAT)], out_shape=SHAPE), "matmul"))
 
-# QDQ dilated convolution (the NPU runs dilation on depthwise layers only),
+# QDQ dilated convolution whose kernel (extent 13) is wider than its 10x10
+# input (the NPU leaves such a kernel, which reads mostly padding, to the host),
 # per-channel weights and an int32 bias, with a ReLU that QDQ folding fuses as act_min = the output zero point: on
 # the host in float, then a clip at the clamp's real bounds and the quantize.
 # ORT fuses it into its integer QLinearConv: at most 1 LSB, as for matmul.
@@ -124,8 +125,8 @@ cases.append(("qdq_conv_dilated_relu", "float", model("qdq_conv_dilated_relu", [
     helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
     helper.make_node("DequantizeLinear", ["wq", "ws"], ["wd"], axis=0),
     helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0),
-    helper.make_node("Conv", ["xd", "wd", "bd"], ["yd"], kernel_shape=[3, 3], dilations=[2, 2],
-                     pads=[2, 2, 2, 2]),
+    helper.make_node("Conv", ["xd", "wd", "bd"], ["yd"], kernel_shape=[3, 3], dilations=[6, 6],
+                     pads=[6, 6, 6, 6]),
     helper.make_node("Relu", ["yd"], ["yr"]),
     helper.make_node("QuantizeLinear", ["yr", "cs", "cz"], ["yq"]),
     helper.make_node("DequantizeLinear", ["yq", "cs", "cz"], ["output"]),

@@ -473,7 +473,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         size_t wIdx = channelsOuter ? weightSlot : slot;
         Item it;
         // Load stages of the layer's first item: (load index, need).
-        bool staged = items.empty() && b.maxStages() > 1;
+        // (Stages map loads to MATMUL indices counted one per K chunk or row
+        // block; dw > 1 splits MATMULs per kernel row, so it loads at once.)
+        bool staged = items.empty() && b.maxStages() > 1 && g.dw == 1;
         std::vector<std::pair<size_t, size_t>> needs;
         // MATMULs of the first column group, in emission order (see below):
         // OS walks row blocks, WS walks K chunks.
@@ -603,33 +605,48 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // One MATMUL covers at most the array's C output channels: column
         // group [g0, g0 + gw) of the item's nt channels.
         int64_t C = hw.array.cols;
+        // K runs over (ky, kx, ci). A's K addressing has two levels: with
+        // no horizontal dilation a kernel row's kw*Cin bytes are contiguous
+        // and one MATMUL spans kernel rows (outer stride dh rows); with
+        // dw > 1 the taps of a row are dw*Cin apart, so each kernel row's
+        // part of [kFirst, kFirst + kCount) is a MATMUL of its own.
+        int64_t rowK = g.kw * g.cin;
         auto matmul = [&](int64_t rowOff, int64_t ox0, int64_t rowsM,
                           int64_t cols, int64_t kFirst, int64_t kCount,
                           bool osFlow, int64_t g0, int64_t gw) {
-          Instruction mm(Opcode::Matmul);
-          mm.set(Field::Matmul_dataflow,
-                 osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
-          mm.set(Field::Matmul_preload, !osFlow);
-          mm.set(Field::Matmul_accumulate, kFirst > 0);
-          mm.set(Field::Matmul_a_zp, x.zeroPoint);
-          mm.set(Field::Matmul_b_zp, wZp);
-          mm.set(Field::Matmul_a_addr,
-                 inBase + rowOff * g.sh * wp * g.cin + ox0 * g.sw * g.cin);
-          mm.set(Field::Matmul_a_m_inner, cols);
-          mm.set(Field::Matmul_a_m_inner_stride, g.sw * g.cin);
-          mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
-          mm.set(Field::Matmul_a_k_inner, g.kw * g.cin);
-          mm.set(Field::Matmul_a_k_outer_stride, g.dh * wp * g.cin);
-          mm.set(Field::Matmul_a_k_offset, kFirst);
-          mm.set(Field::Matmul_m, rowsM * cols);
-          mm.set(Field::Matmul_k, kCount);
-          mm.set(Field::Matmul_n, gw);
-          mm.set(Field::Matmul_b_addr, bBase + kFirst * bStride + g0);
-          mm.set(Field::Matmul_b_stride, bStride);
-          mm.set(Field::Matmul_c_addr,
-                 tile.acc + (rowOff * g.ow + ox0) * nt + g0);
-          mm.set(Field::Matmul_c_stride, nt);
-          it.computes.push_back(mm);
+          for (int64_t kk = kFirst; kk < kFirst + kCount;) {
+            int64_t ky = g.dw == 1 ? 0 : kk / rowK;
+            int64_t kEnd = g.dw == 1
+                               ? kFirst + kCount
+                               : std::min(kFirst + kCount, (ky + 1) * rowK);
+            Instruction mm(Opcode::Matmul);
+            mm.set(Field::Matmul_dataflow,
+                   osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
+            mm.set(Field::Matmul_preload, !osFlow);
+            mm.set(Field::Matmul_accumulate, kk > 0);
+            mm.set(Field::Matmul_a_zp, x.zeroPoint);
+            mm.set(Field::Matmul_b_zp, wZp);
+            mm.set(Field::Matmul_a_addr, inBase + rowOff * g.sh * wp * g.cin +
+                                             ox0 * g.sw * g.cin +
+                                             ky * g.dh * wp * g.cin);
+            mm.set(Field::Matmul_a_m_inner, cols);
+            mm.set(Field::Matmul_a_m_inner_stride, g.sw * g.cin);
+            mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
+            mm.set(Field::Matmul_a_k_inner, g.dw == 1 ? rowK : g.cin);
+            mm.set(Field::Matmul_a_k_outer_stride,
+                   g.dw == 1 ? g.dh * wp * g.cin : g.dw * g.cin);
+            mm.set(Field::Matmul_a_k_offset, kk - ky * rowK);
+            mm.set(Field::Matmul_m, rowsM * cols);
+            mm.set(Field::Matmul_k, kEnd - kk);
+            mm.set(Field::Matmul_n, gw);
+            mm.set(Field::Matmul_b_addr, bBase + kk * bStride + g0);
+            mm.set(Field::Matmul_b_stride, bStride);
+            mm.set(Field::Matmul_c_addr,
+                   tile.acc + (rowOff * g.ow + ox0) * nt + g0);
+            mm.set(Field::Matmul_c_stride, nt);
+            it.computes.push_back(mm);
+            kk = kEnd;
+          }
         };
         for (int64_t g0 = 0; g0 < nt; g0 += C) {
           int64_t gw = std::min(C, nt - g0);

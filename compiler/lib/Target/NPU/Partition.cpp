@@ -83,14 +83,23 @@ std::string npuRejection(Operation *op) {
     if (conv.getBias() && !isConstant(conv.getBias()))
       return "convolution bias must be constant";
     // Grouped convolutions run on the array group by group, depthwise ones
-    // on the vector unit (ConvLowering.cpp).
+    // on the vector unit (ConvLowering.cpp); dilation is an addressing
+    // pattern of both (MATMUL's A strides, DWCONV's tap stride). On the
+    // array, a dilated kernel wider than the input (DeepLab's ASPP:
+    // dilation 36 on a 6x6 map) mostly reads padding, and its input tile
+    // (extent rows of the padded width, all channels) would not fit; it
+    // stays on the host. (DWCONV walks taps, not whole padded rows.)
+    auto in = cast<ShapedType>(conv.getInput().getType()); // NHWC
+    auto w = cast<ShapedType>(conv.getFilter().getType()); // HWIO
     bool depthwise =
         conv.isDepthwise() &&
         cast<ShapedType>(conv.getOutput().getType()).getShape().back() ==
             conv.getGroup();
-    if (!depthwise &&
-        (conv.getDilations()[0] != 1 || conv.getDilations()[1] != 1))
-      return "dilated convolution is only supported for depthwise layers";
+    for (int d = 0; d < 2 && !depthwise; ++d)
+      if ((w.getDimSize(d) - 1) * conv.getDilations()[d] + 1 >
+          in.getDimSize(1 + d))
+        return "dilated kernel extends beyond the input (it would read "
+               "mostly padding)";
     return "";
   }
   if (auto mm = dyn_cast<MatMulOp>(op)) {
