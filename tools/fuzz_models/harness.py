@@ -120,7 +120,10 @@ def check_case(case, systole, backend, refs=None, float_ops=None):
     rc, err = _run([systole, "compile", str(case / "model.onnx"), "-o", str(npu), "--hw", hw, "-q",
                     "--report", str(case / "compile.json")])
     if rc != 0:
-        msg = _last_line(err)
+        # The first diagnostic names the problem; the last line only says
+        # that compilation failed.
+        first = next((ln.strip() for ln in err.splitlines() if "error:" in ln), "")
+        msg = first[first.index("error:"):][:300] if first else _last_line(err)
         if rc is not None and any(s in err for s in TOO_SMALL):
             msg = next(ln for ln in err.splitlines() if any(s in ln for s in TOO_SMALL))[-200:]
             return Result("skipped", "hw-too-small", msg)
