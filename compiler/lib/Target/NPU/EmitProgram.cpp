@@ -409,9 +409,13 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     for (NamedAttribute a : getTile(&op))
       plan[a.getName().str()] = cast<IntegerAttr>(a.getValue()).getInt();
     LayerIO io;
+    // A constant operand (an add's bias) has no DRAM tensor: the lowering
+    // puts it in the constant pool and ignores this slot.
     for (unsigned i = 0; i < numActivationOperands(&op); ++i)
       io.inputs.push_back(
-          static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
+          isConstantTensor(op.getOperand(i))
+              ? 0
+              : static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
     io.spMirrored = builder.spMirrored();
     auto items = lowerLayer(&op, plan, io, builder);

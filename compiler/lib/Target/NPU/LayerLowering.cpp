@@ -200,13 +200,15 @@ unsigned numActivationOperands(Operation *op) {
   if (llvm::isa<graph::AddOp, graph::MulOp>(op))
     return 2;
   // A matmul of two activations (attention) reads its rhs from DRAM too.
-  if (auto mm = dyn_cast<graph::MatMulOp>(op)) {
-    Value rhs = mm.getRhs();
-    if (auto s = rhs.getDefiningOp<quant::StorageCastOp>())
-      rhs = s.getArg();
-    return rhs.getDefiningOp<arith::ConstantOp>() ? 1 : 2;
-  }
+  if (auto mm = dyn_cast<graph::MatMulOp>(op))
+    return isConstantTensor(mm.getRhs()) ? 1 : 2;
   return 1;
+}
+
+bool isConstantTensor(Value v) {
+  if (auto s = v.getDefiningOp<quant::StorageCastOp>())
+    v = s.getArg();
+  return v.getDefiningOp<arith::ConstantOp>() != nullptr;
 }
 
 BinaryBroadcast binaryBroadcast(ShapedType lhs, ShapedType rhs) {

@@ -111,6 +111,9 @@ std::vector<TilePlan> candidatePlans(mlir::Operation *op,
 
 /// Number of activation operands the generator of `op` reads from DRAM.
 unsigned numActivationOperands(mlir::Operation *op);
+/// An `arith.constant` tensor, also behind a `quant.scast` (weights and
+/// constant operands: they live in the constant pool, not in DRAM tensors).
+bool isConstantTensor(mlir::Value v);
 
 // Per-kind generators (one file each).
 llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,

@@ -81,6 +81,15 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
   QParams qc = perTensorParams(type);
   auto [lo, hi] = clampBounds(op);
 
+  // A constant operand (QLinearAdd/QLinearMul of a bias or scale
+  // initializer) is read from the constant pool like weights.
+  uint64_t src[2] = {io.inputs[0], io.inputs[1]};
+  for (int i = 0; i < 2; ++i)
+    if (io.materializeConstants && isConstantTensor(op->getOperand(i))) {
+      std::vector<char> bytes = constantInt8(op->getOperand(i));
+      src[i] = b.constantBase + b.addConstant(bytes.data(), bytes.size());
+    }
+
   std::vector<Item> items;
   for (int64_t r0 = 0; r0 < outer; r0 += rows) {
     int64_t rt = std::min(rows, outer - r0);
@@ -90,9 +99,9 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       DmaBox in;
       in.sram = (*slots)[i][s];
       if (bcastOf(i)) {
-        in.dram = io.inputs[i], in.n[0] = small;
+        in.dram = src[i], in.n[0] = small;
       } else {
-        in.dram = io.inputs[i] + r0 * inner;
+        in.dram = src[i] + r0 * inner;
         in.n[0] = inner, in.n[1] = rt, in.s[1] = inner, in.t[1] = inner;
       }
       it.loads.push_back(makeLoad(in));

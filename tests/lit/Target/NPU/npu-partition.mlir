@@ -13,23 +13,23 @@ func.func @boundary(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   return %d : tensor<1x4x4x8xf32>
 }
 
-// A quantized op the NPU rejects (broadcasting add) runs on the host in
+// A quantized op the NPU rejects (an add broadcast along H) runs on the host in
 // float: its activation is dequantized by a builtin, its constant operand at
 // compile time ((q - zp) * scale = (5 + 3) * 0.05 = 0.4), and the float
 // result quantized back to the op's type. The NPU's rejection is kept as
 // npu.host_reason for the compile report's list of host ops.
 !g = !quant.uniform<i8:f32, 0.1:2>
 // CHECK-LABEL: func @quantized_on_host
-// CHECK-DAG: %[[C:.*]] = arith.constant dense<4.000000e-01> : tensor<1x1x1x8xf32>
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<4.000000e-01> : tensor<1x4x1x1xf32>
 // CHECK-DAG: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x4x8xf32>
-// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.host_reason = "add/mul of a constant operand is not supported on the NPU yet (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x4x8xf32>
 // CHECK: %[[Q:.*]] = graph.quantize %[[S]] {npu.placement = "host"} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!quant.uniform<i8:f32, 1.000000e-01:2>>
 // CHECK: return %[[Q]]
 // CHECK-NOT: graph.add
 func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
-  %c = arith.constant dense<5> : tensor<1x1x1x8xi8>
-  %b = "quant.scast"(%c) : (tensor<1x1x1x8xi8>) -> tensor<1x1x1x8x!f>
-  %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!g>
+  %c = arith.constant dense<5> : tensor<1x4x1x1xi8>
+  %b = "quant.scast"(%c) : (tensor<1x4x1x1xi8>) -> tensor<1x4x1x1x!f>
+  %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x4x1x1x!f>) -> tensor<1x4x4x8x!g>
   return %y : tensor<1x4x4x8x!g>
 }
 
@@ -120,4 +120,15 @@ func.func @broadcast_binary(%x: tensor<1x4x4x8x!bx>, %s: tensor<1x1x1x8x!bs>, %t
 func.func @matmul_of_activations(%q: tensor<2x8x16x!f>, %kt: tensor<2x16x8x!f>) -> tensor<2x8x8x!h> {
   %s = graph.matmul %q, %kt : (tensor<2x8x16x!f>, tensor<2x16x8x!f>) -> tensor<2x8x8x!h>
   return %s : tensor<2x8x8x!h>
+}
+
+// An add of an activation and a constant (a bias initializer) runs on the
+// vector unit: the constant goes to the constant pool.
+// CHECK-LABEL: func @add_constant_on_npu
+// CHECK: graph.add {{.*}}npu.placement = "npu"
+func.func @add_constant_on_npu(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
+  %c = arith.constant dense<5> : tensor<1x1x1x8xi8>
+  %b = "quant.scast"(%c) : (tensor<1x1x1x8xi8>) -> tensor<1x1x1x8x!f>
+  %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!g>
+  return %y : tensor<1x4x4x8x!g>
 }
