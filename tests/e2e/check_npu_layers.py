@@ -288,12 +288,18 @@ def case_broadcast():
                 s = b.gap(0.05 if kind == "scalar" else 0.08, 5)
                 args = [x, s] if order == "xs" else [s, x]
                 b.binary(op, *args, ys=0.9 if op == "Mul" else 0.35, yz=-4)
-                name = f"broadcast.{op.lower()}.{order}.{kind}"
-                path = b.save(name)
-                for hw in ("default-32x32", "rtl-8x8"):
-                    path_shapes[f"{name}.{hw}"] = [1, 24, 12, 12]
-                    fails += check(f"{name}.{hw}", path, hw, "", inputs=2,
-                                   vector_op="graph." + op.lower())
+                fails += check_vector_op(b, f"broadcast.{op.lower()}.{order}.{kind}", op)
+    return fails
+
+
+def check_vector_op(b, name, op):
+    """A Builder's model whose `op` must run on the vector unit, on
+    default-32x32 and rtl-8x8 (RTL == SystemC); returns the failures."""
+    path = b.save(name)
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        path_shapes[f"{name}.{hw}"] = b.in_shape
+        fails += check(f"{name}.{hw}", path, hw, "", inputs=2, vector_op="graph." + op.lower())
     return fails
 
 
@@ -323,12 +329,7 @@ def case_constant_operand():
                                                 [f"c{i}", f"cs{i}", f"cz{i}"], [f"cd{i}"]))
                 args = [b.cur, f"cd{i}"] if order == "xc" else [f"cd{i}", b.cur]
                 b.binary(op, *args, ys=0.5 if op == "Mul" else 0.4, yz=3)
-                name = f"constant.{op.lower()}.{kind}.{order}"
-                path = b.save(name)
-                for hw in ("default-32x32", "rtl-8x8"):
-                    path_shapes[f"{name}.{hw}"] = [1, 8, 6, 6]
-                    fails += check(f"{name}.{hw}", path, hw, "", inputs=2,
-                                   vector_op="graph." + op.lower())
+                fails += check_vector_op(b, f"constant.{op.lower()}.{kind}.{order}", op)
     return fails
 
 
