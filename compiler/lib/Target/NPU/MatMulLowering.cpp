@@ -117,7 +117,7 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
       return loweringError(
           op, "SRAM cannot hold this tiling (scratchpad needs " +
                   llvm::Twine(2 * (rows * kc + kc * ntMax + rows * ntMax)) +
-                  " bytes, accumulator " + llvm::Twine(8 * (rows + 1) * ntMax) +
+                  " bytes, accumulator " + llvm::Twine(8 * (rows + 2) * ntMax) +
                   " bytes)");
 
   QParams x = perTensorParams(op.getLhs().getType());
