@@ -25,16 +25,6 @@ namespace systole::npu {
 
 namespace {
 
-std::string locationName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (auto n = locationName(l); !n.empty())
-        return n;
-  return "";
-}
-
 llvm::Expected<isa::DType> dtypeOf(Operation *where, Type t) {
   Type e = getElementTypeOrSelf(t);
   if (auto q = dyn_cast<quant::QuantizedType>(e)) {
@@ -215,7 +205,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
           resultDtype = isa::dtypeByName(d.getValue());
       }
     if (name.empty()) {
-      name = locationName(op.getLoc());
+      name = onnxNodeName(op.getLoc());
       if (!name.empty())
         name += ":" + op.getName().stripDialect().str();
     }
@@ -318,7 +308,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     prog.segments.push_back({"host:" + ops, std::move(seg)});
     if (report) {
       LayerReport r;
-      r.name = locationName(hostGroup.front()->getLoc());
+      r.name = onnxNodeName(hostGroup.front()->getLoc());
       if (r.name.empty())
         r.name = entry;
       r.op = "host";
@@ -428,7 +418,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     if (builder.lastHoisted)
       prog.layers.back().instructionCount += builder.lastHoisted;
     isa::LayerDebugInfo layer;
-    layer.name = locationName(op.getLoc());
+    layer.name = onnxNodeName(op.getLoc());
     if (layer.name.empty())
       layer.name = op.getName().getStringRef().str();
     layer.segment = static_cast<uint32_t>(prog.segments.size());

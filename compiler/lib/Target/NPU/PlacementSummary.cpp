@@ -22,16 +22,6 @@ namespace systole::npu {
 
 namespace {
 
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location l : fused.getLocations())
-      if (auto n = nodeName(l); !n.empty())
-        return n;
-  return "";
-}
-
 /// ONNX ops whose work is multiply-accumulates (the only graph.host ops
 /// counted); a host form that yields no count gets a note, not a silent 0.
 bool multipliesByDefinition(llvm::StringRef onnxOp) {
@@ -166,7 +156,7 @@ std::vector<isa::OpPlacement> summarizePlacement(func::FuncOp func) {
     if (!placement || llvm::isa<graph::ReshapeOp>(op))
       continue;
     isa::OpPlacement p;
-    p.name = nodeName(op.getLoc());
+    p.name = onnxNodeName(op.getLoc());
     p.op = op.getName().stripDialect().str();
     if (auto u = dyn_cast<graph::UnaryOp>(op))
       p.op = u.getFn().str();
@@ -183,6 +173,16 @@ std::vector<isa::OpPlacement> summarizePlacement(func::FuncOp func) {
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::string onnxNodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations())
+      if (auto n = onnxNodeName(l); !n.empty())
+        return n;
+  return "";
 }
 
 } // namespace systole::npu

@@ -33,6 +33,10 @@ uint64_t countMacs(mlir::Operation *op, std::string *note = nullptr);
 /// order; reshapes are aliases with no code and are left out.
 std::vector<isa::OpPlacement> summarizePlacement(mlir::func::FuncOp func);
 
+/// The ONNX node name an op was imported from (its NameLoc, also inside a
+/// FusedLoc after folding), "" if it has none.
+std::string onnxNodeName(mlir::Location loc);
+
 } // namespace systole::npu
 
 #endif // SYSTOLE_TARGET_NPU_PLACEMENTSUMMARY_H
