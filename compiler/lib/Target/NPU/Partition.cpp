@@ -42,12 +42,6 @@ bool isUnsigned8(Type t) {
   return q && !q.isSigned();
 }
 
-bool isConstant(Value v) {
-  if (auto s = v.getDefiningOp<quant::StorageCastOp>())
-    v = s.getArg();
-  return v.getDefiningOp<arith::ConstantOp>() != nullptr;
-}
-
 /// int8 (requantized) or int32 (ConvInteger/MatMulInteger: raw accumulator).
 bool isNpuResult(Type t) {
   Type e = getElementTypeOrSelf(t);
@@ -77,10 +71,10 @@ std::string npuRejection(Operation *op) {
         !isNpuResult(conv.getOutput().getType()))
       return "convolution input must be int8 per-tensor quantized and its "
              "output int8 or int32";
-    if (!isConstant(conv.getFilter()) ||
+    if (!isConstantTensor(conv.getFilter()) ||
         !hasUniformZeroPoint(conv.getFilter().getType()))
       return "convolution weights must be constant int8 with one zero point";
-    if (conv.getBias() && !isConstant(conv.getBias()))
+    if (conv.getBias() && !isConstantTensor(conv.getBias()))
       return "convolution bias must be constant";
     // Grouped convolutions run on the array group by group, depthwise ones
     // on the vector unit (ConvLowering.cpp); dilation is an addressing
@@ -114,8 +108,8 @@ std::string npuRejection(Operation *op) {
     auto rhsT = cast<ShapedType>(mm.getRhs().getType());
     // An activation rhs (attention: Q x K^T, scores x V) is read from DRAM
     // like the lhs, so it must be int8/uint8 per tensor as well.
-    if (isConstant(mm.getRhs()) ? !hasUniformZeroPoint(rhsT)
-                                : !isI8PerTensor(rhsT))
+    if (isConstantTensor(mm.getRhs()) ? !hasUniformZeroPoint(rhsT)
+                                      : !isI8PerTensor(rhsT))
       return "matmul right-hand side must be an int8 matrix with one zero "
              "point";
     // A batched rhs needs the same batch dims on the lhs (no broadcast).
@@ -123,7 +117,7 @@ std::string npuRejection(Operation *op) {
         (lhsT.getRank() != rhsT.getRank() ||
          lhsT.getShape().drop_back(2) != rhsT.getShape().drop_back(2)))
       return "batched matmul needs equal batch dimensions on both sides";
-    if (mm.getBias() && !isConstant(mm.getBias()))
+    if (mm.getBias() && !isConstantTensor(mm.getBias()))
       return "matmul bias must be constant";
     return "";
   }
@@ -137,13 +131,13 @@ std::string npuRejection(Operation *op) {
         isUnsigned8(out))
       return "uint8 add/mul needs the vector unit's uint8 mode (not wired "
              "yet)";
-    if (isConstant(lhs) && isConstant(rhs))
+    if (isConstantTensor(lhs) && isConstantTensor(rhs))
       return "add/mul of two constants (folded, not computed)";
     // Measured (e2e.npu-layers.constant-operand): every constant operand
     // matches ORT bit for bit except a per-channel constant as the first
     // operand of an add, where ORT's QLinearAdd evaluates in an order the
     // VADD modes do not reproduce (up to 6 of 576 values 1 LSB off).
-    if (isa<AddOp>(op) && isConstant(lhs) &&
+    if (isa<AddOp>(op) && isConstantTensor(lhs) &&
         binaryBroadcast(cast<ShapedType>(lhs.getType()),
                         cast<ShapedType>(rhs.getType())) ==
             BinaryBroadcast::LhsVector)
@@ -291,8 +285,8 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   // of any width and granularity (per-channel weights, int32 biases).
   for (Value v : op->getOperands()) {
     Type t = v.getType();
-    bool constQuant =
-        isConstant(v) && isa<quant::QuantizedType>(getElementTypeOrSelf(t));
+    bool constQuant = isConstantTensor(v) &&
+                      isa<quant::QuantizedType>(getElementTypeOrSelf(t));
     if (!isa<RankedTensorType>(t) ||
         (!isQuantized8(t) && !constQuant && !isF32(t)))
       return nullptr;
@@ -381,7 +375,7 @@ Operation *runQuantizedOpInFloat(Operation *op) {
 /// Q(DQ(x)) with different parameters is ONNX's (and ORT's) float round
 /// trip: the builtin dequantize and quantize compute exactly that.
 LogicalResult splitRequantize(RequantizeOp op) {
-  if (isConstant(op.getInput()))
+  if (isConstantTensor(op.getInput()))
     return op.emitError("requantization of a constant was not folded");
   OpBuilder b(op);
   auto floatType =
