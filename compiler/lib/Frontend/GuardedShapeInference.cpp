@@ -11,12 +11,21 @@
 // fuzz-onnx-import: x [1, 1, 4], w [1, 1, 9, 9]). With an explicit
 // `kernel_shape` the same function compares the two sizes and throws.
 //
-// So, on the copy that is inferred: a convolution without `kernel_shape`
-// whose weight dims are known before inference (an initializer or a graph
-// input, through DequantizeLinear/Identity/Cast) gets them as
-// `kernel_shape`; one whose weight dims are not known is dropped from the
-// copy (its result and what depends on it keep their declared types).
-// The model that is imported is not changed.
+// It also divides by attributes it never checks, and an integer division
+// by zero is a SIGFPE, not an exception: convPoolShapeInference by every
+// `strides` value (Conv, pools; found by the CI fuzz slice: strides 0),
+// DepthToSpace by blocksize * blocksize (0 once blocksize reaches 2^32) and
+// SplitToSequence by its scalar `split` (0).
+//
+// So, on the copy that is inferred, in the graph and its subgraphs: a
+// convolution without `kernel_shape` whose weight dims are known before
+// inference (an initializer or a graph input, through DequantizeLinear/
+// Identity/Cast) gets them as `kernel_shape`; a convolution whose weight
+// dims are not known, a node with a `strides` value below 1 or a
+// `blocksize` outside [1, 2^31], and every SplitToSequence are dropped
+// from the copy (their results and what depends on them keep their
+// declared types). The model that is imported is not changed; the
+// importer's own checks then name what is wrong with such a node.
 //
 //===----------------------------------------------------------------------===//
 #include "GuardedShapeInference.h"
@@ -47,12 +56,28 @@ bool hasAttribute(const onnx::NodeProto &n, const std::string &name) {
   return false;
 }
 
-} // namespace
+/// Whether libonnx 1.12's inference of `n` divides by zero (see above).
+bool dividesByZero(const onnx::NodeProto &n) {
+  if (n.op_type() == "SplitToSequence")
+    return true; // its divisor is a tensor's value, not an attribute
+  for (const auto &a : n.attribute()) {
+    if (a.name() == "strides")
+      for (int64_t s : a.ints())
+        if (s < 1)
+          return true;
+    // blocksize * blocksize must stay a nonzero int64.
+    if (a.name() == "blocksize" && (a.i() < 1 || a.i() > (int64_t(1) << 31)))
+      return true;
+  }
+  return false;
+}
 
-bool inferShapesGuarded(onnx::ModelProto &model) {
-  onnx::GraphProto *g = model.mutable_graph();
+using DimsMap = std::map<std::string, std::vector<int64_t>>;
+
+/// Guards the nodes of `g` and of its subgraphs; `dims` holds the dims
+/// known in the enclosing scopes.
+void guardGraph(onnx::GraphProto *g, DimsMap dims) {
   // Dims known before inference: initializers, fully static graph inputs.
-  std::map<std::string, std::vector<int64_t>> dims;
   for (const auto &t : g->initializer())
     dims[t.name()] = {t.dims().begin(), t.dims().end()};
   for (const auto &in : g->input()) {
@@ -92,8 +117,17 @@ bool inferShapesGuarded(onnx::ModelProto &model) {
 
   onnx::GraphProto kept;
   for (const auto &n : g->node()) {
+    if (dividesByZero(n))
+      continue; // dropped from the inferred copy
     if (!isConvolution(n) || hasAttribute(n, "kernel_shape")) {
-      *kept.add_node() = n;
+      onnx::NodeProto *k = kept.add_node();
+      *k = n;
+      for (auto &a : *k->mutable_attribute()) {
+        if (a.has_g())
+          guardGraph(a.mutable_g(), dims);
+        for (auto &sub : *a.mutable_graphs())
+          guardGraph(&sub, dims);
+      }
       continue;
     }
     int w = n.op_type() == "QLinearConv" ? 3 : 1;
@@ -111,7 +145,12 @@ bool inferShapesGuarded(onnx::ModelProto &model) {
     *kept.add_node() = std::move(guarded);
   }
   g->mutable_node()->Swap(kept.mutable_node());
+}
 
+} // namespace
+
+bool inferShapesGuarded(onnx::ModelProto &model) {
+  guardGraph(model.mutable_graph(), {});
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception &) {

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <cstring>
@@ -521,6 +522,9 @@ llvm::Expected<int64_t> blockSize(ImportContext &ic) {
   int64_t b = ic.attrInt("blocksize", 0);
   if (b < 1)
     return ic.fail("blocksize must be positive");
+  // The lowerings index with blocksize^2 and scale H and W by blocksize.
+  if (b > (int64_t(1) << 20))
+    return ic.fail("blocksize " + llvm::Twine(b) + " is too large");
   return b;
 }
 
@@ -538,11 +542,15 @@ llvm::Error importDepthToSpace(ImportContext &ic) {
   if (in.size() != 4 || in[1] % (b * b))
     return ic.fail("DepthToSpace needs [N, C, H, W] with C divisible by "
                    "blocksize^2");
+  int64_t outH, outW;
+  if (llvm::MulOverflow(in[2], b, outH) || llvm::MulOverflow(in[3], b, outW))
+    return ic.fail("DepthToSpace output of H and W times blocksize " +
+                   llvm::Twine(b) + " overflows");
   std::string mode = ic.attrString("mode", "DCR");
   if (mode != "DCR" && mode != "CRD")
     return ic.fail("mode '" + mode + "' is not supported (DCR, CRD are)");
   int64_t c = in[1] / (b * b);
-  SmallVector<int64_t> shape = {in[0], c, in[2] * b, in[3] * b};
+  SmallVector<int64_t> shape = {in[0], c, outH, outW};
   MLIRContext *ctx = ic.ctx();
   AffineExpr n = getAffineDimExpr(0, ctx), ch = getAffineDimExpr(1, ctx),
              h = getAffineDimExpr(2, ctx), w = getAffineDimExpr(3, ctx);
