@@ -413,7 +413,31 @@ def case_dilated():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "attention": case_attention, "dilated": case_dilated,
+def case_aspp():
+    """Dilated kernels wider than their map (DeepLab's ASPP on a small
+    map): graph-drop-padding-taps cuts the taps that read only padding, so
+    they run on the array (the NPU refuses kernels wider than the input).
+    On a 2x9 map, dilation 2 with padding 2 keeps the middle tap row (a
+    1x3 kernel dilated 2 in W); dilation 12 leaves the centre tap (1x1);
+    the last conv keeps its whole 3x3 kernel."""
+    b = Builder([1, 16, 2, 9])
+    b.conv(16, 24, 3, pad=2, dilation=(2, 2), ys=1.5)
+    b.conv(24, 16, 3, pad=12, dilation=(12, 12), ys=1.0, yz=4, relu=True)
+    b.conv(16, 8, 3, pad=1, ys=0.8)
+    path_shapes["aspp"] = [1, 16, 2, 9]
+    path = b.save("aspp")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("aspp", path, hw, "conv")
+        layers = json.loads((work / "aspp.json").read_text())["layers"]
+        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
+        if len(convs) != 3:
+            print(f"aspp {hw}: FAIL: {len(convs)} of 3 convolutions on the NPU: {layers}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
 failed = 0

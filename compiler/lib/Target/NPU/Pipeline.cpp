@@ -15,6 +15,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(graph::createToNHWC());
   fn.addPass(graph::createFoldConstants());
+  fn.addPass(graph::createDropPaddingTaps());
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());

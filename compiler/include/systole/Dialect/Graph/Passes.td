@@ -44,4 +44,20 @@ def FoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
+def DropPaddingTaps : Pass<"graph-drop-padding-taps", "mlir::func::FuncOp"> {
+  let summary = "Slice quantized convolution filters to the taps that reach "
+                "the input";
+  let description = [{
+    A tap of a dilated kernel that reads only padding for every output
+    pixel adds `(zx - zx) * w = 0` to a quantized convolution's integer sum.
+    Such taps are cut from the constant filter (leading and trailing rows
+    and columns of taps) and the padding shrinks by the same number of
+    dilation steps, so every output keeps its window and its value. ASPP
+    branches on small maps become 1x1 convolutions the array runs.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::mlir::quant::QuantizationDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // SYSTOLE_DIALECT_GRAPH_PASSES_TD

@@ -6,6 +6,7 @@
 // the float values of dequantized constants FoldQDQ did not absorb.
 //
 //===----------------------------------------------------------------------===//
+#include "ConstantTensors.h"
 #include "systole/Dialect/Graph/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,26 +24,6 @@ using namespace mlir;
 using namespace systole::graph;
 
 namespace {
-
-/// The dense constant behind `v`, directly or through one storage cast.
-DenseElementsAttr constantBehind(Value v) {
-  if (auto scast = v.getDefiningOp<quant::StorageCastOp>())
-    v = scast.getArg();
-  DenseElementsAttr attr;
-  if (auto c = v.getDefiningOp<arith::ConstantOp>())
-    attr = dyn_cast<DenseElementsAttr>(c.getValue());
-  return attr;
-}
-
-/// Rebuilds `result` (a quantized or plain tensor) from a dense constant of
-/// the storage type.
-Value materialize(PatternRewriter &rewriter, Location loc,
-                  DenseElementsAttr data, RankedTensorType result) {
-  Value c = rewriter.create<arith::ConstantOp>(loc, data.getType(), data);
-  if (data.getType() == result)
-    return c;
-  return rewriter.create<quant::StorageCastOp>(loc, result, c);
-}
 
 struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -63,8 +44,9 @@ struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
     // A splat (all-zero weights of an untrained head) is the same splat in
     // any order.
     if (data.isSplat()) {
-      rewriter.replaceOp(op, materialize(rewriter, op.getLoc(),
-                                         data.reshape(storageType), outType));
+      rewriter.replaceOp(op, materializeConstant(rewriter, op.getLoc(),
+                                                 data.reshape(storageType),
+                                                 outType));
       return success();
     }
     // Work on raw element bytes: every storage type is a fixed width.
@@ -86,7 +68,8 @@ struct FoldTransposeOfConstant : OpRewritePattern<TransposeOp> {
       }
     }
     auto folded = DenseElementsAttr::getFromRawBuffer(storageType, out);
-    rewriter.replaceOp(op, materialize(rewriter, op.getLoc(), folded, outType));
+    rewriter.replaceOp(
+        op, materializeConstant(rewriter, op.getLoc(), folded, outType));
     return success();
   }
 };
@@ -104,8 +87,9 @@ struct FoldReshapeOfConstant : OpRewritePattern<ReshapeOp> {
       return failure();
     auto storageType = RankedTensorType::get(
         outType.getShape(), cast<ShapedType>(data.getType()).getElementType());
-    rewriter.replaceOp(op, materialize(rewriter, op.getLoc(),
-                                       data.reshape(storageType), outType));
+    rewriter.replaceOp(op,
+                       materializeConstant(rewriter, op.getLoc(),
+                                           data.reshape(storageType), outType));
     return success();
   }
 };
@@ -163,7 +147,7 @@ struct AbsorbTransposeIntoWeights : OpRewritePattern<MatMulOp> {
       std::memcpy(&out[x * rowBytes], &raw[rowOfX[x] * rowBytes], rowBytes);
     auto folded = DenseElementsAttr::getFromRawBuffer(
         cast<RankedTensorType>(w.getType()), out);
-    Value newW = materialize(rewriter, op.getLoc(), folded, wType);
+    Value newW = materializeConstant(rewriter, op.getLoc(), folded, wType);
     Value newLhs =
         rewriter.create<ReshapeOp>(reshape.getLoc(), flat, t.getInput());
     rewriter.modifyOpInPlace(op, [&] {

@@ -1,0 +1,28 @@
+//===- ConstantTensors.h - Constant weights as the graph passes see them --===//
+//
+// Internal to the graph transforms: a weight is an `arith.constant` of its
+// storage integers, quantized through one `quant.scast`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
+#define SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace systole::graph {
+
+/// The dense constant behind `v`, directly or through one storage cast.
+mlir::DenseElementsAttr constantBehind(mlir::Value v);
+
+/// Rebuilds a tensor of type `result` (quantized or plain) from a dense
+/// constant of its storage type.
+mlir::Value materializeConstant(mlir::PatternRewriter &rewriter,
+                                mlir::Location loc,
+                                mlir::DenseElementsAttr data,
+                                mlir::RankedTensorType result);
+
+} // namespace systole::graph
+
+#endif // SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
