@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Runtime/HostCode.h"
+#include "systole/Runtime/SharedObject.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,36 +24,6 @@ llvm::Error error(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), msg.str());
 }
 
-using EntryFn = void (*)(uint8_t *);
-
-llvm::Expected<EntryFn> loadEntry(const isa::HostSegment &h) {
-  static std::mutex mutex;
-  static llvm::StringMap<EntryFn> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::string key(reinterpret_cast<const char *>(h.code.data()), h.code.size());
-  key += '\0' + h.entry;
-  if (auto it = cache.find(key); it != cache.end())
-    return it->second;
-  llvm::SmallString<128> path;
-  int fd;
-  if (auto ec =
-          llvm::sys::fs::createTemporaryFile("systole-host", "so", fd, path))
-    return error("cannot write host code to a temporary file: " + ec.message());
-  {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(reinterpret_cast<const char *>(h.code.data()), h.code.size());
-  }
-  void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  llvm::sys::fs::remove(path); // the mapping stays valid
-  if (!lib)
-    return error(
-        formatv("cannot load host code '{0}': {1}", h.entry, dlerror()));
-  auto fn = reinterpret_cast<EntryFn>(dlsym(lib, h.entry.c_str()));
-  if (!fn)
-    return error(formatv("host code has no symbol '{0}'", h.entry));
-  cache[key] = fn;
-  return fn;
-}
 } // namespace
 
 llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
@@ -109,7 +80,7 @@ llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
 }
 
 llvm::Error rt::runCpuHostCode(const isa::HostSegment &h, uint8_t *dram) {
-  auto fn = loadEntry(h);
+  auto fn = rt::loadSharedObjectEntry(h.code, h.entry);
   if (!fn)
     return fn.takeError();
   (*fn)(dram);

@@ -102,6 +102,26 @@ class Builder:
         self.shape = [n, cout, (h + 2 * pad - eh) // stride + 1, (w + 2 * pad - ew) // stride + 1]
         self._requant(i, f"y{i}", ys, yz, relu)
 
+    def activation(self, kind, ys, yz):
+        """DequantizeLinear -> f -> QuantizeLinear after the current layer
+        (the Builder's layers end with Q -> DQ, so f reads the DQ)."""
+        i = self.n = self.n + 1
+        x, y = self.cur, f"a{i}"
+        if kind == "SiLU":
+            self.nodes += [helper.make_node("Sigmoid", [x], [f"s{i}"]),
+                           helper.make_node("Mul", [x, f"s{i}"], [y])]
+        elif kind == "GELU":  # opset 17: the erf form torch exports
+            self.inits += [init(f"r2_{i}", np.float32(1.4142135381698608)),
+                           init(f"one{i}", np.float32(1.0)), init(f"half{i}", np.float32(0.5))]
+            self.nodes += [helper.make_node("Div", [x, f"r2_{i}"], [f"d{i}"]),
+                           helper.make_node("Erf", [f"d{i}"], [f"e{i}"]),
+                           helper.make_node("Add", [f"e{i}", f"one{i}"], [f"p{i}"]),
+                           helper.make_node("Mul", [x, f"p{i}"], [f"m{i}"]),
+                           helper.make_node("Mul", [f"m{i}", f"half{i}"], [y])]
+        else:
+            self.nodes.append(helper.make_node(kind, [x], [y]))
+        self._requant(i, y, ys, yz, False)
+
     def gemm(self, k, n, ys, yz=2):
         i = self._weights((n, k), 0)
         self.nodes.append(helper.make_node(
@@ -437,7 +457,65 @@ def case_aspp():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp, "attention": case_attention, "dilated": case_dilated,
+def case_activation_table():
+    """int8 activations by table (issue 16): DequantizeLinear -> f ->
+    QuantizeLinear after a conv or Gemm runs as the conv's REQUANT table
+    (npu-fold-tables); the table is the host code of f run on the 256
+    codes. HardSwish and HardSigmoid (MobileNetV3's squeeze-excitation,
+    through its [1, C, 1, 1] reshapes), Sigmoid, SiLU (EfficientNet, YOLO),
+    Tanh and GELU (transformers) after convolutions; GELU and Tanh after
+    Gemms (the matmul epilogue)."""
+    b = Builder([1, 16, 6, 6])
+    for kind, cout, ys, yz in (("HardSwish", 24, 0.05, -100), ("Sigmoid", 24, 1 / 256, -128),
+                               ("SiLU", 16, 0.04, -110), ("Tanh", 24, 1 / 128, 0),
+                               ("GELU", 16, 0.03, -90)):
+        b.conv(b.shape[1], cout, 3 if kind in ("HardSwish", "SiLU", "Tanh") else 1,
+               pad=1 if kind in ("HardSwish", "SiLU", "Tanh") else 0, ys=0.3, yz=5)
+        b.activation(kind, ys, yz)
+    # Squeeze-excitation as MobileNetV3 has it: GAP -> 1x1 conv -> ReLU ->
+    # 1x1 conv -> HardSigmoid on [1, C, 1, 1] -> channel scale.
+    feat, fscale, fshape = b.cur, b.scale, b.shape
+    g = b.gap(ys=0.1, yz=0)
+    b.cur, b.scale, b.shape = g, 0.1, [1, 16, 1, 1]
+    b.conv(16, 8, 1, ys=0.2, yz=-128, relu=True)
+    b.conv(8, 16, 1, ys=0.3, yz=5)
+    b.activation("HardSigmoid", 1 / 255, -128)
+    hs = b.cur
+    b.cur, b.scale, b.shape = feat, fscale, fshape
+    b.binary("Mul", feat, hs, ys=0.03, yz=-90)
+    path_shapes["activation-table"] = [1, 16, 6, 6]
+    path = b.save("activation-table")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("activation-table", path, hw, "conv")
+        report = json.loads((work / "activation-table.json").read_text())
+        tables = [p for p in report["placement"]["ops"]
+                  if p["op"] == "table" and p["placement"] == "npu"]
+        host = [l for l in report["layers"] if l["placement"] == "host"
+                and l["op"] not in ("graph.quantize", "graph.dequantize")]
+        if len(tables) != 6 or host:
+            print(f"activation-table {hw}: FAIL: {len(tables)} of 6 activations as NPU "
+                  f"tables, on the host: {host}")
+            fails += 1
+    b = Builder([2, 64], xs=0.04, xz=-3)
+    b.gemm(64, 48, ys=0.2)
+    b.activation("GELU", 0.02, -100)
+    b.gemm(48, 24, ys=0.1)
+    b.activation("Tanh", 1 / 128, 0)
+    path_shapes["gemm-table"] = [2, 64]
+    path = b.save("gemm-table")
+    fails += check("gemm-table", path, "rtl-8x8", "matmul")
+    report = json.loads((work / "gemm-table.json").read_text())
+    tables = [p for p in report["placement"]["ops"]
+              if p["op"] == "table" and p["placement"] == "npu"]
+    if len(tables) != 2:
+        print(f"gemm-table: FAIL: {len(tables)} of 2 activations as NPU tables")
+        fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp,
+         "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
 failed = 0

@@ -106,6 +106,21 @@ LogicalResult DequantizeOp::verify() {
   return success();
 }
 
+LogicalResult TableOp::verify() {
+  for (Type t : {getInput().getType(), getOutput().getType()}) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(
+        cast<ShapedType>(t).getElementType());
+    if (!q || q.getStorageTypeIntegralWidth() != 8)
+      return emitOpError("input and result must be 8-bit per-tensor "
+                         "quantized tensors");
+  }
+  auto table = cast<ShapedType>(getTable().getType());
+  if (table.getRank() != 1 || table.getNumElements() != 256 ||
+      !table.getElementType().isInteger(8))
+    return emitOpError("table must be 256 8-bit integers");
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Conv2D
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 // them around the run).
 //
 //===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -98,6 +99,13 @@ struct AllocateDramPass
       if (auto c = dyn_cast<quant::StorageCastOp>(op))
         if (!isConstantValue(c.getArg()))
           root[c.getResult()] = rootOf(c.getArg());
+      // A table fused into its producer's REQUANT is written where the
+      // producer's result would be (same bytes), which was allocated while
+      // the producer's inputs were still live: never on top of them.
+      if (auto t = dyn_cast<systole::graph::TableOp>(op))
+        if (Operation *p = t.getInput().getDefiningOp();
+            p && fusedTable(p) == t)
+          root[t.getOutput()] = rootOf(t.getInput());
     }
     for (Operation &op : func.getBody().front()) {
       for (Value v : op.getOperands())

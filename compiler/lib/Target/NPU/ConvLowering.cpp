@@ -131,24 +131,26 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2], biasSlot[2];
+      scaleSlot[2], biasSlot[2], lutSlot[2];
+  int64_t lutBytes = fusedTable(op) ? 256 : 0;
   for (int s = 0; s < 2; ++s) {
     inSlot[s] = sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
     outSlot[s] = sp.allocate(mMax * ctMax);
+    lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
     accSlot[s] = acc.allocate(mMax * ctMax);
     scaleSlot[s] = acc.allocate(ctMax);
     biasSlot[s] = acc.allocate(ctMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] ||
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !accSlot[s] ||
         !scaleSlot[s] || !biasSlot[s])
       return loweringError(
-          op,
-          "SRAM cannot hold this depthwise tiling (scratchpad needs " +
-              llvm::Twine(2 * (inTile + g.kh * g.kw * ctMax + mMax * ctMax)) +
-              " bytes, accumulator " + llvm::Twine(8 * (mMax + 2) * ctMax) +
-              " bytes)");
+          op, "SRAM cannot hold this depthwise tiling (scratchpad needs " +
+                  llvm::Twine(2 * (inTile + g.kh * g.kw * ctMax + mMax * ctMax +
+                                   lutBytes)) +
+                  " bytes, accumulator " + llvm::Twine(8 * (mMax + 2) * ctMax) +
+                  " bytes)");
 
   QParams x = perTensorParams(op.getInput().getType());
   Epilogue epi = epilogueOf(op);
@@ -160,6 +162,7 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
     wAddr = b.constantBase + b.addConstant(w.data(), w.size());
     std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
         b, op.getBias(), op.getFilter().getType(), x.scale, epi.y.scale, C);
+    materializeTable(b, epi);
   }
 
   std::vector<Item> items;
@@ -195,7 +198,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                      *biasSlot[slot],
                      *outSlot[slot],
                      m,
-                     ct};
+                     ct,
+                     *lutSlot[slot]};
         appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                             scaleAddr + 4 * c0);
         Instruction dw(Opcode::Dwconv);
@@ -331,7 +335,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2], biasSlot[2];
+      scaleSlot[2], biasSlot[2], lutSlot[2];
+  int64_t lutBytes = fusedTable(op) ? 256 : 0;
   // One input tile in the whole layer (row tiles outer, one image, one row
   // tile) needs no second buffer: the space goes to larger tiles instead.
   int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *
@@ -345,19 +350,21 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       wSlot[s] = sp.allocate(kc * ntMax);
   for (int s = 0; s < 2; ++s)
     outSlot[s] = sp.allocate(mMax * ntMax);
+  for (int s = 0; s < 2; ++s)
+    lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s) {
     accSlot[s] = acc.allocate(mMax * ntMax);
     scaleSlot[s] = acc.allocate(ntMax);
     biasSlot[s] = acc.allocate(ntMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!inSlot[s] || !wSlot[s] || !outSlot[s])
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s])
       return loweringError(
           op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
                   " bytes cannot hold this tiling (needs " +
                   llvm::Twine(2 * inTile +
                               (resident ? K * g.cout : 2 * kc * ntMax) +
-                              2 * mMax * ntMax) +
+                              2 * mMax * ntMax + 2 * lutBytes) +
                   " bytes)");
   for (int s = 0; s < 2; ++s)
     if (!accSlot[s] || !scaleSlot[s] || !biasSlot[s])
@@ -397,6 +404,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     std::tie(biasAddr, scaleAddr) =
         materializeEpilogueConstants(b, op.getBias(), op.getFilter().getType(),
                                      x.scale, epi.y.scale, coutAll);
+    materializeTable(b, epi);
   }
 
   // Rows whose pixels are narrower than a DRAM burst load as whole rows
@@ -585,7 +593,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                      *biasSlot[oslot],
                      *outSlot[oslot],
                      m,
-                     nt};
+                     nt,
+                     *lutSlot[oslot]};
         if (q == 0)
           appendEpilogueLoads(it, tile, epi, biasAddr + 4 * cAll,
                               scaleAddr + 4 * cAll);

@@ -1,5 +1,6 @@
 //===- LayerLowering.cpp - Dispatch and shared helpers of the generators --===//
 #include "LayerLowering.h"
+#include "systole/Target/NPU/Annotations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
@@ -126,8 +127,31 @@ Epilogue epilogueOf(Operation *op) {
     return e;
   }
   e.y = perTensorParams(op->getResult(0).getType());
+  e.storeUnsigned = e.y.isUnsigned;
   std::tie(e.lo, e.hi) = clampBounds(op);
+  if (graph::TableOp t = fusedTable(op)) {
+    e.lut = true;
+    // Index: the requantized value in the NPU's domain + 128, i.e. the
+    // input code - its storage minimum (graph.table's index). Entries: the
+    // output code in the NPU's domain (uint8 - 128; the store flips back).
+    e.storeUnsigned = perTensorParams(t.getOutput().getType()).isUnsigned;
+    for (const APInt &v : t.getTable().getValues<APInt>())
+      e.table.push_back(
+          static_cast<char>(v.getZExtValue() ^ (e.storeUnsigned ? 0x80 : 0)));
+  }
   return e;
+}
+
+graph::TableOp fusedTable(Operation *op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return {};
+  auto t = dyn_cast<graph::TableOp>(*op->getResult(0).user_begin());
+  return t && getPlacement(t) == Placement::Npu ? t : graph::TableOp();
+}
+
+void materializeTable(ProgramBuilder &b, Epilogue &e) {
+  if (e.lut)
+    e.lutDram = b.constantBase + b.addConstant(e.table.data(), e.table.size());
 }
 
 std::pair<uint64_t, uint64_t>
@@ -160,6 +184,11 @@ void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
   sc.acc = true, sc.elemBytes = 4;
   sc.dram = scaleDram, sc.sram = tile.scales, sc.n[0] = tile.nt;
   item.loads.push_back(makeLoad(sc));
+  if (e.lut) {
+    DmaBox lut;
+    lut.dram = e.lutDram, lut.sram = tile.lut, lut.n[0] = 256;
+    item.loads.push_back(makeLoad(lut));
+  }
 }
 
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
@@ -188,11 +217,15 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
   rq.set(Field::Requant_o_stride, tile.nt);
   rq.set(Field::Requant_m, tile.m);
   rq.set(Field::Requant_n, tile.nt);
+  if (e.lut) {
+    rq.set(Field::Requant_lut, 1);
+    rq.set(Field::Requant_lut_addr, static_cast<int64_t>(tile.lut));
+  }
   item.computes.push_back(rq);
   out.sram = tile.out;
   out.dram = outBase + elemOffset;
   out.s[1] = rowStride;
-  out.flipSign = e.y.isUnsigned;
+  out.flipSign = e.storeUnsigned;
   item.stores.push_back(makeStore(out));
 }
 

@@ -66,6 +66,7 @@ struct QParams {
 struct AccTile {
   uint64_t acc = 0, scales = 0, bias = 0, out = 0;
   int64_t m = 0, nt = 0;
+  uint64_t lut = 0; ///< SP address of the activation table (Epilogue::lut)
 };
 /// How an accumulator tile leaves the NPU: requantized to int8/uint8
 /// (REQUANT, then a scratchpad store), or as raw int32 straight from the
@@ -74,8 +75,21 @@ struct Epilogue {
   bool int32Out = false;
   QParams y;
   int64_t lo = -128, hi = 127;
+  /// A graph.table on the NPU reads the result (npu-fold-tables): REQUANT
+  /// maps through `table` (256 bytes in the NPU's int8 domain, indexed by
+  /// the requantized value + 128), loaded into the tile's `lut` slot from
+  /// `lutDram`; the stored tensor is the table's (`storeUnsigned`).
+  bool lut = false;
+  std::vector<char> table;
+  uint64_t lutDram = 0;
+  bool storeUnsigned = false;
 };
 Epilogue epilogueOf(mlir::Operation *op);
+/// The NPU table that reads `op`'s result and is applied by `op`'s
+/// REQUANT, if any.
+graph::TableOp fusedTable(mlir::Operation *op);
+/// Places an epilogue's table in the constant pool (sets `e.lutDram`).
+void materializeTable(ProgramBuilder &b, Epilogue &e);
 /// Loads of an accumulator tile's per-channel int32 bias and fp32 scales
 /// (none for int32 outputs); REQUANT adds the bias, so the first MATMUL of a
 /// tile overwrites.

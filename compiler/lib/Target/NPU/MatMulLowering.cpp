@@ -99,26 +99,30 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> aSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2], biasSlot[2];
+      scaleSlot[2], biasSlot[2], lutSlot[2];
+  int64_t lutBytes = fusedTable(op) ? 256 : 0;
   for (int s = 0; s < 2; ++s)
     aSlot[s] = sp.allocate(rows * kc);
   for (int s = 0; s < 2; ++s)
     wSlot[s] = sp.allocate(kc * ntMax);
   for (int s = 0; s < 2; ++s)
     outSlot[s] = sp.allocate(rows * ntMax);
+  for (int s = 0; s < 2; ++s)
+    lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s) {
     accSlot[s] = acc.allocate(rows * ntMax);
     scaleSlot[s] = acc.allocate(ntMax);
     biasSlot[s] = acc.allocate(ntMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !accSlot[s] || !scaleSlot[s] ||
-        !biasSlot[s])
-      return loweringError(
-          op, "SRAM cannot hold this tiling (scratchpad needs " +
-                  llvm::Twine(2 * (rows * kc + kc * ntMax + rows * ntMax)) +
-                  " bytes, accumulator " + llvm::Twine(8 * (rows + 2) * ntMax) +
-                  " bytes)");
+    if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !accSlot[s] ||
+        !scaleSlot[s] || !biasSlot[s])
+      return loweringError(op,
+                           "SRAM cannot hold this tiling (scratchpad needs " +
+                               llvm::Twine(2 * (rows * kc + kc * ntMax +
+                                                rows * ntMax + lutBytes)) +
+                               " bytes, accumulator " +
+                               llvm::Twine(8 * (rows + 2) * ntMax) + " bytes)");
 
   QParams x = perTensorParams(op.getLhs().getType());
   Epilogue epi = epilogueOf(op);
@@ -127,6 +131,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   bool rhsUnsigned =
       rhsActivation && perTensorParams(op.getRhs().getType()).isUnsigned;
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
+  if (io.materializeConstants)
+    materializeTable(b, epi);
   if (io.materializeConstants && rhsActivation)
     std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
         b, op.getBias(), op.getRhs().getType(), x.scale, epi.y.scale, N);
@@ -160,7 +166,8 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
                      *biasSlot[oslot],
                      *outSlot[oslot],
                      mt,
-                     nt};
+                     nt,
+                     *lutSlot[oslot]};
         for (int64_t q = 0; q < kChunks; ++q) {
           size_t slot = items.size() % 2;
           int64_t k0 = q * kc, kw = std::min(kc, K - k0);

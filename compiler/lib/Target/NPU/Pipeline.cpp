@@ -19,6 +19,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());
+  fn.addPass(createFoldTables());
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
   fn.addPass(createPlanTiles(tiles));

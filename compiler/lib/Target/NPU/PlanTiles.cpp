@@ -41,6 +41,9 @@ std::string layerSignature(Operation *op) {
   for (NamedAttribute a : op->getAttrs())
     if (!a.getName().getValue().starts_with("npu."))
       os << " " << a.getName().getValue() << "=" << a.getValue();
+  // A fused activation table takes scratchpad and REQUANT time.
+  if (fusedTable(op))
+    os << " +table";
   return os.str();
 }
 

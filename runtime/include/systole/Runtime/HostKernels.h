@@ -17,17 +17,13 @@
 #define SYSTOLE_RUNTIME_HOSTKERNELS_H
 
 #include "systole/ISA/Program.h"
+#include "systole/Runtime/QuantizeLinear.h"
 
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 
 namespace systole::rt {
-
-/// One element of QuantizeLinear (per tensor): the x86 MLAS arithmetic.
-int32_t quantizeLinear(float x, float scale, int32_t zeroPoint, int32_t qmin,
-                       int32_t qmax);
-float dequantizeLinear(int32_t q, float scale, int32_t zeroPoint);
 
 /// Views of tensor bytes with their descriptors.
 struct TensorView {

@@ -52,6 +52,24 @@ def Graph_RequantizeOp : Graph_PureOp<"requantize", [SameOperandsAndResultShape]
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Graph_TableOp : Graph_PureOp<"table", [SameOperandsAndResultShape]> {
+  let summary = "8-bit quantized -> 8-bit quantized through a 256-entry table";
+  let description = [{
+    `output[i] = table[input[i] - min]`, `min` the input storage type's
+    minimum (-128 for int8, 0 for uint8); `table` holds the output storage
+    bytes. It replaces `Q(f(DQ(x)))` where `f` is elementwise in one value
+    (Sigmoid, HardSwish, Tanh, GELU, SiLU's x * sigmoid(x), ...): the
+    compiler computes the table by running the host code of that chain on
+    the 256 input codes, so it equals what the host fallback computes
+    (npu-fold-tables). On the NPU it is the REQUANT table of the producing
+    convolution or matmul.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyIntElementsAttr:$table);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -26,6 +26,21 @@ def Partition : Pass<"npu-partition", "mlir::func::FuncOp"> {
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
+def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
+  let summary = "Fold dequantize -> elementwise f -> quantize after an NPU "
+                "conv/matmul into its REQUANT table";
+  let description = [{
+    After npu-partition: when an NPU convolution's or matmul's int8 result
+    is read only by DequantizeLinear -> f -> QuantizeLinear with f
+    elementwise in that one value (HardSwish, Sigmoid, SiLU, GELU, Tanh,
+    ...), the chain becomes a graph.table placed on the NPU, which the
+    producer's REQUANT applies. The table is computed by compiling the
+    chain's float ops as the host fallback would and running that code on
+    the 256 input codes, so it equals the host fallback's result.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
 def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
   let summary = "Choose per-layer tile sizes and dataflow with a cost model";
   let description = [{

@@ -145,13 +145,23 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
       }
       return true;
     };
+    // A one-element operand (GELU's 1 / sqrt(2), HardSwish's 6) broadcasts
+    // the same in every layout: it stays as it is.
+    auto isScalar = [&](Value v) {
+      auto type = cast<RankedTensorType>(v.getType());
+      return type.getNumElements() == 1 &&
+             type.getRank() <= static_cast<int64_t>(perm.size()) &&
+             !isa<quant::UniformQuantizedPerAxisType>(type.getElementType());
+    };
     auto movable = [&](Value v) {
       return isa<BlockArgument>(v) || v.template getDefiningOp<TransposeOp>() ||
-             movesUnitDimsOnly(v);
+             movesUnitDimsOnly(v) || isScalar(v);
     };
     auto operandIn = [&](Value v, TransposeOp t) -> Value {
       if (t)
         return t.getInput();
+      if (isScalar(v))
+        return v;
       if (cast<RankedTensorType>(v.getType()).getRank() !=
           static_cast<int64_t>(perm.size()))
         return Value();
@@ -230,11 +240,12 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
                  ConvertWindowOp<GlobalAvgPoolOp>>(ctx);
-    patterns
-        .add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
-             SinkTransposeUnary<QuantizeOp>, SinkTransposeUnary<DequantizeOp>>(
-            ctx);
-    patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>>(ctx);
+    patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
+                 SinkTransposeUnary<QuantizeOp>,
+                 SinkTransposeUnary<DequantizeOp>, SinkTransposeUnary<UnaryOp>>(
+        ctx);
+    patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>,
+                 SinkTransposeBinary<SubOp>, SinkTransposeBinary<DivOp>>(ctx);
     patterns.add<SinkTransposeConcat, TransposeOfUnitDimsToReshape>(ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
