@@ -122,6 +122,17 @@ class Builder:
             self.nodes.append(helper.make_node(kind, [x], [y]))
         self._requant(i, y, ys, yz, False)
 
+    def conv1d(self, cin, cout, k, group=1, stride=1, pad=(0, 0), dilation=1, ys=0.5,
+               yz=-7, relu=False):
+        """A QDQ Conv over [N, C, L] (audio); pads (begin, end)."""
+        i = self._weights((cout, cin // group, k), 0)
+        self.nodes.append(helper.make_node(
+            "Conv", [self.cur, f"wd{i}", f"bd{i}"], [f"y{i}"], kernel_shape=[k],
+            group=group, strides=[stride], pads=list(pad), dilations=[dilation]))
+        n, _, length = self.shape
+        self.shape = [n, cout, (length + pad[0] + pad[1] - (k - 1) * dilation - 1) // stride + 1]
+        self._requant(i, f"y{i}", ys, yz, relu)
+
     def gemm(self, k, n, ys, yz=2):
         i = self._weights((n, k), 0)
         self.nodes.append(helper.make_node(
@@ -514,7 +525,30 @@ def case_activation_table():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp,
+def case_conv1d():
+    """1-D convolutions (audio, [N, C, L]) on the array as 2-D ones over
+    [N, C, 1, L]: padding, ReLU, stride 2 with dilation 2 and asymmetric
+    padding, depthwise, grouped, 1x1."""
+    b = Builder([1, 16, 50])
+    b.conv1d(16, 32, 3, pad=(1, 1), relu=True, ys=0.8)
+    b.conv1d(32, 32, 5, stride=2, dilation=2, pad=(4, 3), ys=1.0, yz=4)
+    b.conv1d(32, 32, 3, group=32, pad=(1, 1), ys=0.9)
+    b.conv1d(32, 16, 3, group=4, ys=0.7, yz=-3)
+    b.conv1d(16, 8, 1, ys=0.5)
+    path_shapes["conv1d"] = [1, 16, 50]
+    path = b.save("conv1d")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("conv1d", path, hw, "conv")
+        layers = json.loads((work / "conv1d.json").read_text())["layers"]
+        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
+        if len(convs) != 5:
+            print(f"conv1d {hw}: FAIL: {len(convs)} of 5 convolutions on the NPU: {layers}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}

@@ -46,6 +46,8 @@ public:
   bool isDefined(llvm::StringRef name) const;
   /// Input `i` of the current node as an IR value (materializing constants).
   llvm::Expected<mlir::Value> input(int i);
+  /// Value `name` as an IR value (materializing a constant).
+  llvm::Expected<mlir::Value> value(llvm::StringRef name);
   /// Whether input `i` is present (ONNX marks omitted optionals with "").
   bool hasInput(int i) const;
   /// Input `i` as a compile-time constant, or nullptr.

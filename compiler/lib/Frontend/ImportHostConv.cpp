@@ -396,6 +396,62 @@ llvm::Expected<SmallVector<Value>> convOperands(ImportContext &ic) {
   return ops;
 }
 
+/// A QDQ 1-D convolution (audio: [N, C, L]) is the 2-D one over [N, C, 1, L]
+/// with a [O, I, 1, K] kernel: the same integers, so the NPU runs it. The
+/// reshapes are on the quantized values (DQ(reshape(q)), the form FoldQDQ
+/// folds); the node is imported as its 2-D twin (attributes with a leading
+/// unit dimension) and the result reshaped back to [N, O, L'].
+llvm::Error importConv1DAs2D(ImportContext &ic, Value x, Value w) {
+  OpBuilder &b = ic.builder;
+  auto to2D = [&](Value v) -> Value {
+    auto dq = v.getDefiningOp<graph::DequantizeOp>();
+    auto q = cast<RankedTensorType>(dq.getInput().getType());
+    ArrayRef<int64_t> s = q.getShape();
+    SmallVector<int64_t> shape = {s[0], s[1], 1, s[2]};
+    Value r =
+        b.create<graph::ReshapeOp>(ic.loc(), q.clone(shape), dq.getInput());
+    return b.create<graph::DequantizeOp>(
+        ic.loc(), cast<RankedTensorType>(v.getType()).clone(shape), r);
+  };
+  onnx::NodeProto node = *ic.node;
+  if (node.name().empty()) // keep the location ImportContext::loc gives it
+    node.set_name(node.op_type() + ":" + node.output(0));
+  std::string suffix = "__systole_conv2d";
+  ic.define(node.input(0) + suffix, to2D(x));
+  ic.define(node.input(1) + suffix, to2D(w));
+  node.set_input(0, node.input(0) + suffix);
+  node.set_input(1, node.input(1) + suffix);
+  node.set_output(0, node.output(0) + suffix);
+  for (auto &a : *node.mutable_attribute()) {
+    auto ints = a.ints();
+    if (a.name() == "kernel_shape" || a.name() == "strides" ||
+        a.name() == "dilations") {
+      a.clear_ints();
+      a.add_ints(1);
+      for (int64_t v : ints)
+        a.add_ints(v);
+    } else if (a.name() == "pads" && ints.size() == 2) {
+      a.clear_ints();
+      for (int64_t v : {int64_t(0), ints[0], int64_t(0), ints[1]})
+        a.add_ints(v);
+    }
+  }
+  const onnx::NodeProto *original = ic.node;
+  ic.node = &node;
+  llvm::Error err = graphConv(ic);
+  ic.node = original;
+  if (err)
+    return err;
+  auto y = ic.value(node.output(0));
+  if (!y)
+    return y.takeError();
+  auto t = cast<RankedTensorType>(y->getType());
+  Value y1 = b.create<graph::ReshapeOp>(
+      ic.loc(), t.clone({t.getDimSize(0), t.getDimSize(1), t.getDimSize(3)}),
+      *y);
+  return ic.defineOutput(0, y1);
+}
+
 llvm::Error importConv(ImportContext &ic) {
   auto ops = convOperands(ic);
   if (!ops)
@@ -411,10 +467,14 @@ llvm::Error importConv(ImportContext &ic) {
   auto dilations = ic.attrInts("dilations");
   bool undilated =
       !dilations || llvm::all_of(*dilations, [](int64_t d) { return d == 1; });
-  if (graphConv && xs.size() == 4 && fromDequantize(x) &&
-      (group == 1 || (group == xs[1] && ws[0] == xs[1]) ||
-       (group > 0 && xs[1] % group == 0 && ws[0] % group == 0 && undilated)))
+  bool npuGroup =
+      group == 1 || (group == xs[1] && ws[0] == xs[1]) ||
+      (group > 0 && xs[1] % group == 0 && ws[0] % group == 0 && undilated);
+  if (graphConv && xs.size() == 4 && fromDequantize(x) && npuGroup)
     return graphConv(ic);
+  if (graphConv && xs.size() == 3 && ws.size() == 3 && fromDequantize(x) &&
+      fromDequantize(w) && npuGroup)
+    return importConv1DAs2D(ic, x, w);
   int64_t r = xs.size() - 2;
   if (group <= 0 || xs[1] % group || ws[0] % group || xs[1] / group != ws[1])
     return ic.fail("group " + llvm::Twine(group) + " is inconsistent with " +

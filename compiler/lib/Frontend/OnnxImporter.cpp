@@ -163,9 +163,13 @@ llvm::Expected<Value> ImportContext::hostOp(ValueRange inputs,
 llvm::Expected<Value> ImportContext::input(int i) {
   if (!hasInput(i))
     return fail("missing required input " + llvm::Twine(i));
-  auto it = values.find(node->input(i));
+  return value(node->input(i));
+}
+
+llvm::Expected<Value> ImportContext::value(StringRef name) {
+  auto it = values.find(name);
   if (it == values.end())
-    return fail("input '" + node->input(i) +
+    return fail("input '" + name +
                 "' is not defined before use (cyclic or unsorted graph)");
   if (!it->second.value)
     it->second.value = materialize(*it->second.constant);

@@ -132,6 +132,8 @@ uint64_t countMacs(Operation *op, std::string *note) {
     // Filter HWIO with NHWC, OIHW with NCHW (graph.conv2d).
     uint64_t window = nhwc ? w.getDimSize(0) * w.getDimSize(1)
                            : w.getDimSize(2) * w.getDimSize(3);
+    if (auto model = conv->getAttrOfType<IntegerAttr>(graph::kModelWindowAttr))
+      window = static_cast<uint64_t>(model.getInt());
     return *out * window * static_cast<uint64_t>(channels / conv.getGroup());
   }
   if (auto mm = dyn_cast<graph::MatMulOp>(op)) {

@@ -3,11 +3,12 @@
 // An ASPP branch on a 6x6 map: with dilation 12 and padding 12, output o
 // reads rows o - 12, o and o + 12; only the centre tap ever lands in
 // [0, 6), so the filter keeps tap (1, 1) (HWIO elements 8 and 9, values 9
-// and 10), the padding drops to 0 and the dilation to 1.
+// and 10), the padding drops to 0 and the dilation to 1. The model's
+// kernel window (9 taps) stays on the op for MAC counts.
 // CHECK-LABEL: func @aspp_branch
 // CHECK: %[[C:.*]] = arith.constant dense<{{\[\[\[}}[9], [10]]]]> : tensor<1x1x2x1xi8>
 // CHECK: %[[W:.*]] = "quant.scast"(%[[C]]) : (tensor<1x1x2x1xi8>) -> tensor<1x1x2x1x!quant.uniform<i8:f32, 5.000000e-01>>
-// CHECK: graph.conv2d %arg0, %[[W]] {dilations = array<i64: 1, 1>, group = 1 : i64, layout = #graph<layout nhwc>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+// CHECK: graph.conv2d %arg0, %[[W]] {dilations = array<i64: 1, 1>, graph.model_window = 9 : i64, group = 1 : i64, layout = #graph<layout nhwc>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
 // CHECK-SAME: -> tensor<1x6x6x1x!quant.uniform<i8:f32, 2.500000e-01:-3>>
 !x = !quant.uniform<i8:f32, 0.05:3>
 !w = !quant.uniform<i8:f32, 0.5>
@@ -28,7 +29,7 @@ func.func @aspp_branch(%x: tensor<1x6x6x2x!x>) -> tensor<1x6x6x1x!y> {
 // kernel 3, padding 1) uses every tap and is unchanged.
 // CHECK-LABEL: func @one_sided
 // CHECK: %[[C:.*]] = arith.constant dense<{{\[\[\[}}[4, 5, 6], [7, 8, 9]]]]> : tensor<1x1x2x3xi8>
-// CHECK: graph.conv2d %arg0, %{{.*}} {dilations = array<i64: 2, 1>, group = 1 : i64, layout = #graph<layout nchw>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>}
+// CHECK: graph.conv2d %arg0, %{{.*}} {dilations = array<i64: 2, 1>, graph.model_window = 9 : i64, group = 1 : i64, layout = #graph<layout nchw>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>}
 // CHECK-SAME: -> tensor<1x1x1x5xi32>
 !x2 = !quant.uniform<i8:f32, 0.05:3>
 !w2 = !quant.uniform<i8:f32, 0.5>
@@ -64,7 +65,7 @@ func.func @kept(%x: tensor<1x1x5x5x!x3>, %f: tensor<1x1x6x6xf32>) -> (tensor<1x1
 // (only tap 1). A splat filter stays a splat.
 // CHECK-LABEL: func @splat_stride
 // CHECK: arith.constant dense<7> : tensor<1x1x1x1xi8>
-// CHECK: graph.conv2d %arg0, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, layout = #graph<layout nchw>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+// CHECK: graph.conv2d %arg0, %{{.*}} {dilations = array<i64: 1, 1>, graph.model_window = 9 : i64, group = 1 : i64, layout = #graph<layout nchw>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
 !x4 = !quant.uniform<i8:f32, 0.05:3>
 !w4 = !quant.uniform<i8:f32, 0.5>
 func.func @splat_stride(%x: tensor<1x1x1x1x!x4>) -> tensor<1x1x1x1xi32> {

@@ -63,3 +63,35 @@ func.func @transpose_splat() -> tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>>
   %t = graph.transpose %q {perm = array<i64: 1, 0>} : tensor<2x3x!quant.uniform<i8:f32, 1.000000e+00>> -> tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>>
   return %t : tensor<3x2x!quant.uniform<i8:f32, 1.000000e+00>>
 }
+
+// -----
+
+// A 1-D convolution's per-output-channel weight [O, I, K] as [O, I, 1, K]:
+// the dims up to the quantized axis 0 are unchanged, so the reshape folds
+// and the scales keep their axis.
+// CHECK-LABEL: func @reshape_per_axis_weight
+// CHECK: %[[C:.*]] = arith.constant dense<{{\[\[\[\[}}1, 2]]], {{\[\[\[}}3, 4]]]]> : tensor<2x1x1x2xi8>
+// CHECK: %[[Q:.*]] = "quant.scast"(%[[C]]) : (tensor<2x1x1x2xi8>) -> tensor<2x1x1x2x!quant.uniform<i8:f32:0, {5.000000e-01,2.500000e-01}>>
+// CHECK-NOT: graph.reshape
+// CHECK: return %[[Q]]
+!pa = !quant.uniform<i8:f32:0, {0.5, 0.25}>
+func.func @reshape_per_axis_weight() -> tensor<2x1x1x2x!pa> {
+  %c = arith.constant dense<[[[1, 2]], [[3, 4]]]> : tensor<2x1x2xi8>
+  %q = "quant.scast"(%c) : (tensor<2x1x2xi8>) -> tensor<2x1x2x!pa>
+  %r = graph.reshape %q : tensor<2x1x2x!pa> -> tensor<2x1x1x2x!pa>
+  return %r : tensor<2x1x1x2x!pa>
+}
+
+// -----
+
+// A reshape that changes the quantized axis' dim (axis 0: 2 -> 3) has no
+// per-axis meaning: kept.
+// CHECK-LABEL: func @reshape_per_axis_moved
+// CHECK: graph.reshape
+!pb = !quant.uniform<i8:f32:0, {0.5, 0.25}>
+func.func @reshape_per_axis_moved() -> tensor<3x2x!pb> {
+  %c = arith.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %q = "quant.scast"(%c) : (tensor<2x3xi8>) -> tensor<2x3x!pb>
+  %r = graph.reshape %q : tensor<2x3x!pb> -> tensor<3x2x!pb>
+  return %r : tensor<3x2x!pb>
+}

@@ -71,3 +71,25 @@ func.func @shared_float_result(%x: tensor<4x!a>) -> (tensor<4x!a>, tensor<4xf32>
   %q = graph.quantize %s : tensor<4xf32> -> tensor<4x!a>
   return %q, %s : tensor<4x!a>, tensor<4xf32>
 }
+
+// -----
+
+!a = !quant.uniform<i8:f32, 0.05:-3>
+!b = !quant.uniform<i8:f32, 0.1:4>
+
+// A 1-D convolution imported as a 2-D one is reshaped back before its ReLU
+// and Q: the reshape sinks below both (they are elementwise), so the add
+// meets its Q, folds with the ReLU as act_min, and the reshape moves the
+// quantized result.
+// CHECK-LABEL: func @reshape_below_clip_and_q
+// CHECK: %[[S:.*]] = graph.add %arg0, %arg0 {act_min = 4 : i64} : (tensor<1x4x1x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<1x4x1x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>) -> tensor<1x4x1x2x!quant.uniform<i8:f32, 1.000000e-01:4>>
+// CHECK: %[[R:.*]] = graph.reshape %[[S]] : tensor<1x4x1x2x!quant.uniform<i8:f32, 1.000000e-01:4>> -> tensor<1x4x2x!quant.uniform<i8:f32, 1.000000e-01:4>>
+// CHECK: return %[[R]]
+func.func @reshape_below_clip_and_q(%x: tensor<1x4x1x2x!a>) -> tensor<1x4x2x!b> {
+  %f = graph.dequantize %x : tensor<1x4x1x2x!a> -> tensor<1x4x1x2xf32>
+  %s = graph.add %f, %f : (tensor<1x4x1x2xf32>, tensor<1x4x1x2xf32>) -> tensor<1x4x1x2xf32>
+  %r = graph.reshape %s : tensor<1x4x1x2xf32> -> tensor<1x4x2xf32>
+  %c = graph.clip %r {min = 0.0 : f64} : tensor<1x4x2xf32>
+  %q = graph.quantize %c : tensor<1x4x2xf32> -> tensor<1x4x2x!b>
+  return %q : tensor<1x4x2x!b>
+}

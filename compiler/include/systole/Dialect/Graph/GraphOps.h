@@ -36,6 +36,10 @@ bool isQuantized(mlir::Type type);
 inline int64_t channelDim(Layout layout) {
   return layout == Layout::NCHW ? 1 : 3;
 }
+/// On a graph.conv2d whose filter graph-drop-padding-taps cut: kh * kw of
+/// the model's kernel, so MAC counts stay the model's (PlacementSummary).
+inline constexpr llvm::StringLiteral kModelWindowAttr = "graph.model_window";
+
 /// Index of the first spatial (H) dimension; W follows it.
 inline int64_t spatialDim(Layout layout) {
   return layout == Layout::NCHW ? 2 : 1;

@@ -140,7 +140,13 @@ struct DropTaps : OpRewritePattern<Conv2DOp> {
     }
     auto newType = RankedTensorType::get(shape, wType.getElementType());
     Value filter = materializeConstant(rewriter, op.getLoc(), sliced, newType);
+    // The model's MACs are those of its full kernel (what ONNX defines and
+    // other tools count); the placement report keeps counting them.
+    int64_t window = wType.getDimSize(sW) * wType.getDimSize(sW + 1);
+    if (auto kept = op->getAttrOfType<IntegerAttr>(kModelWindowAttr))
+      window = kept.getInt();
     rewriter.modifyOpInPlace(op, [&] {
+      op->setAttr(kModelWindowAttr, rewriter.getI64IntegerAttr(window));
       op.getFilterMutable().assign(filter);
       op.setPads(pads);
       op.setDilations(dilations);

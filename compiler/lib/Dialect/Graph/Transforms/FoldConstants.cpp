@@ -82,9 +82,18 @@ struct FoldReshapeOfConstant : OpRewritePattern<ReshapeOp> {
     if (!data)
       return failure();
     auto outType = cast<RankedTensorType>(op.getOutput().getType());
-    // Per-axis parameters have no meaning after an arbitrary reshape.
-    if (isa<quant::UniformQuantizedPerAxisType>(outType.getElementType()))
-      return failure();
+    // Per-axis parameters keep their meaning only when the reshape leaves
+    // the dims up to the quantized axis alone (a 1-D conv's [O, I, K]
+    // weight as [O, I, 1, K]).
+    if (auto pa = dyn_cast<quant::UniformQuantizedPerAxisType>(
+            outType.getElementType())) {
+      auto inShape = cast<ShapedType>(op.getInput().getType()).getShape();
+      int64_t axis = pa.getQuantizedDimension();
+      if (axis >= static_cast<int64_t>(inShape.size()) ||
+          inShape.take_front(axis + 1) !=
+              outType.getShape().take_front(axis + 1))
+        return failure();
+    }
     auto storageType = RankedTensorType::get(
         outType.getShape(), cast<ShapedType>(data.getType()).getElementType());
     rewriter.replaceOp(op,

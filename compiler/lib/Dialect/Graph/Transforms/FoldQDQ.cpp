@@ -204,13 +204,53 @@ struct HoistDequantizeOverTranspose : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// Q(reshape(x)) -> reshape(Q(x)) for a per-tensor Q: quantizing is
+/// elementwise, so it commutes with a reshape, and the op behind the
+/// reshape (a 1-D convolution imported as a 2-D one, then reshaped back)
+/// meets its Q and folds.
+struct SinkReshapeBelowQuantize : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    auto r = q.getInput().getDefiningOp<ReshapeOp>();
+    Type elem = getElementTypeOrSelf(q.getOutput().getType());
+    if (!r || !r->hasOneUse() || !isa<quant::UniformQuantizedType>(elem) ||
+        r.getInput().getDefiningOp<DequantizeOp>())
+      return failure();
+    auto moved = rewriter.create<QuantizeOp>(
+        q.getLoc(), withElementType(r.getInput().getType(), elem),
+        r.getInput());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(q, q.getOutput().getType(), moved);
+    return success();
+  }
+};
+
+/// clip(reshape(x)) -> reshape(clip(x)): a ReLU between a reshaped op and
+/// its Q (Conv1d -> ReLU) moves next to the op, where it folds.
+struct SinkReshapeBelowClip : OpRewritePattern<ClipOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClipOp clip,
+                                PatternRewriter &rewriter) const override {
+    auto r = clip.getInput().getDefiningOp<ReshapeOp>();
+    if (!r || !r->hasOneUse() || r.getInput().getDefiningOp<DequantizeOp>())
+      return failure();
+    auto moved = rewriter.create<ClipOp>(clip.getLoc(), r.getInput().getType(),
+                                         r.getInput(), clip.getMinAttr(),
+                                         clip.getMaxAttr());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(clip, clip.getOutput().getType(),
+                                           moved);
+    return success();
+  }
+};
+
 struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
     patterns.add<FoldQuantizedIsland>(&getContext(), /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
-    patterns.add<HoistDequantizeOverTranspose>(&getContext(), /*benefit=*/3);
+    patterns.add<HoistDequantizeOverTranspose, SinkReshapeBelowQuantize,
+                 SinkReshapeBelowClip>(&getContext(), /*benefit=*/3);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
