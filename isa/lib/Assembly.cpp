@@ -374,6 +374,8 @@ std::string systole::isa::printProgramAsm(const Program &p) {
          << hexBytes(h.code);
       if (!h.params.empty())
         os << " " << printList(h.params);
+      if (h.ops)
+        os << " ops=" << h.ops;
       os << "\n";
     }
   }
@@ -540,9 +542,17 @@ systole::isa::parseProgramAsm(llvm::StringRef text, const HwConfig &config,
           return P.fail(ln, toks[4].col, "expected tensor indices like [0,1]");
         if (!parseHex(toks[5].text, h.code))
           return P.fail(ln, toks[5].col, "expected hex bytes");
-        if (toks.size() > 6 &&
-            !parseList(llvm::StringRef(toks[6].text), h.params))
-          return P.fail(ln, toks[6].col, "expected parameters like [0,2,3,1]");
+        // Optional: the parameter list, then ops=N (format 1.2).
+        for (size_t t = 6; t < toks.size(); ++t) {
+          llvm::StringRef text(toks[t].text);
+          if (text.consume_front("ops=")) {
+            if (text.getAsInteger(10, h.ops))
+              return P.fail(ln, toks[t].col, "expected ops=N");
+          } else if (t != 6 || !parseList(text, h.params)) {
+            return P.fail(ln, toks[t].col,
+                          "expected parameters like [0,2,3,1] or ops=N");
+          }
+        }
         prog.segments.push_back({toks[1].text, std::move(h)});
         current = nullptr;
       } else if (head == ".layer") {

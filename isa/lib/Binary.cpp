@@ -42,9 +42,11 @@ flatbuffers::Offset<fb::HwConfig> writeConfig(flatbuffers::FlatBufferBuilder &b,
   const auto &e = c.energy;
   auto energy = fb::CreateEnergyConfig(
       b, e.macPj, e.spReadPjPerByte, e.spWritePjPerByte, e.accReadPjPerWord,
-      e.accWritePjPerWord, e.dramPjPerByte, e.vectorOpPj, e.leakagePjPerCycle);
+      e.accWritePjPerWord, e.dramPjPerByte, e.vectorOpPj, e.leakagePjPerCycle,
+      e.hostOpPj);
+  auto host = fb::CreateHostConfig(b, c.host.opsPerCycle);
   return fb::CreateHwConfig(b, name, array, sram, dram, vec, q, c.clockMhz,
-                            energy);
+                            energy, host);
 }
 
 llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
@@ -93,7 +95,10 @@ llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
                 e->acc_write_pj_per_word(),
                 e->dram_pj_per_byte(),
                 e->vector_op_pj(),
-                e->leakage_pj_per_cycle()};
+                e->leakage_pj_per_cycle(),
+                e->host_op_pj()};
+  if (const auto *host = c->host())
+    h.host.opsPerCycle = host->ops_per_cycle();
   if (auto e = validateHwConfig(h))
     return createStringError(inconvertibleErrorCode(),
                              "config." + llvm::toString(std::move(e)));
@@ -152,7 +157,7 @@ std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
       auto body = fb::CreateHostSegment(
           b, static_cast<fb::HostCodeKind>(h.kind), b.CreateString(h.entry),
           b.CreateVector(h.code), b.CreateVector(h.args),
-          b.CreateVector(h.params));
+          b.CreateVector(h.params), h.ops);
       segments.push_back(fb::CreateSegment(b, name, fb::SegmentBody_HostSegment,
                                            body.Union()));
     }
@@ -341,6 +346,7 @@ systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
           host.args.assign(h->args()->begin(), h->args()->end());
         if (h->params())
           host.params = copyScalars(h->params());
+        host.ops = h->ops();
         seg.body = std::move(host);
       } else {
         return err("segments[%u] '%s': missing or unknown segment body", i,

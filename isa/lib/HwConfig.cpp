@@ -60,6 +60,9 @@ const Spec kSpecs[] = {
     {"queues.token_depth", Spec::UInt, true, 1, 65536, "tokens",
      "depth of each dependency-token FIFO"},
     {"clock_mhz", Spec::Float, true, 1e-3, 1e5, "MHz", "clock frequency"},
+    {"host.ops_per_cycle", Spec::Float, false, 1e-6, 1e6, "ops/cycle",
+     "elementary operations the host CPU completes per NPU clock cycle "
+     "(host segments' compute time; default 8)"},
     {"energy.mac_pj", Spec::Float, false, 0, 1e9, "pJ",
      "one int8 MAC with int32 accumulate"},
     {"energy.sp_read_pj_per_byte", Spec::Float, false, 0, 1e9, "pJ/byte",
@@ -76,6 +79,8 @@ const Spec kSpecs[] = {
      "one vector-unit element operation (fp32 mul+add)"},
     {"energy.leakage_pj_per_cycle", Spec::Float, false, 0, 1e9, "pJ/cycle",
      "static energy per cycle"},
+    {"energy.host_op_pj", Spec::Float, false, 0, 1e9, "pJ",
+     "one elementary operation of the host CPU (default 9)"},
 };
 
 uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
@@ -115,6 +120,10 @@ uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
 double *floatSlot(HwConfig &c, llvm::StringRef p) {
   if (p == "clock_mhz")
     return &c.clockMhz;
+  if (p == "host.ops_per_cycle")
+    return &c.host.opsPerCycle;
+  if (p == "energy.host_op_pj")
+    return &c.energy.hostOpPj;
   if (p == "energy.mac_pj")
     return &c.energy.macPj;
   if (p == "energy.sp_read_pj_per_byte")
@@ -184,8 +193,8 @@ bool HwConfig::operator==(const HwConfig &o) const {
         c.queues.tokenDepth, c.clockMhz, c.energy.macPj,
         c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
         c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
-        c.energy.dramPjPerByte, c.energy.vectorOpPj,
-        c.energy.leakagePjPerCycle);
+        c.energy.dramPjPerByte, c.energy.vectorOpPj, c.energy.leakagePjPerCycle,
+        c.host.opsPerCycle, c.energy.hostOpPj);
   };
   return tie(*this) == tie(o);
 }

@@ -156,7 +156,7 @@ bool MemoryPlan::operator==(const MemoryPlan &o) const {
 }
 bool HostSegment::operator==(const HostSegment &o) const {
   return kind == o.kind && entry == o.entry && code == o.code &&
-         args == o.args && params == o.params;
+         args == o.args && params == o.params && ops == o.ops;
 }
 bool LayerDebugInfo::operator==(const LayerDebugInfo &o) const {
   return name == o.name && segment == o.segment &&

@@ -2,6 +2,7 @@
 #include "systole/ISA/Timing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <unordered_map>
@@ -462,4 +463,15 @@ uint64_t systole::isa::predictedCycles(const Instruction &I,
     return satAdd(t.channelCycles, t.latencyCycles);
   }
   return computeCycles(I, cfg);
+}
+
+HostTiming systole::isa::hostTiming(uint64_t bytes, uint64_t tensors,
+                                    uint64_t ops, const HwConfig &cfg) {
+  HostTiming t;
+  uint64_t bpc = std::max<uint64_t>(cfg.dram.bytesPerCycle, 1);
+  t.transferCycles = (bytes + bpc - 1) / bpc + tensors * cfg.dram.latencyCycles;
+  if (ops)
+    t.computeCycles =
+        static_cast<uint64_t>(std::ceil(double(ops) / cfg.host.opsPerCycle));
+  return t;
 }

@@ -84,6 +84,7 @@ static json::Object energyJson(const EnergyBreakdown &e) {
                       {"scratchpad", e.scratchpad},
                       {"accumulator", e.accumulator},
                       {"dram", e.dram},
+                      {"host", e.host},
                       {"leakage", e.leakage},
                       {"total", e.total()}};
 }
@@ -138,7 +139,7 @@ void rt::writeAnalysisCsv(const ModelAnalysis &a, llvm::raw_ostream &os) {
         "attainable_ops_per_cycle,achieved_ops_per_cycle,bound_cycles,bound,"
         "compute_cycles,dma_cycles,stall_cycles,energy_array_pj,"
         "energy_vector_pj,energy_scratchpad_pj,energy_accumulator_pj,"
-        "energy_dram_pj,energy_leakage_pj,energy_total_pj\n";
+        "energy_dram_pj,energy_host_pj,energy_leakage_pj,energy_total_pj\n";
   auto row = [&](llvm::StringRef name, uint64_t s, uint64_t e,
                  const sim::ActionCounts &act, const RooflinePoint &p,
                  const CycleBreakdown &b, const EnergyBreakdown &en) {
@@ -151,9 +152,10 @@ void rt::writeAnalysisCsv(const ModelAnalysis &a, llvm::raw_ostream &os) {
                         p.intensity, p.attainable, p.achieved, p.boundCycles,
                         p.computeBound ? "compute" : "memory", b.compute, b.dma,
                         b.stall)
-       << llvm::formatv(",{0:f1},{1:f1},{2:f1},{3:f1},{4:f1},{5:f1},{6:f1}\n",
-                        en.array, en.vector, en.scratchpad, en.accumulator,
-                        en.dram, en.leakage, en.total());
+       << llvm::formatv(
+              ",{0:f1},{1:f1},{2:f1},{3:f1},{4:f1},{5:f1},{6:f1},{7:f1}\n",
+              en.array, en.vector, en.scratchpad, en.accumulator, en.dram,
+              en.host, en.leakage, en.total());
   };
   for (const LayerAnalysis &l : a.layers)
     row(l.name, l.startCycle, l.endCycle, l.actions, l.roof, l.breakdown,

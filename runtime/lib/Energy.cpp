@@ -25,7 +25,9 @@ EnergyBreakdown rt::energyOf(const sim::ActionCounts &a, uint64_t leakageCycles,
                  e.spWritePjPerByte * double(a.spWriteBytes);
   b.accumulator = e.accReadPjPerWord * double(a.accReadWords) +
                   e.accWritePjPerWord * double(a.accWriteWords);
-  b.dram = e.dramPjPerByte * double(a.dramReadBytes + a.dramWriteBytes);
+  b.dram = e.dramPjPerByte *
+           double(a.dramReadBytes + a.dramWriteBytes + a.hostBytes);
+  b.host = e.hostOpPj * double(a.hostOps);
   b.leakage = e.leakagePjPerCycle * double(leakageCycles);
   return b;
 }

@@ -1,8 +1,8 @@
 //===- Estimate.cpp - Run a model through the timing-only estimate --------===//
 //
 // The estimate needs no values, so no inputs are bound and no DRAM image is
-// built; host segments (builtin kernels) take no NPU cycles in either
-// backend, so the totals are comparable with a Session run's.
+// built; host segments take the time isa::hostTiming gives them, as in a
+// Session run, so the totals are comparable.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Simulator/Estimate.h"
@@ -38,7 +38,11 @@ RunReport rt::estimateRun(const Model &model, const sim::RunOptions &options) {
         rep.faultSegment = seg.name;
       }
     } else {
+      // The segment a run executes: of a PTX / CPU pair the CPU copy (a run
+      // without a GPU); a GPU run times the PTX copy identically.
       sr.hostKernel = seg.host().entry;
+      if (seg.host().kind != isa::HostCodeKind::Ptx)
+        recordHostSegment(rep, sr, p, s, cycles);
     }
     sr.wallSeconds = std::chrono::duration<double>(Clock::now() - ts).count();
     rep.segments.push_back(std::move(sr));

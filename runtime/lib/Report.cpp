@@ -24,7 +24,9 @@ Object actionsJson(const sim::ActionCounts &a) {
                 {"acc_read_words", int64_t(a.accReadWords)},
                 {"acc_write_words", int64_t(a.accWriteWords)},
                 {"dram_read_bytes", int64_t(a.dramReadBytes)},
-                {"dram_write_bytes", int64_t(a.dramWriteBytes)}};
+                {"dram_write_bytes", int64_t(a.dramWriteBytes)},
+                {"host_ops", int64_t(a.hostOps)},
+                {"host_bytes", int64_t(a.hostBytes)}};
 }
 
 Value faultJson(const RunReport &r) {
@@ -59,18 +61,21 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
     waits[isa::queueName(isa::Queue(q))] = int64_t(t.tokenWaitByQueue[q]);
   Array segments;
   for (const SegmentReport &s : r.segments)
-    segments.push_back(
-        Object{{"name", s.name},
-               {"kind", s.npu ? "npu" : "host"},
-               {"host_kernel", s.hostKernel},
-               {"host_device", s.hostDevice},
-               {"host_bytes_in", int64_t(s.hostBytesIn)},
-               {"host_bytes_out", int64_t(s.hostBytesOut)},
-               {"transfer_cycles", int64_t(s.transferCycles)},
-               {"start_cycle", int64_t(s.startCycle)},
-               {"cycles", int64_t(s.stats.totalCycles)},
-               {"instructions", int64_t(s.stats.instructionsRetired)},
-               {"wall_seconds", s.wallSeconds}});
+    segments.push_back(Object{
+        {"name", s.name},
+        {"kind", s.npu ? "npu" : "host"},
+        {"host_kernel", s.hostKernel},
+        {"host_device", s.hostDevice},
+        {"host_bytes_in", int64_t(s.hostBytesIn)},
+        {"host_bytes_out", int64_t(s.hostBytesOut)},
+        {"transfer_cycles", int64_t(s.transferCycles)},
+        {"host_ops", int64_t(s.hostOps)},
+        {"host_compute_cycles", int64_t(s.hostComputeCycles)},
+        {"start_cycle", int64_t(s.startCycle)},
+        {"cycles", int64_t(s.npu ? s.stats.totalCycles
+                                 : s.transferCycles + s.hostComputeCycles)},
+        {"instructions", int64_t(s.stats.instructionsRetired)},
+        {"wall_seconds", s.wallSeconds}});
   Array layers;
   for (const sim::LayerStats &l : t.layers) {
     uint64_t peak = l.cycles() * cfg.array.rows * cfg.array.cols;
@@ -101,6 +106,7 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
       {"array", Object{{"rows", int64_t(cfg.array.rows)},
                        {"cols", int64_t(cfg.array.cols)}}},
       {"total_cycles", int64_t(t.totalCycles)},
+      {"host_cycles", int64_t(r.hostCycles)},
       {"time_us", micros(t.totalCycles, cfg)},
       {"wall_seconds", r.wallSeconds},
       {"instructions_retired", int64_t(t.instructionsRetired)},
@@ -137,6 +143,10 @@ void rt::printSummary(const RunReport &r, const Model &model,
   if (cyc) {
     os << llvm::formatv("cycles: {0} ({1:f3} us at {2} MHz)\n", t.totalCycles,
                         micros(t.totalCycles, cfg), cfg.clockMhz);
+    os << llvm::formatv(
+        "  NPU {0}, host {1} (host segments: transfers through the DRAM "
+        "interface and compute at {2} ops/cycle)\n",
+        t.totalCycles - r.hostCycles, r.hostCycles, cfg.host.opsPerCycle);
     os << llvm::formatv("MAC utilization: {0:f1}% ({1} MACs of {2} peak)\n",
                         100.0 * t.macUtilization(cfg), t.actions.macs,
                         t.peakMacs(cfg));
@@ -166,24 +176,27 @@ void rt::printSummary(const RunReport &r, const Model &model,
       os << " " << sim::unitName(sim::Unit(u)) << "=" << t.unitBusy[u];
     os << "\n";
   }
-  // Compiled host code: which ops ran where, and the DRAM transfers.
+  // Host segments (builtin kernels and compiled code): where they ran,
+  // their transfers and their time on the run's cycle axis.
   bool anyHost = false;
   for (const SegmentReport &s : r.segments)
-    anyHost |= !s.npu && s.hostDevice != "builtin";
+    anyHost |= !s.npu;
   if (anyHost) {
     os << "host segments:\n";
-    os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10}\n", "ops",
-                        "device", "bytes in", "bytes out", "xfer cyc",
-                        "wall us");
+    os << llvm::formatv(
+        "  {0,-36} {1,-8} {2,10} {3,10} {4,10} {5,10} {6,10} {7,10}\n", "ops",
+        "device", "bytes in", "bytes out", "host ops", "xfer cyc", "comp cyc",
+        "wall us");
     for (const SegmentReport &s : r.segments) {
-      if (s.npu || s.hostDevice == "builtin")
+      if (s.npu)
         continue;
       std::string ops = s.name.substr(s.name.find(':') + 1);
-      if (ops.size() > 44)
-        ops = ops.substr(0, 41) + "...";
-      os << llvm::formatv("  {0,-44} {1,-8} {2,10} {3,10} {4,10} {5,10:f1}\n",
-                          ops, s.hostDevice, s.hostBytesIn, s.hostBytesOut,
-                          s.transferCycles, s.wallSeconds * 1e6);
+      if (ops.size() > 36)
+        ops = ops.substr(0, 33) + "...";
+      os << llvm::formatv(
+          "  {0,-36} {1,-8} {2,10} {3,10} {4,10} {5,10} {6,10} {7,10:f1}\n",
+          ops, s.hostDevice, s.hostBytesIn, s.hostBytesOut, s.hostOps,
+          s.transferCycles, s.hostComputeCycles, s.wallSeconds * 1e6);
     }
     // A gpu-target binary says why its PTX did not run.
     for (const SegmentReport &s : r.segments)
@@ -284,14 +297,17 @@ llvm::Error rt::writeTrace(const RunReport &r, const Model &model,
       for (size_t s = 0; s < r.segments.size(); ++s) {
         const SegmentReport &sr = r.segments[s];
         if (!sr.npu) {
-          j.object([&] {
-            j.attribute("ph", "i");
-            j.attribute("s", "t");
-            j.attribute("pid", 1);
-            j.attribute("tid", int(kHost));
-            j.attribute("name", sr.hostKernel + " (" + sr.name + ")");
-            j.attribute("ts", micros(sr.startCycle, cfg));
-          });
+          // A span of the segment's host time (transfers + compute).
+          uint64_t cycles = sr.transferCycles + sr.hostComputeCycles;
+          span(kHost, sr.hostKernel + " (" + sr.name + ")", sr.startCycle,
+               sr.startCycle + cycles, [&] {
+                 j.attribute("device", sr.hostDevice);
+                 j.attribute("bytes_in", int64_t(sr.hostBytesIn));
+                 j.attribute("bytes_out", int64_t(sr.hostBytesOut));
+                 j.attribute("host_ops", int64_t(sr.hostOps));
+                 j.attribute("transfer_cycles", int64_t(sr.transferCycles));
+                 j.attribute("compute_cycles", int64_t(sr.hostComputeCycles));
+               });
           continue;
         }
         const auto &stream = p.segments[s].npu().instructions;

@@ -20,13 +20,14 @@ using llvm::formatv;
 namespace {
 const char *kComputeColor = "#2ca02c", *kDmaColor = "#1f77b4",
            *kStallColor = "#d62728";
-const char *kEnergyColors[] = {"#2ca02c", "#9467bd", "#ff7f0e",
-                               "#8c564b", "#1f77b4", "#7f7f7f"};
-const char *kEnergyNames[] = {"array",       "vector", "scratchpad",
-                              "accumulator", "dram",   "leakage"};
+const char *kEnergyColors[] = {"#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                               "#1f77b4", "#e377c2", "#7f7f7f"};
+const char *kEnergyNames[] = {"array", "vector", "scratchpad", "accumulator",
+                              "dram",  "host",   "leakage"};
 
 std::vector<double> energyValues(const EnergyBreakdown &e) {
-  return {e.array, e.vector, e.scratchpad, e.accumulator, e.dram, e.leakage};
+  return {e.array, e.vector, e.scratchpad, e.accumulator,
+          e.dram,  e.host,   e.leakage};
 }
 
 std::string rooflineChart(const ModelAnalysis &a) {

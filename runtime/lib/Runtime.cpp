@@ -1,5 +1,6 @@
 //===- Runtime.cpp - Models, sessions, segment execution ------------------===//
 #include "systole/Runtime/Runtime.h"
+#include "systole/ISA/Timing.h"
 #include "systole/Runtime/HostCode.h"
 #include "systole/Runtime/HostKernels.h"
 
@@ -303,12 +304,6 @@ llvm::Error Session::run() {
     } else if (seg.host().kind != isa::HostCodeKind::Builtin) {
       const isa::HostSegment &h = seg.host();
       sr.hostKernel = h.entry;
-      for (size_t a = 0; a < h.args.size(); ++a)
-        (a < size_t(h.params[0]) ? sr.hostBytesIn : sr.hostBytesOut) +=
-            p.tensors[h.args[a]].sizeBytes;
-      uint64_t bpc = std::max<uint64_t>(cfg.dram.bytesPerCycle, 1);
-      sr.transferCycles = (sr.hostBytesIn + sr.hostBytesOut + bpc - 1) / bpc +
-                          h.args.size() * cfg.dram.latencyCycles;
       llvm::Error e = llvm::Error::success();
       if (h.kind == isa::HostCodeKind::Ptx) {
         // Run on the GPU when there is one and skip the CPU copy; else
@@ -317,17 +312,17 @@ llvm::Error Session::run() {
           sr.hostDevice = "gpu";
           e = runGpuHostCode(p, h, state.dram.data(), state.dram.size());
           skipNextHost = true;
+          recordHostSegment(rep, sr, p, s, cycles);
         } else {
           sr.hostDevice = "skipped";
-          sr.hostBytesIn = sr.hostBytesOut = sr.transferCycles = 0;
         }
       } else if (skipNextHost) {
         sr.hostDevice = "skipped";
-        sr.hostBytesIn = sr.hostBytesOut = sr.transferCycles = 0;
         skipNextHost = false;
       } else {
         sr.hostDevice = "cpu";
         e = runCpuHostCode(h, state.dram.data());
+        recordHostSegment(rep, sr, p, s, cycles);
       }
       if (e)
         result = error(formatv("segment '{0}': {1}", seg.name,
@@ -336,6 +331,7 @@ llvm::Error Session::run() {
       const isa::HostSegment &h = seg.host();
       sr.hostKernel = h.entry;
       sr.hostDevice = "builtin";
+      recordHostSegment(rep, sr, p, s, cycles);
       const isa::TensorDesc &in = p.tensors[h.args[0]],
                             &out = p.tensors[h.args[1]];
       if (auto e = runBuiltin(h, {&in, state.dram.data() + in.dramOffset},
@@ -379,6 +375,29 @@ llvm::Expected<HostTensor> Session::output(llvm::StringRef name) const {
     return out;
   }
   return error(formatv("no output named '{0}'", name));
+}
+
+void rt::recordHostSegment(RunReport &report, SegmentReport &segment,
+                           const isa::Program &program, size_t index,
+                           uint64_t &cycles) {
+  const isa::HostSegment &h = program.segments[index].host();
+  // Compiled code: params[0] of the args are inputs; builtins: (in, out).
+  size_t inputs = h.kind == isa::HostCodeKind::Builtin
+                      ? 1
+                      : size_t(h.params.empty() ? 0 : h.params[0]);
+  for (size_t a = 0; a < h.args.size(); ++a)
+    (a < inputs ? segment.hostBytesIn : segment.hostBytesOut) +=
+        program.tensors[h.args[a]].sizeBytes;
+  isa::HostTiming t =
+      isa::hostTiming(segment.hostBytesIn + segment.hostBytesOut, h.args.size(),
+                      h.ops, program.config);
+  segment.transferCycles = t.transferCycles;
+  segment.hostComputeCycles = t.computeCycles;
+  segment.hostOps = h.ops;
+  report.total.actions.hostOps += h.ops;
+  report.total.actions.hostBytes += segment.hostBytesIn + segment.hostBytesOut;
+  report.hostCycles += t.total();
+  cycles += t.total();
 }
 
 void rt::recordNpuSegment(RunReport &report, SegmentReport &segment,

@@ -30,6 +30,8 @@ ActionCounts &ActionCounts::operator+=(const ActionCounts &o) {
   accWriteWords += o.accWriteWords;
   dramReadBytes += o.dramReadBytes;
   dramWriteBytes += o.dramWriteBytes;
+  hostOps += o.hostOps;
+  hostBytes += o.hostBytes;
   return *this;
 }
 

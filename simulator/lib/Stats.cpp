@@ -92,9 +92,10 @@ double RunStats::energyPj(const isa::HwConfig &cfg) const {
          e.spWritePjPerByte * double(actions.spWriteBytes) +
          e.accReadPjPerWord * double(actions.accReadWords) +
          e.accWritePjPerWord * double(actions.accWriteWords) +
-         e.dramPjPerByte *
-             double(actions.dramReadBytes + actions.dramWriteBytes) +
+         e.dramPjPerByte * double(actions.dramReadBytes +
+                                  actions.dramWriteBytes + actions.hostBytes) +
          e.vectorOpPj * double(actions.vectorOps) +
+         e.hostOpPj * double(actions.hostOps) +
          e.leakagePjPerCycle * double(totalCycles);
 }
 

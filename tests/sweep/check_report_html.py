@@ -26,7 +26,8 @@ if not layers or len(rows) != len(layers) + 1 or rows[-1]["layer"] != "total":
 if int(rows[-1]["cycles"]) != rep["total_cycles"]:
     fail("CSV total cycles != JSON total cycles")
 e = rep["energy_pj"]
-parts = sum(e[k] for k in ("array", "vector", "scratchpad", "accumulator", "dram", "leakage"))
+parts = sum(e[k] for k in ("array", "vector", "scratchpad", "accumulator", "dram", "host",
+                           "leakage"))
 if abs(parts - e["total"]) > 1e-6 * e["total"]:
     fail("energy components do not add up to the total")
 for l in layers:

@@ -282,3 +282,18 @@ TEST(Timing, FootprintsAreExactHulls) {
   EXPECT_EQ(acc[0].begin, 104u);
   EXPECT_EQ(acc[0].end, 100u + 14 + 10 + 5 + 1);
 }
+
+// Host segments (docs/hwconfig.md): 1000 bytes over 3 tensors at 16 B/cycle
+// and latency 100 = ceil(1000 / 16) + 300 = 363 cycles; 100 ops at 8 per
+// cycle = ceil(12.5) = 13; at 0.5 per cycle = 200; no ops, no compute.
+TEST(Timing, HostSegment) {
+  HwConfig cfg = dmaConfig();
+  cfg.host.opsPerCycle = 8;
+  HostTiming t = hostTiming(1000, 3, 100, cfg);
+  EXPECT_EQ(t.transferCycles, 363u);
+  EXPECT_EQ(t.computeCycles, 13u);
+  EXPECT_EQ(t.total(), 376u);
+  cfg.host.opsPerCycle = 0.5;
+  EXPECT_EQ(hostTiming(1000, 3, 100, cfg).computeCycles, 200u);
+  EXPECT_EQ(hostTiming(16, 1, 0, cfg).total(), 101u);
+}

@@ -6,6 +6,7 @@
 // placed after the activation arena.
 //
 //===----------------------------------------------------------------------===//
+#include "HostWork.h"
 #include "LayerLowering.h"
 
 #include "systole/Target/NPU/Annotations.h"
@@ -119,14 +120,6 @@ static bool isBuiltinHostOp(Operation &op) {
            llvm::isa_and_nonnull<graph::DequantizeOp>(
                t.getInput().getDefiningOp());
   return false;
-}
-
-/// Host transfer cost: every tensor the host reads or writes crosses the
-/// NPU's DRAM interface once, at its bandwidth, plus its latency.
-static uint64_t transferCycles(uint64_t bytes, size_t tensors,
-                               const isa::HwConfig &hw) {
-  uint64_t bpc = std::max<uint64_t>(hw.dram.bytesPerCycle, 1);
-  return (bytes + bpc - 1) / bpc + tensors * hw.dram.latencyCycles;
 }
 
 llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
@@ -282,6 +275,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     isa::HostSegment seg;
     seg.kind = isa::HostCodeKind::CpuObject;
     seg.entry = entry;
+    for (Operation *op : hostGroup)
+      seg.ops += hostOps(op);
     seg.code = std::move(code->sharedObject);
     uint64_t in = 0, out = 0;
     for (Value v : code->inputs) {
@@ -301,10 +296,12 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       gpu.entry = entry;
       gpu.code.assign(code->ptx.begin(), code->ptx.end());
       gpu.args = seg.args;
+      gpu.ops = seg.ops;
       // params: the launch table (host::encodePtxParams).
       gpu.params = host::encodePtxParams(*code);
       prog.segments.push_back({"host_gpu:" + ops, std::move(gpu)});
     }
+    uint64_t segOps = seg.ops;
     prog.segments.push_back({"host:" + ops, std::move(seg)});
     if (report) {
       LayerReport r;
@@ -320,9 +317,12 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       r.hostBytesIn = in;
       r.hostBytesOut = out;
       r.dramBytes = in + out;
-      r.transferCycles = transferCycles(
-          in + out, code->inputs.size() + code->outputs.size(), hw);
-      r.predictedCycles = r.transferCycles;
+      // Host time on the run's cycle axis (isa::hostTiming, as the runtime
+      // counts it): the transfers and the host's compute.
+      isa::HostTiming t = isa::hostTiming(
+          in + out, code->inputs.size() + code->outputs.size(), segOps, hw);
+      r.transferCycles = t.transferCycles;
+      r.predictedCycles = t.total();
       report->push_back(std::move(r));
     }
     hostGroup.clear();
@@ -389,6 +389,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       }
       host.args = {tensorIndex.lookup(op.getOperand(0)),
                    tensorIndex.lookup(op.getResult(0))};
+      host.ops = hostOps(&op);
       prog.segments.push_back(
           {host.entry + std::to_string(prog.segments.size()), std::move(host)});
       continue;

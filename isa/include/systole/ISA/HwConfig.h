@@ -52,6 +52,13 @@ struct HwConfig {
     uint64_t tokenDepth = 0;
   } queues;
   double clockMhz = 0;
+  /// The host CPU that runs host segments (quantize, transposes, float ops),
+  /// for their time in a run: compute at `opsPerCycle` elementary operations
+  /// per NPU clock cycle, transfers through the NPU's DRAM interface (its
+  /// bandwidth and latency); docs/hwconfig.md.
+  struct Host {
+    double opsPerCycle = 8.0;
+  } host;
   /// Energy per action in picojoules. Defaults: Horowitz, "Computing's
   /// energy problem", ISSCC 2014 (45 nm); see docs/hwconfig.md.
   struct Energy {
@@ -63,6 +70,7 @@ struct HwConfig {
     double dramPjPerByte = 160.0;
     double vectorOpPj = 4.6;
     double leakagePjPerCycle = 0.0;
+    double hostOpPj = 9.0;
   } energy;
 
   uint64_t accumulatorWords() const { return sram.accumulatorBytes / 4; }

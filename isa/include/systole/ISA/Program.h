@@ -23,7 +23,7 @@ namespace systole::isa {
 
 /// Format version written by this library; readers accept the same major.
 constexpr uint16_t kFormatMajor = 1;
-constexpr uint16_t kFormatMinor = 1; ///< 1: Program.placement
+constexpr uint16_t kFormatMinor = 2; ///< 1: Program.placement; 2: host costs
 constexpr const char *kFileIdentifier = "SNPU";
 
 enum class DType : uint8_t {
@@ -118,6 +118,9 @@ struct HostSegment {
   std::vector<uint8_t> code;
   std::vector<uint32_t> args;  ///< indices into Program::tensors
   std::vector<int64_t> params; ///< Builtin: kernel parameters
+  /// Elementary operations the host performs (the compiler's count,
+  /// docs/hwconfig.md "host"); with the transfers, its time in a run.
+  uint64_t ops = 0;
   bool operator==(const HostSegment &o) const;
 };
 

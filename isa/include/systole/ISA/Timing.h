@@ -56,6 +56,18 @@ uint64_t computeCycles(const Instruction &inst, const HwConfig &cfg);
 /// DMA channelCycles + latencyCycles.
 uint64_t predictedCycles(const Instruction &inst, const HwConfig &cfg);
 
+/// A host segment's time on the run's cycle axis (NPU clock cycles): the
+/// host reads and writes its tensors through the NPU's DRAM interface
+/// (`bytes` at dram.bytes_per_cycle, plus dram.latency_cycles per tensor),
+/// and computes `ops` elementary operations at host.ops_per_cycle.
+struct HostTiming {
+  uint64_t transferCycles = 0;
+  uint64_t computeCycles = 0;
+  uint64_t total() const { return transferCycles + computeCycles; }
+};
+HostTiming hostTiming(uint64_t bytes, uint64_t tensors, uint64_t ops,
+                      const HwConfig &cfg);
+
 /// OS MATMUL: do A's and B's scratchpad footprints share a bank?
 bool matmulBankConflict(const Instruction &inst, const HwConfig &cfg);
 /// VADD/VMUL: do A's and B's footprints share a bank?

@@ -31,10 +31,11 @@ struct EnergyBreakdown {
   double vector = 0;      ///< vector-unit element ops and DWCONV MACs
   double scratchpad = 0;  ///< SP reads and writes
   double accumulator = 0; ///< ACC reads and writes
-  double dram = 0;        ///< DRAM reads and writes
+  double dram = 0;        ///< DRAM reads and writes (the host's too)
+  double host = 0;        ///< the host's elementary operations
   double leakage = 0;     ///< leakage_pj_per_cycle x cycles
   double total() const {
-    return array + vector + scratchpad + accumulator + dram + leakage;
+    return array + vector + scratchpad + accumulator + dram + host + leakage;
   }
 };
 /// Same total as sim::RunStats::energyPj for the same counts and cycles.

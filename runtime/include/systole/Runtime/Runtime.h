@@ -81,14 +81,21 @@ struct SegmentReport {
   /// DRAM with their transfer cost at the DRAM's bandwidth and latency.
   std::string hostDevice;
   uint64_t hostBytesIn = 0, hostBytesOut = 0, transferCycles = 0;
-  uint64_t startCycle = 0; ///< NPU cycles before this segment
+  /// Host segments: the compiler's operation count and its compute time at
+  /// host.ops_per_cycle (isa::hostTiming); with transferCycles, the
+  /// segment's cycles on the run's axis.
+  uint64_t hostOps = 0, hostComputeCycles = 0;
+  uint64_t startCycle = 0; ///< cycles (NPU and host) before this segment
   double wallSeconds = 0;
   sim::RunStats stats; ///< NPU segments only
 };
 
 struct RunReport {
   sim::BackendKind backend = sim::BackendKind::Functional;
-  sim::RunStats total; ///< summed over NPU segments, layers of all segments
+  /// Summed over NPU segments, layers of all segments; totalCycles and the
+  /// host action counts include the host segments.
+  sim::RunStats total;
+  uint64_t hostCycles = 0; ///< host segments' share of total.totalCycles
   std::vector<SegmentReport> segments;
   double wallSeconds = 0;
   std::optional<sim::Fault> fault;
@@ -99,6 +106,12 @@ struct RunReport {
 /// `cycles` NPU cycles of the run: its layers (shifted onto the run's cycle
 /// axis) and statistics go into `segment` and `report.total`, and `cycles`
 /// advances by the segment's. Faults are the caller's to report.
+/// Records host segment `index` that ran: its bytes, operations and time
+/// (isa::hostTiming) go into `segment` and `report`, and `cycles` advances
+/// by that time.
+void recordHostSegment(RunReport &report, SegmentReport &segment,
+                       const isa::Program &program, size_t index,
+                       uint64_t &cycles);
 void recordNpuSegment(RunReport &report, SegmentReport &segment,
                       sim::RunResult &result, const isa::Program &program,
                       size_t index, uint64_t &cycles);

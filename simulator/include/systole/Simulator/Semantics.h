@@ -29,6 +29,11 @@ struct ActionCounts {
   uint64_t accWriteWords = 0;
   uint64_t dramReadBytes = 0;
   uint64_t dramWriteBytes = 0;
+  /// Host segments of a run (the runtime adds them): the host's elementary
+  /// operations and the bytes it reads and writes through the NPU's DRAM
+  /// interface (isa::hostTiming).
+  uint64_t hostOps = 0;
+  uint64_t hostBytes = 0;
   ActionCounts &operator+=(const ActionCounts &o);
 };
 
