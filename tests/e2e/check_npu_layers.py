@@ -422,6 +422,21 @@ def case_attention():
     return fails
 
 
+def check_convs_on_npu(name, path, convs):
+    """check() on default-32x32 and rtl-8x8, plus: all `convs` convolutions
+    of the model are on the NPU."""
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check(name, path, hw, "conv")
+        layers = json.loads((work / f"{name}.json").read_text())["layers"]
+        on_npu = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
+        if len(on_npu) != convs:
+            print(f"{name} {hw}: FAIL: {len(on_npu)} of {convs} convolutions on the NPU: "
+                  f"{layers}")
+            fails += 1
+    return fails
+
+
 def case_dilated():
     """Dilated dense convolutions on the array: dilation in H is
     A's outer K stride, in W each kernel row is a MATMUL of its own (taps
@@ -432,16 +447,7 @@ def case_dilated():
     b.conv(32, 16, 3, pad=1, dilation=(1, 3), stride=2, ys=1.0, yz=4)
     b.conv(16, 24, 3, pad=3, dilation=(3, 1), ys=0.8)
     path_shapes["dilated"] = [1, 24, 13, 15]
-    path = b.save("dilated")
-    fails = 0
-    for hw in ("default-32x32", "rtl-8x8"):
-        fails += check("dilated", path, hw, "conv")
-        layers = json.loads((work / "dilated.json").read_text())["layers"]
-        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
-        if len(convs) != 3:
-            print(f"dilated {hw}: FAIL: {len(convs)} of 3 convolutions on the NPU: {layers}")
-            fails += 1
-    return fails
+    return check_convs_on_npu("dilated", b.save("dilated"), 3)
 
 
 def case_aspp():
@@ -456,16 +462,7 @@ def case_aspp():
     b.conv(24, 16, 3, pad=12, dilation=(12, 12), ys=1.0, yz=4, relu=True)
     b.conv(16, 8, 3, pad=1, ys=0.8)
     path_shapes["aspp"] = [1, 16, 2, 9]
-    path = b.save("aspp")
-    fails = 0
-    for hw in ("default-32x32", "rtl-8x8"):
-        fails += check("aspp", path, hw, "conv")
-        layers = json.loads((work / "aspp.json").read_text())["layers"]
-        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
-        if len(convs) != 3:
-            print(f"aspp {hw}: FAIL: {len(convs)} of 3 convolutions on the NPU: {layers}")
-            fails += 1
-    return fails
+    return check_convs_on_npu("aspp", b.save("aspp"), 3)
 
 
 def case_activation_table():
@@ -536,16 +533,7 @@ def case_conv1d():
     b.conv1d(32, 16, 3, group=4, ys=0.7, yz=-3)
     b.conv1d(16, 8, 1, ys=0.5)
     path_shapes["conv1d"] = [1, 16, 50]
-    path = b.save("conv1d")
-    fails = 0
-    for hw in ("default-32x32", "rtl-8x8"):
-        fails += check("conv1d", path, hw, "conv")
-        layers = json.loads((work / "conv1d.json").read_text())["layers"]
-        convs = [l for l in layers if l["op"] == "graph.conv2d" and l["placement"] == "npu"]
-        if len(convs) != 5:
-            print(f"conv1d {hw}: FAIL: {len(convs)} of 5 convolutions on the NPU: {layers}")
-            fails += 1
-    return fails
+    return check_convs_on_npu("conv1d", b.save("conv1d"), 5)
 
 
 CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp, "conv1d": case_conv1d,

@@ -67,7 +67,8 @@ uint64_t systole::npu::hostOps(Operation *op) {
   }
   if (llvm::isa<ReduceOp, GlobalAvgPoolOp>(op))
     return elementsOf(op->getOperand(0));
-  if (llvm::isa<HostOp>(op)) // an ONNX op in upstream dialects: a few per element
+  if (llvm::isa<HostOp>(
+          op)) // an ONNX op in upstream dialects: a few per element
     return 4 * elementsOf(op->getResult(0));
   return perElement(op) * elementsOf(op->getResult(0));
 }
