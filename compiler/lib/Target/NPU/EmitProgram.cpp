@@ -407,11 +407,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
           isConstantTensor(op.getOperand(i))
               ? 0
               : static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
-    // A fused activation table's REQUANT writes the table's result.
-    Value written = op.getResult(0);
-    if (graph::TableOp t = fusedTable(&op))
-      written = t.getOutput();
-    io.output = static_cast<uint64_t>(*getDramOffset(written));
+    // A fused activation table's result aliases this buffer (AllocateDram).
+    io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
     io.spMirrored = builder.spMirrored();
     auto items = lowerLayer(&op, plan, io, builder);
     if (!items)
