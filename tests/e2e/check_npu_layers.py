@@ -24,6 +24,9 @@ equal ORT's:
   int8 and uint8, rank 3 and 4, also on the Verilated RTL;
 - dilated: dilated dense convolutions on the array (grouped dilated ones
   stay on the host: the importer keeps them host ops);
+- residual: residual adds in the epilogue of the conv producing an operand
+  (identity and projection shortcuts, either operand order, ReLU after the
+  add), also on the Verilated RTL;
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -152,11 +155,11 @@ class Builder:
                                         [f"x{i}"])]
         return f"x{i}"
 
-    def binary(self, op, a, b, ys, yz):
+    def binary(self, op, a, b, ys, yz, relu=False):
         """Add/Mul of two dequantized tensors (ORT: QLinearAdd/QLinearMul)."""
         i = self.n = self.n + 1
         self.nodes.append(helper.make_node(op, [a, b], [f"y{i}"]))
-        self._requant(i, f"y{i}", ys, yz, False)
+        self._requant(i, f"y{i}", ys, yz, relu)
 
     def qlinear_conv(self, cin, cout, k, group=1, stride=1, pad=0, ys=0.5, yz=-7):
         """QOperator form: QLinearConv on the int8 tensor (ORT's integer
@@ -536,7 +539,61 @@ def case_conv1d():
     return check_convs_on_npu("conv1d", b.save("conv1d"), 5)
 
 
-CASES = {"gemm-25088x4096": case_gemm, "aspp": case_aspp, "conv1d": case_conv1d,
+def case_residual():
+    """Residual adds applied in the epilogue of the convolution that
+    produces one operand (npu-fuse-residual), as ResNet and MobileNetV2
+    blocks have them: an identity shortcut with the conv as the add's first
+    operand and ReLU after the add (output zero point -128: ORT then drops
+    the Relu and runs QLinearAdd); a projection shortcut (1x1 stride-2
+    conv) where both operands are convolutions (the later one applies the
+    add); the conv as the second operand; and a conv whose result is read
+    twice, whose adds stay layers of their own. On rtl-8x8 the convs split
+    into many tiles and K chunks (RTL == SystemC); on a 8 KiB scratchpad
+    the 3x3x128 conv splits K across items, the add in the last one."""
+    b = Builder([1, 16, 10, 12])
+    b.conv(16, 16, 3, pad=1, ys=0.4, yz=-5)
+    x = b.cur
+    b.conv(16, 16, 3, pad=1, ys=0.5, yz=3)
+    b.binary("Add", b.cur, x, ys=0.3, yz=-128, relu=True)
+    x, xs, xshape = b.cur, b.scale, b.shape
+    b.conv(16, 32, 1, stride=2, ys=0.3, yz=2)
+    short = b.cur
+    b.cur, b.scale, b.shape = x, xs, xshape
+    b.conv(16, 32, 3, stride=2, pad=1, ys=0.45, yz=-9)
+    b.binary("Add", short, b.cur, ys=0.5, yz=6)
+    x = b.cur
+    b.conv(32, 32, 3, pad=1, ys=0.35, yz=1)
+    b.binary("Add", x, b.cur, ys=0.55, yz=-3)
+    x = b.cur
+    b.conv(32, 128, 1, ys=0.3, yz=-4)
+    b.conv(128, 32, 3, pad=1, ys=0.6, yz=5)
+    b.binary("Add", b.cur, x, ys=0.65, yz=2)
+    x = b.cur
+    b.conv(32, 32, 1, ys=0.4, yz=-2)
+    c = b.cur
+    b.binary("Add", c, x, ys=0.6, yz=4)
+    b.binary("Add", b.cur, c, ys=0.7, yz=-1)
+    path_shapes["residual"] = [1, 16, 10, 12]
+    path = b.save("residual")
+    fails = 0
+    ksplit = REPO / "tests" / "e2e" / "configs" / "ksplit-8x8.json"
+    for hw in ("default-32x32", "rtl-8x8", ksplit):
+        fails += check("residual", path, hw, "conv")
+        layers = json.loads((work / "residual.json").read_text())["layers"]
+        if hw == ksplit and not any(" k=" in l["mapping"] and l["mapping"].endswith(" +add")
+                                    for l in layers):
+            print(f"residual {hw}: FAIL: no fused add after a K split: {layers}")
+            fails += 1
+        fused = [l["name"] for l in layers if l["mapping"].endswith(" +add")]
+        adds = [l["name"] for l in layers if l["op"] == "graph.add"]
+        if len(fused) != 4 or len(adds) != 2:
+            print(f"residual {hw}: FAIL: {len(fused)} of 4 adds fused ({fused}), "
+                  f"{len(adds)} of 2 add layers ({adds})")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}

@@ -28,7 +28,7 @@ static int runCompile(int argc, char **argv) {
   std::string input, output, hw = "default-32x32", dumpAfter, reportPath,
                              hostTarget = "cpu", gpuArch = "sm_75";
   std::vector<std::string> inputShapes;
-  bool dumpAll = false, noReuse = false, quiet = false;
+  bool dumpAll = false, noReuse = false, noFusion = false, quiet = false;
   cli::FlagParser flags(
       "systole compile",
       "Compiles a quantized ONNX model to an NPU binary for a hardware "
@@ -50,6 +50,9 @@ static int runCompile(int argc, char **argv) {
       .flag({"--no-dram-reuse"}, noReuse,
             "give every tensor its own DRAM buffer (debugging: all "
             "intermediates can be read back after a run)")
+      .flag({"--no-fusion"}, noFusion,
+            "run every residual add as a layer of its own instead of in "
+            "the epilogue of the convolution that produces it")
       .value({"--host-target"}, hostTarget, "cpu|gpu|gpu-emulation",
              "compiled host code: cpu (a native shared object) or gpu (PTX "
              "beside the CPU code; the runtime uses a GPU if present); "
@@ -67,6 +70,7 @@ static int runCompile(int argc, char **argv) {
   driver::CompileOptions options;
   options.hw = hw;
   options.reuseDram = !noReuse;
+  options.fuseResidual = !noFusion;
   options.emit.hostGpu = hostTarget == "gpu";
   options.emit.hostGpuEmulation = hostTarget == "gpu-emulation";
   options.emit.gpuArch = gpuArch;

@@ -94,6 +94,7 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   npu::PipelineOptions pipeline;
   pipeline.hw = options.hw;
   pipeline.reuseDram = options.reuseDram;
+  pipeline.fuseResidual = options.fuseResidual;
   npu::populateSystolePipeline(pm, pipeline);
   if (options.configurePassManager)
     options.configurePassManager(pm);

@@ -31,6 +31,9 @@ struct CompileOptions {
   /// Reuse DRAM buffers of dead tensors (off: every intermediate survives
   /// the run and can be read back, e.g. by `systole compare`).
   bool reuseDram = true;
+  /// Residual adds in their producing convolution's epilogue
+  /// (--no-fusion turns it off, for comparison).
+  bool fuseResidual = true;
   npu::EmitOptions emit;
   /// Diagnostics go to stderr as they are emitted (the CLI). Either way the
   /// error of a failed compilation carries the error diagnostics' text, so

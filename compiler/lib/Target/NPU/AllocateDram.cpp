@@ -106,6 +106,11 @@ struct AllocateDramPass
         if (Operation *p = t.getInput().getDefiningOp();
             p && fusedTable(p) == t)
           root[t.getOutput()] = rootOf(t.getInput());
+      // Likewise a residual add applied in its producer's epilogue; its
+      // other operand is live until the add, so never under that buffer.
+      if (auto a = dyn_cast<systole::graph::AddOp>(op))
+        if (auto idx = a->getAttrOfType<IntegerAttr>(kResidualAttr))
+          root[a.getOutput()] = rootOf(a->getOperand(idx.getInt()));
     }
     for (Operation &op : func.getBody().front()) {
       for (Value v : op.getOperands())
@@ -127,11 +132,11 @@ struct AllocateDramPass
       Value r = rootOf(result);
       if (r != result) {
         setDramOffset(result, offsets[r]);
-        continue;
+      } else {
+        int64_t off = arena.allocate(storedBytes(result.getType()));
+        offsets[result] = off;
+        setDramOffset(result, off);
       }
-      int64_t off = arena.allocate(storedBytes(result.getType()));
-      offsets[result] = off;
-      setDramOffset(result, off);
       // Free operands whose last use is this op (their buffers may be
       // reused by later results, not by this one: it was allocated first).
       for (Value v : op.getOperands()) {

@@ -131,29 +131,32 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2], biasSlot[2], lutSlot[2];
+      scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  int64_t resBytes = fusedResidual(op) ? mMax * ctMax : 0;
   for (int s = 0; s < 2; ++s) {
     inSlot[s] = sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
     outSlot[s] = sp.allocate(mMax * ctMax);
     lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
+    resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
     accSlot[s] = acc.allocate(mMax * ctMax);
     scaleSlot[s] = acc.allocate(ctMax);
     biasSlot[s] = acc.allocate(ctMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !accSlot[s] ||
-        !scaleSlot[s] || !biasSlot[s])
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !resSlot[s] ||
+        !accSlot[s] || !scaleSlot[s] || !biasSlot[s])
       return loweringError(
           op, "SRAM cannot hold this depthwise tiling (scratchpad needs " +
                   llvm::Twine(2 * (inTile + g.kh * g.kw * ctMax + mMax * ctMax +
-                                   lutBytes)) +
+                                   lutBytes + resBytes)) +
                   " bytes, accumulator " + llvm::Twine(8 * (mMax + 2) * ctMax) +
                   " bytes)");
 
   QParams x = perTensorParams(op.getInput().getType());
   Epilogue epi = epilogueOf(op);
+  epi.residualDram = io.residual;
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
   uint64_t wAddr = 0, biasAddr = 0, scaleAddr = 0;
   if (io.materializeConstants) {
@@ -199,7 +202,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                      *outSlot[slot],
                      m,
                      ct,
-                     *lutSlot[slot]};
+                     *lutSlot[slot],
+                     *resSlot[slot]};
         appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                             scaleAddr + 4 * c0);
         Instruction dw(Opcode::Dwconv);
@@ -335,8 +339,10 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
-      scaleSlot[2], biasSlot[2], lutSlot[2];
+      scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  // A fused residual add's operand tile, beside the output tile.
+  int64_t resBytes = fusedResidual(op) ? mMax * ntMax : 0;
   // One input tile in the whole layer (row tiles outer, one image, one row
   // tile) needs no second buffer: the space goes to larger tiles instead.
   int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *
@@ -351,6 +357,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s)
     outSlot[s] = sp.allocate(mMax * ntMax);
   for (int s = 0; s < 2; ++s)
+    resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
+  for (int s = 0; s < 2; ++s)
     lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s) {
     accSlot[s] = acc.allocate(mMax * ntMax);
@@ -358,13 +366,13 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     biasSlot[s] = acc.allocate(ntMax);
   }
   for (int s = 0; s < 2; ++s)
-    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s])
+    if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !resSlot[s])
       return loweringError(
           op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
                   " bytes cannot hold this tiling (needs " +
                   llvm::Twine(2 * inTile +
                               (resident ? K * g.cout : 2 * kc * ntMax) +
-                              2 * mMax * ntMax + 2 * lutBytes) +
+                              2 * mMax * ntMax + 2 * lutBytes + 2 * resBytes) +
                   " bytes)");
   for (int s = 0; s < 2; ++s)
     if (!accSlot[s] || !scaleSlot[s] || !biasSlot[s])
@@ -377,6 +385,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // int32 bias, fp32 requantization scales per output channel.
   QParams x = perTensorParams(op.getInput().getType());
   Epilogue epi = epilogueOf(op);
+  epi.residualDram = io.residual;
   int64_t wZp = uniformZeroPoint(op.getFilter().getType());
   std::vector<uint64_t> wAddrs(G, 0);
   uint64_t biasAddr = 0, scaleAddr = 0;
@@ -594,7 +603,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                      *outSlot[oslot],
                      m,
                      nt,
-                     *lutSlot[oslot]};
+                     *lutSlot[oslot],
+                     *resSlot[oslot]};
         if (q == 0)
           appendEpilogueLoads(it, tile, epi, biasAddr + 4 * cAll,
                               scaleAddr + 4 * cAll);

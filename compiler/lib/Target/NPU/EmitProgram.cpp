@@ -407,8 +407,15 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
           isConstantTensor(op.getOperand(i))
               ? 0
               : static_cast<uint64_t>(*getDramOffset(op.getOperand(i))));
-    // A fused activation table's result aliases this buffer (AllocateDram).
+    // A fused activation table's or residual add's result aliases this
+    // buffer (AllocateDram).
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
+    graph::AddOp residual = fusedResidual(&op);
+    if (residual) {
+      Value other = residual.getLhs() == op.getResult(0) ? residual.getRhs()
+                                                         : residual.getLhs();
+      io.residual = static_cast<uint64_t>(*getDramOffset(other));
+    }
     io.spMirrored = builder.spMirrored();
     auto items = lowerLayer(&op, plan, io, builder);
     if (!items)
@@ -423,6 +430,11 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     layer.name = onnxNodeName(op.getLoc());
     if (layer.name.empty())
       layer.name = op.getName().getStringRef().str();
+    // The add has no layer of its own: the conv's row names it.
+    if (residual) {
+      std::string add = onnxNodeName(residual.getLoc());
+      layer.name += " + " + (add.empty() ? std::string("add") : add);
+    }
     layer.segment = static_cast<uint32_t>(prog.segments.size());
     layer.firstInstruction = static_cast<uint32_t>(first);
     layer.instructionCount =
@@ -431,7 +443,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       LayerReport r;
       r.name = layer.name;
       r.op = op.getName().getStringRef().str();
-      r.mapping = describePlan(&op);
+      r.mapping = describePlan(&op) + (residual ? " +add" : "");
       r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
       r.dramBytes = builder.lastHoistedBytes;
@@ -446,6 +458,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       for (Value v : op.getOperands())
         r.compulsoryBytes += storedBytes(v.getType());
       r.compulsoryBytes += storedBytes(op.getResult(0).getType());
+      if (residual) // the shortcut is read once
+        r.compulsoryBytes += storedBytes(residual.getOutput().getType());
       if (llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) {
         // Bias (int32) and requantization scales (fp32) per output channel.
         int64_t channels =

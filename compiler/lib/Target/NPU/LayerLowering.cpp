@@ -139,7 +139,45 @@ Epilogue epilogueOf(Operation *op) {
       e.table.push_back(
           static_cast<char>(v.getZExtValue() ^ (e.storeUnsigned ? 0x80 : 0)));
   }
+  if (graph::AddOp add = fusedResidual(op)) {
+    e.residual = true;
+    e.producerIsLhs = add.getLhs() == op->getResult(0);
+    e.resA = perTensorParams(add.getLhs().getType());
+    e.resB = perTensorParams(add.getRhs().getType());
+    e.resOut = perTensorParams(add.getOutput().getType());
+    e.storeUnsigned = e.resOut.isUnsigned;
+    std::tie(e.resLo, e.resHi) = clampBounds(add);
+  }
   return e;
+}
+
+graph::AddOp fusedResidual(Operation *op) {
+  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+    return {};
+  auto add = dyn_cast<graph::AddOp>(*op->getResult(0).user_begin());
+  if (!add)
+    return {};
+  auto idx = add->getAttrOfType<IntegerAttr>(kResidualAttr);
+  if (!idx || idx.getInt() < 0 || idx.getInt() > 1 ||
+      add->getOperand(idx.getInt()) != op->getResult(0))
+    return {};
+  return add;
+}
+
+bool isFusedResidualAdd(Operation *op) {
+  return llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr);
+}
+
+AddConstants addConstants(const QParams &a, const QParams &b,
+                          const QParams &c) {
+  // volatile: each product and sum is rounded to fp32 on its own, as MLAS
+  // computes them (no FMA contraction, no wider intermediate).
+  float ratioA = a.scale / c.scale, ratioB = b.scale / c.scale;
+  volatile float za = ratioA * static_cast<float>(a.zeroPoint);
+  volatile float zb = ratioB * static_cast<float>(b.zeroPoint);
+  volatile float zsum = za + zb;
+  float fixed = static_cast<float>(c.zeroPoint) - zsum;
+  return {ratioA, ratioB, fixed};
 }
 
 graph::TableOp fusedTable(Operation *op) {
@@ -222,6 +260,39 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     rq.set(Field::Requant_lut_addr, static_cast<int64_t>(tile.lut));
   }
   item.computes.push_back(rq);
+  if (e.residual) {
+    // The other operand's tile, same pixels and channels as the output
+    // tile; read first by the VADD below.
+    DmaBox res;
+    res.sram = tile.res;
+    res.dram = e.residualDram + elemOffset;
+    res.n[0] = tile.nt, res.n[1] = tile.m;
+    res.s[1] = rowStride, res.t[1] = tile.nt;
+    if (!item.loadNeed.empty())
+      item.loadNeed.push_back(item.computes.size());
+    item.loads.push_back(makeLoad(res));
+    // In place over the requantized tile (VADD allows the identical box).
+    AddConstants k = addConstants(e.resA, e.resB, e.resOut);
+    uint64_t conv = tile.out, other = tile.res;
+    Instruction v(Opcode::Vadd);
+    v.set(Field::Vadd_mode, isa::AddMode_fma);
+    v.set(Field::Vadd_lo, e.resLo);
+    v.set(Field::Vadd_hi, e.resHi);
+    v.set(Field::Vadd_a_addr,
+          static_cast<int64_t>(e.producerIsLhs ? conv : other));
+    v.set(Field::Vadd_b_addr,
+          static_cast<int64_t>(e.producerIsLhs ? other : conv));
+    v.set(Field::Vadd_o_addr, static_cast<int64_t>(tile.out));
+    v.set(Field::Vadd_n0, tile.nt);
+    v.set(Field::Vadd_n1, tile.m);
+    v.set(Field::Vadd_a_s1, tile.nt);
+    v.set(Field::Vadd_b_s1, tile.nt);
+    v.set(Field::Vadd_o_s1, tile.nt);
+    v.setF32(Field::Vadd_ratio_a, k.ratioA);
+    v.setF32(Field::Vadd_ratio_b, k.ratioB);
+    v.setF32(Field::Vadd_fixed, k.fixed);
+    item.computes.push_back(v);
+  }
   out.sram = tile.out;
   out.dram = outBase + elemOffset;
   out.s[1] = rowStride;
@@ -296,6 +367,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
   if (auto pool = dyn_cast<graph::PoolOp>(op))
     return rowCandidates(
         cast<ShapedType>(pool.getOutput().getType()).getDimSize(1));
+  if (isFusedResidualAdd(op))
+    return {}; // applied by its producer's epilogue
   if (llvm::isa<graph::AddOp, graph::MulOp>(op)) {
     auto t = cast<ShapedType>(op->getResult(0).getType());
     int64_t rows = t.getNumElements() / t.getShape().back();

@@ -35,6 +35,8 @@ struct LayerIO {
   /// consecutive layers then use opposite ends of the scratchpad, so the
   /// next layer's weights can load while this layer still runs.
   bool spMirrored = false;
+  /// DRAM address of a fused residual add's other operand (fusedResidual).
+  uint64_t residual = 0;
 };
 
 /// Bump allocator over the scratchpad or accumulator. Regions start on bank
@@ -67,6 +69,7 @@ struct AccTile {
   uint64_t acc = 0, scales = 0, bias = 0, out = 0;
   int64_t m = 0, nt = 0;
   uint64_t lut = 0; ///< SP address of the activation table (Epilogue::lut)
+  uint64_t res = 0; ///< SP address of the residual tile (Epilogue::residual)
 };
 /// How an accumulator tile leaves the NPU: requantized to int8/uint8
 /// (REQUANT, then a scratchpad store), or as raw int32 straight from the
@@ -83,8 +86,30 @@ struct Epilogue {
   std::vector<char> table;
   uint64_t lutDram = 0;
   bool storeUnsigned = false;
+  /// A residual graph.add on the NPU reads the result (npu-fuse-residual):
+  /// after REQUANT, a VADD adds the tile of the add's other operand, loaded
+  /// from `residualDram` (same layout as the output), in place; the stored
+  /// tile is the add's result. `producerIsLhs`: the conv's result is the
+  /// add's first operand (VADD's A; the order matters to the fma).
+  bool residual = false;
+  bool producerIsLhs = true;
+  QParams resA, resB, resOut;
+  int64_t resLo = -128, resHi = 127;
+  uint64_t residualDram = 0;
 };
 Epilogue epilogueOf(mlir::Operation *op);
+/// The NPU graph.add that `op`'s epilogue applies (npu-fuse-residual
+/// marked it), if any.
+graph::AddOp fusedResidual(mlir::Operation *op);
+/// An add applied in its producer's epilogue: it has no code of its own.
+bool isFusedResidualAdd(mlir::Operation *op);
+/// MLAS QLinearAdd's per-call fp32 constants (docs/isa.md, VADD):
+/// ratio_a = fl(sa / sc), ratio_b = fl(sb / sc),
+/// fixed = fl(zc - fl(fl(ratio_a * za) + fl(ratio_b * zb))).
+struct AddConstants {
+  float ratioA, ratioB, fixed;
+};
+AddConstants addConstants(const QParams &a, const QParams &b, const QParams &c);
 /// The NPU table that reads `op`'s result and is applied by `op`'s
 /// REQUANT, if any.
 graph::TableOp fusedTable(mlir::Operation *op);
@@ -103,7 +128,8 @@ std::pair<uint64_t, uint64_t>
 materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
                              mlir::Type weightType, float inputScale,
                              float outputScale, int64_t channels);
-/// REQUANT (int8 outputs) and the store of `tile.m` rows of `tile.nt`
+/// REQUANT (int8 outputs), the fused residual add (its tile's load and a
+/// VADD) and the store of `tile.m` rows of `tile.nt`
 /// elements to element `elemOffset` of the tensor at `outBase`, rows
 /// `rowStride` elements apart in DRAM.
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,

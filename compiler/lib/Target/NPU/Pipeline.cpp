@@ -20,6 +20,8 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());
   fn.addPass(createFoldTables());
+  if (options.fuseResidual)
+    fn.addPass(createFuseResidual());
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
   fn.addPass(createPlanTiles(tiles));

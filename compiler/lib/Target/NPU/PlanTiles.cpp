@@ -44,6 +44,9 @@ std::string layerSignature(Operation *op) {
   // A fused activation table takes scratchpad and REQUANT time.
   if (fusedTable(op))
     os << " +table";
+  // So does a fused residual add (a tile load, a VADD).
+  if (fusedResidual(op))
+    os << " +residual";
   return os.str();
 }
 

@@ -129,12 +129,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       v.set(Field::Vmul_o_s1, inner);
       v.setF32(Field::Vmul_ratio, ratio);
     } else {
-      // MLAS QLinearAdd's per-call constants (docs/isa.md, VADD).
-      float ratioA = qa.scale / qc.scale, ratioB = qb.scale / qc.scale;
-      volatile float za = ratioA * static_cast<float>(qa.zeroPoint);
-      volatile float zb = ratioB * static_cast<float>(qb.zeroPoint);
-      volatile float zsum = za + zb;
-      float fixed = static_cast<float>(qc.zeroPoint) - zsum;
+      AddConstants k = addConstants(qa, qb, qc);
       // ORT's broadcast loop calls its scalar kernel when a whole operand is
       // one element; a per-channel vector against NHWC rows is a
       // vector-vector span (ORT runs such adds in NHWC after a conv).
@@ -156,9 +151,9 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       v.set(Field::Vadd_a_s1, aS1);
       v.set(Field::Vadd_b_s1, bS1);
       v.set(Field::Vadd_o_s1, inner);
-      v.setF32(Field::Vadd_ratio_a, ratioA);
-      v.setF32(Field::Vadd_ratio_b, ratioB);
-      v.setF32(Field::Vadd_fixed, fixed);
+      v.setF32(Field::Vadd_ratio_a, k.ratioA);
+      v.setF32(Field::Vadd_ratio_b, k.ratioB);
+      v.setF32(Field::Vadd_fixed, k.fixed);
     }
     it.computes.push_back(v);
     DmaBox out;

@@ -23,6 +23,9 @@ constexpr llvm::StringLiteral kDramAttr = "npu.dram";
 /// Why the partitioner put an op on the host (its NPU rejection), for the
 /// compile report's placement summary.
 constexpr llvm::StringLiteral kHostReasonAttr = "npu.host_reason";
+/// On a graph.add: the index of the operand whose producing convolution
+/// applies this add in its epilogue (npu-fuse-residual).
+constexpr llvm::StringLiteral kResidualAttr = "npu.residual_of";
 
 enum class Placement { Npu, Host };
 

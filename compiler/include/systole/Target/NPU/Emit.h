@@ -53,6 +53,9 @@ struct PipelineOptions {
   std::string hw = "default-32x32";
   /// Reuse DRAM buffers of dead tensors (off: every intermediate survives).
   bool reuseDram = true;
+  /// Apply residual adds in their producing convolution's epilogue
+  /// (npu-fuse-residual); off: every add is a layer of its own.
+  bool fuseResidual = true;
 };
 
 /// Graph cleanup, layout, partitioning, tiling and DRAM allocation: every

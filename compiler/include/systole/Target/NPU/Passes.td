@@ -3,6 +3,8 @@
 // Annotations written by these passes on graph-dialect ops (read by the
 // next pass; lit tests check them):
 //   npu.placement = "npu" | "host"           (npu-partition)
+//   npu.residual_of = 0 | 1                   (npu-fuse-residual; on a
+//                                              graph.add)
 //   npu.tile = {kind, dataflow, rows, n, ...}  (npu-plan-tiles)
 //   npu.dram = <byte offset>                  (npu-allocate-dram; on ops and
 //                                              on function arguments)
@@ -37,6 +39,23 @@ def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
     producer's REQUANT applies. The table is computed by compiling the
     chain's float ops as the host fallback would and running that code on
     the 256 input codes, so it equals the host fallback's result.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def FuseResidual : Pass<"npu-fuse-residual", "mlir::func::FuncOp"> {
+  let summary = "Apply residual adds in the epilogue of the convolution that "
+                "produces one operand";
+  let description = [{
+    After npu-partition: an NPU graph.add of two int8 tensors of one shape
+    whose operand is the only use of an NPU convolution's result, the other
+    operand being computed before that convolution, is marked with
+    `npu.residual_of` = the convolution's operand index. The convolution's
+    epilogue then loads the other operand's tile, adds it with VADD
+    (QLinearAdd's exact arithmetic, the add's clamp) after REQUANT and
+    stores the sum: the convolution's result never goes through DRAM and
+    the add has no layer of its own. When both operands qualify, the
+    later convolution takes it (the other operand must exist when it runs).
   }];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
