@@ -27,6 +27,8 @@ equal ORT's:
 - residual: residual adds in the epilogue of the conv producing an operand
   (identity and projection shortcuts, either operand order, ReLU after the
   add), also on the Verilated RTL;
+- gate: x * f(x) (SiLU, HardSwish as exported) in the epilogue of the conv
+  producing x, also on the Verilated RTL;
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -593,7 +595,44 @@ def case_residual():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "aspp": case_aspp, "conv1d": case_conv1d,
+def case_gate():
+    """x * f(x) in the epilogue of the conv producing x (npu-fuse-gate), as
+    QDQ exports have SiLU (EfficientNet, YOLO: x * Sigmoid(x)) and
+    HardSwish (MobileNetV3 at opset 13: x * HardSigmoid(x)), f(x) quantized
+    on its own and multiplied by QLinearMul: after a dense conv, after a
+    depthwise conv (the vector unit's epilogue), with x as the mul's second
+    operand, and with HardSigmoid, a host op the layout pass does not move
+    transposes across (the mul starts out in NCHW)."""
+    b = Builder([1, 16, 9, 11])
+    gates = (("Sigmoid", 1 / 256, -128, False), ("Sigmoid", 1 / 256, -128, True),
+             ("HardSigmoid", 1 / 255, -128, False))
+    for n, (f, fs, fz, swap) in enumerate(gates):
+        if n == 1:  # depthwise 3x3
+            b.conv(16, 16, 3, group=16, pad=1, ys=0.3, yz=4)
+        else:
+            b.conv(16, 16, 3, pad=1, ys=0.35, yz=-6)
+        x = b.cur
+        b.activation(f, fs, fz)
+        g = b.cur
+        b.binary("Mul", g if swap else x, x if swap else g, ys=0.2, yz=-30)
+    b.conv(16, 8, 1, ys=0.4, yz=2)  # reads the NCHW mul through a transpose
+    path_shapes["gate"] = [1, 16, 9, 11]
+    path = b.save("gate")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("gate", path, hw, "conv")
+        report = json.loads((work / "gate.json").read_text())
+        fused = [l["name"] for l in report["layers"] if l["mapping"].endswith(" +gate")]
+        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                and p["op"] not in ("quantize", "dequantize", "transpose")]
+        if len(fused) != 3 or host:
+            print(f"gate {hw}: FAIL: {len(fused)} of 3 gates fused ({fused}), "
+                  f"on the host: {host}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}

@@ -86,12 +86,15 @@ struct Epilogue {
   std::vector<char> table;
   uint64_t lutDram = 0;
   bool storeUnsigned = false;
-  /// A residual graph.add on the NPU reads the result (npu-fuse-residual):
-  /// after REQUANT, a VADD adds the tile of the add's other operand, loaded
-  /// from `residualDram` (same layout as the output), in place; the stored
-  /// tile is the add's result. `producerIsLhs`: the conv's result is the
-  /// add's first operand (VADD's A; the order matters to the fma).
-  bool residual = false;
+  /// What the epilogue applies after REQUANT, its result being the stored
+  /// tile: a residual graph.add (npu-fuse-residual: a VADD with the tile of
+  /// the add's other operand, loaded from `residualDram`, same layout as the
+  /// output) or a gate, x * table(x) (npu-fuse-gate: a second REQUANT
+  /// through `table` into the second tile, then a VMUL of the two; SiLU as
+  /// x * sigmoid(x), HardSwish as x * HardSigmoid(x)). `producerIsLhs`: the
+  /// conv's result is the add's/mul's first operand (VADD/VMUL's A; the
+  /// order matters to the fma); res* are that op's quantization and clamp.
+  enum class Fused { None, ResidualAdd, GateMul } fused = Fused::None;
   bool producerIsLhs = true;
   QParams resA, resB, resOut;
   int64_t resLo = -128, resHi = 127;
@@ -101,8 +104,11 @@ Epilogue epilogueOf(mlir::Operation *op);
 /// The NPU graph.add that `op`'s epilogue applies (npu-fuse-residual
 /// marked it), if any.
 graph::AddOp fusedResidual(mlir::Operation *op);
-/// An add applied in its producer's epilogue: it has no code of its own.
-bool isFusedResidualAdd(mlir::Operation *op);
+/// The NPU graph.mul that `op`'s epilogue applies with a table of its
+/// result (npu-fuse-gate marked it), if any.
+graph::MulOp fusedGate(mlir::Operation *op);
+/// An add or mul applied in its producer's epilogue: no code of its own.
+bool isFusedIntoProducer(mlir::Operation *op);
 /// MLAS QLinearAdd's per-call fp32 constants (docs/isa.md, VADD):
 /// ratio_a = fl(sa / sc), ratio_b = fl(sb / sc),
 /// fixed = fl(zc - fl(fl(ratio_a * za) + fl(ratio_b * zb))).
@@ -110,6 +116,8 @@ struct AddConstants {
   float ratioA, ratioB, fixed;
 };
 AddConstants addConstants(const QParams &a, const QParams &b, const QParams &c);
+/// MLAS QLinearMul's ratio (docs/isa.md, VMUL): fl(fl(sa * sb) / sc).
+float mulRatio(const QParams &a, const QParams &b, const QParams &c);
 /// The NPU table that reads `op`'s result and is applied by `op`'s
 /// REQUANT, if any.
 graph::TableOp fusedTable(mlir::Operation *op);

@@ -20,8 +20,10 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());
   fn.addPass(createFoldTables());
-  if (options.fuseResidual)
+  if (options.fuseResidual) {
+    fn.addPass(createFuseGate());
     fn.addPass(createFuseResidual());
+  }
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
   fn.addPass(createPlanTiles(tiles));

@@ -109,9 +109,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
     int64_t aS1 = bcastOf(0) ? 0 : inner, bS1 = bcastOf(1) ? 0 : inner;
     Instruction v(isMul ? Opcode::Vmul : Opcode::Vadd);
     if (isMul) {
-      // MLAS QLinearMul: ratio = fl(fl(ScaleA * ScaleB) / ScaleC).
-      volatile float ab = qa.scale * qb.scale;
-      float ratio = ab / qc.scale;
+      float ratio = mulRatio(qa, qb, qc);
       v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
       v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
       v.set(Field::Vmul_lo, lo);

@@ -5,6 +5,8 @@
 //   npu.placement = "npu" | "host"           (npu-partition)
 //   npu.residual_of = 0 | 1                   (npu-fuse-residual; on a
 //                                              graph.add)
+//   npu.gate_of = 0 | 1                       (npu-fuse-gate; on a
+//                                              graph.mul)
 //   npu.tile = {kind, dataflow, rows, n, ...}  (npu-plan-tiles)
 //   npu.dram = <byte offset>                  (npu-allocate-dram; on ops and
 //                                              on function arguments)
@@ -39,6 +41,24 @@ def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
     producer's REQUANT applies. The table is computed by compiling the
     chain's float ops as the host fallback would and running that code on
     the 256 input codes, so it equals the host fallback's result.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
+  let summary = "Apply x * f(x) (SiLU, HardSwish as exported) in the epilogue "
+                "of the convolution that produces x";
+  let description = [{
+    After npu-fold-tables: an NPU graph.mul of two int8 tensors of one shape
+    whose operands are an NPU convolution's result x and
+    QuantizeLinear(f(DequantizeLinear(x))), f elementwise (SiLU's sigmoid,
+    HardSwish's HardSigmoid), where x has no other reader: the chain
+    becomes a graph.table of x (computed by the chain's host code, as
+    npu-fold-tables computes tables) and the mul is marked `npu.gate_of` =
+    x's operand index. The convolution's epilogue requantizes the
+    accumulator tile twice, plainly and through the table, multiplies the
+    two tiles with VMUL (QLinearMul's arithmetic) and stores the product:
+    neither x nor f(x) goes through DRAM or the host.
   }];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }

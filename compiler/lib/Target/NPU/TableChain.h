@@ -1,0 +1,59 @@
+//===- TableChain.h - int8 -> f -> int8 chains as 256-entry tables -*- C++
+//-*-===//
+//
+// Internal to the NPU target. A QDQ model computes an elementwise float
+// function of an int8 tensor as DequantizeLinear -> f -> QuantizeLinear; its
+// input has 256 codes, so the chain is a table over them. The table is the
+// chain's own host code run on the 256 codes (npu-fold-tables,
+// npu-fuse-gate).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_TARGET_NPU_TABLECHAIN_H
+#define SYSTOLE_LIB_TARGET_NPU_TABLECHAIN_H
+
+#include "systole/Dialect/Graph/GraphOps.h"
+
+#include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <vector>
+
+namespace systole::npu::tables {
+
+/// The 8-bit uniform quantized element type of `t`, or null.
+mlir::quant::UniformQuantizedType quantized8(mlir::Type t);
+
+/// The float ops between a dequantize and the one quantize reading their
+/// result, in program order.
+struct Chain {
+  llvm::SmallVector<mlir::Operation *> ops;
+  graph::QuantizeOp quantize;
+};
+/// The chain after `dq` when every op in it is elementwise in the one
+/// dequantized value (other operands one-element constants), host-placed,
+/// and nothing outside the chain reads its intermediate values. With
+/// `allowTranspose`, the op reading the dequantize may be a transpose (the
+/// table is the same; the caller handles the layout).
+std::optional<Chain> chainAfter(graph::DequantizeOp dq,
+                                bool allowTranspose = false);
+
+/// Runs the chain's host code on every input code; returns the 256 output
+/// storage bytes, indexed by input code - storage minimum.
+llvm::Expected<std::vector<int8_t>> evaluate(graph::DequantizeOp dq,
+                                             const Chain &chain);
+
+/// A graph.table on the NPU mapping `input` (the dequantize's input) through
+/// `table`, with the quantize's element type and `input`'s shape.
+graph::TableOp createTable(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value input, graph::QuantizeOp quantize,
+                           llvm::ArrayRef<int8_t> table);
+
+/// Erases a folded chain: the quantize (whose uses are replaced), the float
+/// ops and the dequantize.
+void eraseChain(graph::DequantizeOp dq, const Chain &chain);
+
+} // namespace systole::npu::tables
+
+#endif // SYSTOLE_LIB_TARGET_NPU_TABLECHAIN_H
