@@ -39,35 +39,10 @@ ActionCounts &ActionCounts::operator+=(const ActionCounts &o) {
 // Numeric helpers (docs/isa.md §4-5)
 //===----------------------------------------------------------------------===//
 
-// x86 cvtps2dq under the default MXCSR: RNE; NaN and |t| >= 2^31 give
-// INT32_MIN ("integer indefinite").
-int32_t sim::roundHalfEven(float v) {
-  if (!(v > -2147483904.0f && v < 2147483648.0f)) // NaN fails both
-    return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(std::nearbyint(v));
-}
-
 static float f32(int32_t bits) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
-}
-
-// _mm_max_ps(a, b) / _mm_min_ps(a, b): the second operand when a is NaN.
-static float maxps(float a, float b) { return a > b ? a : b; }
-static float minps(float a, float b) { return a < b ? a : b; }
-
-static int32_t clampI32(int32_t v, int32_t lo, int32_t hi) {
-  return std::min(std::max(v, lo), hi);
-}
-
-// REQUANT: f = fl(fl(float(v)) * s), clamp to [lo - zp, hi - zp] in fp32
-// (MlasRequantizeOutput's max/min order, so NaN becomes lo), rne, + zp.
-int32_t sim::requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
-                             int32_t hi) {
-  float f = static_cast<float>(acc) * scale;
-  f = minps(maxps(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
-  return roundHalfEven(f) + zp;
 }
 
 //===----------------------------------------------------------------------===//
@@ -404,23 +379,6 @@ struct Domain {
 };
 } // namespace
 
-float sim::addValue(uint64_t mode, float a, float b, float ra, float rb,
-                    float fixed) {
-  switch (mode) {
-  case isa::AddMode_fma:
-    return std::fma(a, ra, std::fma(b, rb, fixed));
-  case isa::AddMode_fma_scalar_b:
-    return std::fma(a, ra, fixed + b * rb);
-  case isa::AddMode_fma_scalar_a:
-    return std::fma(b, rb, fixed + a * ra);
-  case isa::AddMode_mul_add:
-    return (fixed + a * ra) + b * rb;
-  case isa::AddMode_mul_add_scalar_b:
-    return (fixed + b * rb) + a * ra;
-  }
-  return 0.0f;
-}
-
 static void executeVector(const Instruction &I, MachineState &S) {
   const bool add = I.opcode() == Opcode::Vadd;
   auto U = [&](Field a, Field m) { return I.raw(add ? a : m); };
@@ -440,18 +398,18 @@ static void executeVector(const Instruction &I, MachineState &S) {
                        j * U(F::Vadd_b_s1, F::Vmul_b_s1);
     for (uint64_t i = 0; i < n0; ++i) {
       int32_t av = d.value(a[ab ? 0 : i]), bv = d.value(b[bb ? 0 : i]);
-      float t;
+      int32_t y;
       if (add) {
-        t = addValue(I.raw(F::Vadd_mode), float(av), float(bv),
-                     I.getF32(F::Vadd_ratio_a), I.getF32(F::Vadd_ratio_b),
-                     I.getF32(F::Vadd_fixed));
+        float t = addValue(I.raw(F::Vadd_mode), float(av), float(bv),
+                           I.getF32(F::Vadd_ratio_a), I.getF32(F::Vadd_ratio_b),
+                           I.getF32(F::Vadd_fixed));
+        y = std::min(std::max(roundHalfEven(t), lo), hi);
       } else {
-        int32_t p =
-            (av - d.param(I, F::Vmul_a_zp)) * (bv - d.param(I, F::Vmul_b_zp));
-        t = float(p) * I.getF32(F::Vmul_ratio);
-        t = t + float(d.param(I, F::Vmul_o_zp));
+        y = isa::mulValue(av, bv, d.param(I, F::Vmul_a_zp),
+                          d.param(I, F::Vmul_b_zp), d.param(I, F::Vmul_o_zp),
+                          I.getF32(F::Vmul_ratio), lo, hi);
       }
-      out[j * n0 + i] = d.store(clampI32(roundHalfEven(t), lo, hi));
+      out[j * n0 + i] = d.store(y);
     }
   }
   for (uint64_t j = 0; j < n1; ++j)
@@ -511,7 +469,7 @@ static void executePool(const Instruction &I, MachineState &S) {
                                                            : float(count);
           facc = facc / div;
           float t = facc / outScale + float(outZp);
-          y = clampI32(roundHalfEven(t), lo, hi);
+          y = std::min(std::max(roundHalfEven(t), lo), hi);
         }
         out[(oy * ow + ox) * ch + c] = d.store(y);
       }

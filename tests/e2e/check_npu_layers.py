@@ -27,8 +27,8 @@ equal ORT's:
 - residual: residual adds in the epilogue of the conv producing an operand
   (identity and projection shortcuts, either operand order, ReLU after the
   add), also on the Verilated RTL;
-- gate: x * f(x) (SiLU, HardSwish as exported) in the epilogue of the conv
-  producing x, also on the Verilated RTL;
+- gate: x * f(x) (SiLU, HardSwish as exported) as one table of x, applied
+  by the REQUANT of the conv producing x, also on the Verilated RTL;
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -596,13 +596,15 @@ def case_residual():
 
 
 def case_gate():
-    """x * f(x) in the epilogue of the conv producing x (npu-fuse-gate), as
-    QDQ exports have SiLU (EfficientNet, YOLO: x * Sigmoid(x)) and
-    HardSwish (MobileNetV3 at opset 13: x * HardSigmoid(x)), f(x) quantized
-    on its own and multiplied by QLinearMul: after a dense conv, after a
-    depthwise conv (the vector unit's epilogue), with x as the mul's second
-    operand, and with HardSigmoid, a host op the layout pass does not move
-    transposes across (the mul starts out in NCHW)."""
+    """x * f(x) folded into one table of x (npu-fuse-gate), as QDQ exports
+    have SiLU (EfficientNet, YOLO: x * Sigmoid(x)) and HardSwish
+    (MobileNetV3 at opset 13: x * HardSigmoid(x); PaddleOCR:
+    x * Clip(x + 3, 0, 6) / 6 with every step quantized), f(x) quantized on
+    its own and multiplied by QLinearMul: after a dense conv, after a
+    depthwise conv (the vector unit's REQUANT), with x as the mul's second
+    operand, with HardSigmoid (a host op the layout pass does not move
+    transposes across: the mul starts out in NCHW), and the PaddleOCR form
+    (three quantized steps, then "/ 6" composed after the product)."""
     b = Builder([1, 16, 9, 11])
     gates = (("Sigmoid", 1 / 256, -128, False), ("Sigmoid", 1 / 256, -128, True),
              ("HardSigmoid", 1 / 255, -128, False))
@@ -615,19 +617,35 @@ def case_gate():
         b.activation(f, fs, fz)
         g = b.cur
         b.binary("Mul", g if swap else x, x if swap else g, ys=0.2, yz=-30)
-    b.conv(16, 8, 1, ys=0.4, yz=2)  # reads the NCHW mul through a transpose
+    # PaddleOCR's HardSwish.
+    b.conv(16, 16, 1, ys=0.08, yz=-7)
+    x = b.cur
+    b.inits += [init("three", np.float32(3.0)), init("six", np.float32(6.0))]
+    b.nodes.append(helper.make_node("Add", [x, "three"], ["hs_a"]))
+    b._requant(900, "hs_a", 0.08, -44, False)
+    b.nodes.append(helper.make_node("Clip", [b.cur, "", "six"], ["hs_c"]))
+    b.nodes[-1].input[1] = "zero_f"
+    b.inits.append(init("zero_f", np.float32(0.0)))
+    b._requant(901, "hs_c", 6 / 255, -128, False)
+    b.binary("Mul", x, b.cur, ys=0.26, yz=-120)
+    b.nodes.append(helper.make_node("Div", [b.cur, "six"], ["hs_d"]))
+    b._requant(902, "hs_d", 0.044, -120, False)
+    b.conv(16, 8, 1, ys=0.4, yz=2)  # reads the last product
     path_shapes["gate"] = [1, 16, 9, 11]
     path = b.save("gate")
     fails = 0
     for hw in ("default-32x32", "rtl-8x8"):
         fails += check("gate", path, hw, "conv")
         report = json.loads((work / "gate.json").read_text())
-        fused = [l["name"] for l in report["layers"] if l["mapping"].endswith(" +gate")]
-        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
-                and p["op"] not in ("quantize", "dequantize", "transpose")]
-        if len(fused) != 3 or host:
-            print(f"gate {hw}: FAIL: {len(fused)} of 3 gates fused ({fused}), "
-                  f"on the host: {host}")
+        tables = [p["name"] for p in report["placement"]["ops"]
+                  if p["op"] == "table" and p["placement"] == "npu"]
+        others = [p["op"] for p in report["placement"]["ops"]
+                  if p["op"] not in ("quantize", "dequantize", "transpose", "table", "conv2d",
+                                     "reshape")
+                  or (p["op"] == "conv2d" and p["placement"] != "npu")]
+        if len(tables) != 4 or others:
+            print(f"gate {hw}: FAIL: {len(tables)} of 4 gates as tables ({tables}), "
+                  f"other ops: {others}")
             fails += 1
     return fails
 

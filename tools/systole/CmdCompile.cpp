@@ -48,8 +48,9 @@ static int runCompile(int argc, char **argv) {
              "print the IR after the named pass")
       .flag({"--dump-ir-after-all"}, dumpAll, "print the IR after every pass")
       .flag({"--no-dram-reuse"}, noReuse,
-            "give every tensor its own DRAM buffer (debugging: all "
-            "intermediates can be read back after a run)")
+            "give every tensor its own DRAM buffer and store it (debugging: "
+            "all intermediates can be read back after a run; implies "
+            "--no-fusion)")
       .flag({"--no-fusion"}, noFusion,
             "run every residual add as a layer of its own instead of in "
             "the epilogue of the convolution that produces it")

@@ -94,7 +94,9 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   npu::PipelineOptions pipeline;
   pipeline.hw = options.hw;
   pipeline.reuseDram = options.reuseDram;
-  pipeline.fuseResidual = options.fuseResidual;
+  // Without DRAM reuse every intermediate is kept to be read back (`systole
+  // compare`): a fused add would leave its conv's result unstored.
+  pipeline.fuseResidual = options.fuseResidual && options.reuseDram;
   npu::populateSystolePipeline(pm, pipeline);
   if (options.configurePassManager)
     options.configurePassManager(pm);

@@ -111,14 +111,6 @@ struct AllocateDramPass
       if (auto a = dyn_cast<systole::graph::AddOp>(op))
         if (auto idx = a->getAttrOfType<IntegerAttr>(kResidualAttr))
           root[a.getOutput()] = rootOf(a->getOperand(idx.getInt()));
-      // And a gate's table and mul (npu-fuse-gate): the table's result
-      // never leaves the scratchpad, the mul's is the stored one.
-      if (auto m = dyn_cast<systole::graph::MulOp>(op))
-        if (auto idx = m->getAttrOfType<IntegerAttr>(kGateAttr)) {
-          Value x = m->getOperand(idx.getInt());
-          root[m->getOperand(1 - idx.getInt())] = rootOf(x);
-          root[m.getOutput()] = rootOf(x);
-        }
     }
     for (Operation &op : func.getBody().front()) {
       for (Value v : op.getOperands())

@@ -132,8 +132,8 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
-  int64_t lutBytes = fusedTable(op) || fusedGate(op) ? 256 : 0;
-  int64_t resBytes = fusedResidual(op) || fusedGate(op) ? mMax * ctMax : 0;
+  int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  int64_t resBytes = fusedResidual(op) ? mMax * ctMax : 0;
   for (int s = 0; s < 2; ++s) {
     inSlot[s] = sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
@@ -340,10 +340,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
-  int64_t lutBytes = fusedTable(op) || fusedGate(op) ? 256 : 0;
-  // A fused residual add's operand tile or a gate's table(x) tile, beside
-  // the output tile.
-  int64_t resBytes = fusedResidual(op) || fusedGate(op) ? mMax * ntMax : 0;
+  int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  // A fused residual add's operand tile, beside the output tile.
+  int64_t resBytes = fusedResidual(op) ? mMax * ntMax : 0;
   // One input tile in the whole layer (row tiles outer, one image, one row
   // tile) needs no second buffer: the space goes to larger tiles instead.
   int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *

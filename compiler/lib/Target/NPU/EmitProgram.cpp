@@ -411,7 +411,6 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     // buffer (AllocateDram).
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
     graph::AddOp residual = fusedResidual(&op);
-    graph::MulOp gate = fusedGate(&op);
     if (residual) {
       Value other = residual.getLhs() == op.getResult(0) ? residual.getRhs()
                                                          : residual.getLhs();
@@ -431,13 +430,10 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     layer.name = onnxNodeName(op.getLoc());
     if (layer.name.empty())
       layer.name = op.getName().getStringRef().str();
-    // A fused add or mul has no layer of its own: the conv's row names it.
-    if (Operation *fused = residual ? residual.getOperation()
-                           : gate   ? gate.getOperation()
-                                    : nullptr) {
-      std::string name = onnxNodeName(fused->getLoc());
-      layer.name +=
-          " + " + (name.empty() ? fused->getName().stripDialect().str() : name);
+    // The add has no layer of its own: the conv's row names it.
+    if (residual) {
+      std::string add = onnxNodeName(residual.getLoc());
+      layer.name += " + " + (add.empty() ? std::string("add") : add);
     }
     layer.segment = static_cast<uint32_t>(prog.segments.size());
     layer.firstInstruction = static_cast<uint32_t>(first);
@@ -447,9 +443,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       LayerReport r;
       r.name = layer.name;
       r.op = op.getName().getStringRef().str();
-      r.mapping = describePlan(&op) + (residual ? " +add"
-                                       : gate   ? " +gate"
-                                                : "");
+      r.mapping = describePlan(&op) + (residual ? " +add" : "");
       r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
       r.dramBytes = builder.lastHoistedBytes;

@@ -43,15 +43,20 @@ namespace {
 
 struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
   void runOnOperation() override {
+    // A table's result read by another chain (a gate's "/ 6", an
+    // activation quantized in several steps) composes with it: producers
+    // include the tables made here (a worklist).
     SmallVector<Operation *> producers;
     getOperation().walk([&](Operation *op) {
-      if (llvm::isa<Conv2DOp, MatMulOp>(op) &&
+      if (llvm::isa<Conv2DOp, MatMulOp, TableOp>(op) &&
           npu::getPlacement(op) == NpuPlacement::Npu &&
-          quantized8(op->getResult(0).getType()) &&
-          op->getResult(0).hasOneUse())
+          quantized8(op->getResult(0).getType()))
         producers.push_back(op);
     });
-    for (Operation *producer : producers) {
+    while (!producers.empty()) {
+      Operation *producer = producers.pop_back_val();
+      if (!producer->getResult(0).hasOneUse())
+        continue;
       auto dq = dyn_cast<DequantizeOp>(*producer->getResult(0).user_begin());
       if (!dq)
         continue;
@@ -65,11 +70,25 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
         return signalPassFailure();
       }
       QuantizeOp q = chain->quantize;
+      // After a table: one table of the table's input, the chain's entries
+      // read at the table's codes.
+      Value input = dq.getInput();
+      auto first = dyn_cast<TableOp>(producer);
+      if (first) {
+        auto mid = quantized8(first.getOutput().getType());
+        std::vector<int8_t> composed;
+        for (const APInt &v : first.getTable().getValues<APInt>()) {
+          uint8_t byte = static_cast<uint8_t>(v.getZExtValue());
+          int64_t code = mid.isSigned() ? int64_t(int8_t(byte)) : byte;
+          composed.push_back((*table)[code - mid.getStorageTypeMin()]);
+        }
+        *table = std::move(composed);
+        input = first.getInput();
+      }
       // Named after the activation (the last float op): the report lists
       // it as an NPU op of that ONNX node.
       OpBuilder b(q);
-      TableOp t =
-          createTable(b, chain->ops.back()->getLoc(), dq.getInput(), q, *table);
+      TableOp t = createTable(b, chain->ops.back()->getLoc(), input, q, *table);
       Value result = t.getOutput();
       if (result.getType() != q.getOutput().getType()) {
         auto r =
@@ -79,6 +98,9 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
       }
       q.getOutput().replaceAllUsesWith(result);
       eraseChain(dq, *chain);
+      if (first)
+        first.erase();
+      producers.push_back(t);
     }
   }
 };

@@ -1,23 +1,30 @@
-//===- FuseGate.cpp - x * f(x) in the producing conv's epilogue -----------===//
+//===- FuseGate.cpp - x * f(x) as one table of x --------------------------===//
 //
-// SiLU (EfficientNet, YOLO) is exported as x * Sigmoid(x) and HardSwish at
-// low opsets as x * HardSigmoid(x); a QDQ model quantizes f(x) on its own
-// (DequantizeLinear -> f -> QuantizeLinear) and multiplies with QLinearMul.
-// x is then read twice, so npu-fold-tables cannot make f the conv's REQUANT
-// table, and f runs on the host with the conv's result making a round trip.
-// Here the chain becomes a graph.table of x and the mul is applied in the
-// conv's epilogue: REQUANT gives x, a second REQUANT of the same
-// accumulator tile through the table gives f(x) (exactly the chain's host
-// result for every code), VMUL multiplies them with QLinearMul's
-// arithmetic. Each stage is the unfused op's own arithmetic, so the result
-// is the same bit for bit.
+// SiLU (EfficientNet, YOLO) is exported as x * Sigmoid(x), HardSwish at
+// low opsets as x * HardSigmoid(x) or x * Clip(x + 3, 0, 6) / 6; a QDQ
+// model quantizes f(x) on its own (DequantizeLinear -> f -> QuantizeLinear,
+// possibly in several quantized steps) and multiplies with QLinearMul. x is
+// then read twice, so npu-fold-tables cannot make f the producer's REQUANT
+// table, and f runs on the host with x making a round trip.
+//
+// But the product is still a function of x's code alone: with f's table T
+// (the chain's host code run on the 256 codes, as npu-fold-tables computes
+// it, each quantized step composed) the result for code c is
+// QLinearMul(c, T[c]), evaluated with the ISA's own VMUL arithmetic
+// (isa::mulValue, which is MLAS's and what the NPU computes). So the chain
+// and the mul become one graph.table of x, which the producer's REQUANT
+// applies (npu-fold-tables then composes any chain after it, e.g. the
+// "/ 6"): no extra instruction, nothing on the host.
 //
 //===----------------------------------------------------------------------===//
 #include "LayerLowering.h"
 #include "TableChain.h"
 
+#include "systole/ISA/Arithmetic.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
+
+#include "mlir/IR/Matchers.h"
 
 namespace systole::npu {
 #define GEN_PASS_DEF_FUSEGATE
@@ -28,34 +35,13 @@ using namespace mlir;
 using namespace systole::npu;
 using namespace systole::npu::tables;
 namespace graph = systole::graph;
+namespace isa = systole::isa;
 
 namespace {
 
 bool isSignedInt8(Type t) {
   auto q = quantized8(t);
   return q && q.isSigned();
-}
-
-/// The producer of `x` when it can apply the gate: an NPU convolution whose
-/// result only `reader` (the mul or the transpose before it) and one
-/// dequantize read.
-graph::Conv2DOp gateProducer(Value x, Operation *reader,
-                             graph::DequantizeOp &dq) {
-  auto conv = x.getDefiningOp<graph::Conv2DOp>();
-  if (!conv || getPlacement(conv) != Placement::Npu)
-    return {};
-  dq = {};
-  int uses = 0;
-  for (OpOperand &use : x.getUses()) {
-    ++uses;
-    if (use.getOwner() == reader)
-      continue;
-    auto d = dyn_cast<graph::DequantizeOp>(use.getOwner());
-    if (!d || dq)
-      return {};
-    dq = d;
-  }
-  return uses == 2 && dq ? conv : graph::Conv2DOp();
 }
 
 /// Whether applying `p` then `q` is the identity.
@@ -68,92 +54,198 @@ bool isInverse(llvm::ArrayRef<int64_t> p, llvm::ArrayRef<int64_t> q) {
   return true;
 }
 
+/// One quantized step of f: a chain from a dequantize to its quantize.
+struct Step {
+  graph::DequantizeOp dq;
+  Chain chain;
+};
+
+/// The dequantize a chain ending in `q` starts from: follows the non-
+/// constant operand of each op back from the quantize's input.
+graph::DequantizeOp chainRoot(graph::QuantizeOp q) {
+  Value v = q.getInput();
+  for (int depth = 0; depth < 64; ++depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return {};
+    if (auto dq = dyn_cast<graph::DequantizeOp>(def))
+      return dq;
+    Value next;
+    for (Value o : def->getOperands())
+      if (!matchPattern(o, m_Constant())) {
+        if (next)
+          return {}; // two activation operands: not a chain
+        next = o;
+      }
+    if (!next)
+      return {};
+    v = next;
+  }
+  return {};
+}
+
+/// f's quantized steps from `x` (through `dqOfX`'s chain) to `g`, outermost
+/// last, when `g` is Q(f_k(DQ(... Q(f_1(DQ(x))))))
+/// with every intermediate value read only by the next step.
+std::optional<SmallVector<Step>> stepsTo(Value g, Value x,
+                                         bool allowTranspose) {
+  SmallVector<Step> steps;
+  Value cur = g;
+  while (true) {
+    auto q = cur.getDefiningOp<graph::QuantizeOp>();
+    if (!q || !cur.hasOneUse() || !quantized8(q.getOutput().getType()))
+      return std::nullopt;
+    graph::DequantizeOp dq = chainRoot(q);
+    if (!dq)
+      return std::nullopt;
+    bool first = dq.getInput() == x;
+    std::optional<Chain> chain = chainAfter(dq, allowTranspose && first);
+    if (!chain || chain->quantize != q)
+      return std::nullopt;
+    steps.insert(steps.begin(), Step{dq, *chain});
+    if (first)
+      return steps;
+    cur = dq.getInput();
+    if (!cur.hasOneUse())
+      return std::nullopt;
+  }
+}
+
+/// The producer of `x` when its REQUANT can apply a table: an NPU
+/// convolution or matmul whose result only `reader` (the mul or the
+/// transpose before it) and one dequantize read.
+graph::DequantizeOp soleOtherReader(Value x, Operation *reader) {
+  Operation *p = x.getDefiningOp();
+  if (!p || !llvm::isa<graph::Conv2DOp, graph::MatMulOp>(p) ||
+      getPlacement(p) != Placement::Npu)
+    return {};
+  graph::DequantizeOp dq;
+  int uses = 0;
+  for (OpOperand &use : x.getUses()) {
+    ++uses;
+    if (use.getOwner() == reader)
+      continue;
+    auto d = dyn_cast<graph::DequantizeOp>(use.getOwner());
+    if (!d || dq)
+      return {};
+    dq = d;
+  }
+  return uses == 2 ? dq : graph::DequantizeOp();
+}
+
 struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
   void runOnOperation() override {
     SmallVector<graph::MulOp> muls;
     getOperation().walk([&](graph::MulOp m) { muls.push_back(m); });
-    for (graph::MulOp mul : muls) {
-      if (getPlacement(mul) != Placement::Npu ||
-          !isSignedInt8(mul.getLhs().getType()) ||
-          !isSignedInt8(mul.getRhs().getType()) ||
-          !isSignedInt8(mul.getOutput().getType()) ||
-          binaryBroadcast(cast<ShapedType>(mul.getLhs().getType()),
-                          cast<ShapedType>(mul.getRhs().getType())) !=
-              BinaryBroadcast::Equal ||
-          cast<ShapedType>(mul.getLhs().getType()).getShape() !=
-              cast<ShapedType>(mul.getOutput().getType()).getShape())
+    for (graph::MulOp mul : muls)
+      if (failed(foldGate(mul)))
+        return signalPassFailure();
+  }
+
+  LogicalResult foldGate(graph::MulOp mul) {
+    if (getPlacement(mul) != Placement::Npu ||
+        !isSignedInt8(mul.getLhs().getType()) ||
+        !isSignedInt8(mul.getRhs().getType()) ||
+        !isSignedInt8(mul.getOutput().getType()) ||
+        binaryBroadcast(cast<ShapedType>(mul.getLhs().getType()),
+                        cast<ShapedType>(mul.getRhs().getType())) !=
+            BinaryBroadcast::Equal ||
+        cast<ShapedType>(mul.getLhs().getType()).getShape() !=
+            cast<ShapedType>(mul.getOutput().getType()).getShape())
+      return success();
+    for (unsigned k = 0; k < 2; ++k) {
+      Value x = mul->getOperand(k), g = mul->getOperand(1 - k);
+      // An NCHW mul (ToNHWC does not move transposes across host ops): x
+      // reaches it through a transpose, f's chain through the same
+      // transpose of the dequantized value.
+      auto tx = x.getDefiningOp<graph::TransposeOp>();
+      if (tx && tx.getOutput().hasOneUse())
+        x = tx.getInput();
+      else
+        tx = {};
+      graph::DequantizeOp dqx =
+          soleOtherReader(x, tx ? tx.getOperation() : mul.getOperation());
+      if (!dqx)
         continue;
-      for (unsigned k = 0; k < 2; ++k) {
-        Value x = mul->getOperand(k), g = mul->getOperand(1 - k);
-        // An NCHW mul (ToNHWC does not move transposes across host ops):
-        // x reaches it through a transpose, f's chain through the same
-        // transpose of the dequantized value.
-        auto tx = x.getDefiningOp<graph::TransposeOp>();
-        if (tx && tx.getOutput().hasOneUse())
-          x = tx.getInput();
-        else
-          tx = {};
-        graph::DequantizeOp dq;
-        if (!gateProducer(x, tx ? tx.getOperation() : mul.getOperation(), dq))
-          continue;
-        auto q = g.getDefiningOp<graph::QuantizeOp>();
-        if (!q || !g.hasOneUse())
-          continue;
-        std::optional<Chain> chain = chainAfter(dq, /*allowTranspose=*/true);
-        if (!chain || chain->quantize != q)
-          continue;
-        auto tf = dyn_cast<graph::TransposeOp>(chain->ops.front());
-        bool sameLayout = llvm::none_of(chain->ops, [&](Operation *op) {
+      auto steps = stepsTo(g, x, /*allowTranspose=*/bool(tx));
+      if (!steps || steps->front().dq != dqx)
+        continue;
+      // The first step may transpose (exactly as x's operand does); no
+      // other step may.
+      auto tf = dyn_cast<graph::TransposeOp>(steps->front().chain.ops.front());
+      bool oneTranspose = llvm::all_of(*steps, [&](const Step &s) {
+        return llvm::none_of(s.chain.ops, [&](Operation *op) {
           return llvm::isa<graph::TransposeOp>(op) && op != tf;
         });
-        if (!sameLayout || bool(tx) != bool(tf) ||
-            (tx && tx.getPerm() != tf.getPerm()))
-          continue;
-        auto table = evaluate(dq, *chain);
-        if (!table) {
-          dq.emitError() << "cannot compute the activation table: "
-                         << llvm::toString(table.takeError());
-          return signalPassFailure();
-        }
-        OpBuilder b(mul);
-        graph::TableOp t =
-            createTable(b, chain->ops.back()->getLoc(), x, q, *table);
-        graph::MulOp gate = mul;
-        if (tx) {
-          // The mul in x's layout, then the transpose after it; a
-          // transpose back to x's layout (the next NHWC op) cancels it.
-          auto outType = cast<RankedTensorType>(x.getType())
-                             .clone(getElementTypeOrSelf(mul.getType()));
-          Value a = k == 0 ? x : t.getOutput(), c = k == 0 ? t.getOutput() : x;
-          gate =
-              b.create<graph::MulOp>(mul.getLoc(), outType, a, c,
-                                     mul.getActMinAttr(), mul.getActMaxAttr());
-          setPlacement(gate, Placement::Npu);
-          auto back = b.create<graph::TransposeOp>(
-              tx.getLoc(), mul.getType(), gate.getOutput(), tx.getPermAttr());
-          setPlacement(back, Placement::Host);
-          for (OpOperand &use :
-               llvm::make_early_inc_range(mul.getOutput().getUses()))
-            if (auto inv = dyn_cast<graph::TransposeOp>(use.getOwner());
-                inv && inv.getOutput().getType() == outType &&
-                isInverse(tx.getPerm(), inv.getPerm())) {
-              inv.getOutput().replaceAllUsesWith(gate.getOutput());
-              inv.erase();
-            }
-          mul.getOutput().replaceAllUsesWith(back.getOutput());
-          if (back.getOutput().use_empty())
-            back.erase();
-          mul.erase();
-          tx.erase();
-        } else {
-          mul->setOperand(1 - k, t.getOutput());
-        }
-        eraseChain(dq, *chain);
-        gate->setAttr(kGateAttr,
-                      IntegerAttr::get(IntegerType::get(&getContext(), 64), k));
-        break;
+      });
+      if (!oneTranspose || bool(tx) != bool(tf) ||
+          (tx && tx.getPerm() != tf.getPerm()))
+        continue;
+
+      // f's table over x's codes (index: code + 128), step by step.
+      std::vector<int8_t> f(256);
+      for (int i = 0; i < 256; ++i)
+        f[i] = static_cast<int8_t>(i - 128);
+      for (Step s : *steps) {
+        auto t = evaluate(s.dq, s.chain);
+        if (!t)
+          return s.dq.emitError() << "cannot compute the activation table: "
+                                  << llvm::toString(t.takeError());
+        auto in = quantized8(s.dq.getInput().getType());
+        for (int8_t &v : f)
+          v = (*t)[v - in.getStorageTypeMin()];
       }
+      // QLinearMul(x, f(x)) per code, the operands in the mul's order.
+      QParams qa = perTensorParams(mul.getLhs().getType());
+      QParams qb = perTensorParams(mul.getRhs().getType());
+      QParams qc = perTensorParams(mul.getOutput().getType());
+      float ratio = mulRatio(qa, qb, qc);
+      auto [lo, hi] = clampBounds(mul);
+      std::vector<int8_t> table(256);
+      for (int i = 0; i < 256; ++i) {
+        int32_t c = i - 128, fc = f[i];
+        table[i] = static_cast<int8_t>(
+            isa::mulValue(k == 0 ? c : fc, k == 0 ? fc : c, qa.zeroPoint,
+                          qb.zeroPoint, qc.zeroPoint, ratio,
+                          static_cast<int32_t>(lo), static_cast<int32_t>(hi)));
+      }
+
+      OpBuilder b(mul);
+      auto outType = cast<RankedTensorType>(x.getType())
+                         .clone(getElementTypeOrSelf(mul.getType()));
+      auto attr = DenseIntElementsAttr::get(
+          RankedTensorType::get({256}, b.getIntegerType(8)),
+          llvm::ArrayRef(table));
+      auto t = b.create<graph::TableOp>(mul.getLoc(), outType, x, attr);
+      setPlacement(t, Placement::Npu);
+      Value result = t.getOutput();
+      if (tx) {
+        // The table is in x's layout; the mul's result is transposed. A
+        // transpose back to x's layout (the next NHWC op) cancels.
+        for (OpOperand &use :
+             llvm::make_early_inc_range(mul.getOutput().getUses()))
+          if (auto inv = dyn_cast<graph::TransposeOp>(use.getOwner());
+              inv && inv.getOutput().getType() == outType &&
+              isInverse(tx.getPerm(), inv.getPerm())) {
+            inv.getOutput().replaceAllUsesWith(result);
+            inv.erase();
+          }
+        if (!mul.getOutput().use_empty()) {
+          auto back = b.create<graph::TransposeOp>(tx.getLoc(), mul.getType(),
+                                                   result, tx.getPermAttr());
+          setPlacement(back, Placement::Host);
+          result = back;
+        }
+      }
+      mul.getOutput().replaceAllUsesWith(result);
+      mul.erase();
+      if (tx)
+        tx.erase();
+      for (const Step &s : llvm::reverse(*steps))
+        eraseChain(s.dq, s.chain);
+      return success();
     }
+    return success();
   }
 };
 

@@ -141,19 +141,8 @@ Epilogue epilogueOf(Operation *op) {
   }
   Operation *binary = nullptr;
   if (graph::AddOp add = fusedResidual(op)) {
-    e.fused = Epilogue::Fused::ResidualAdd;
+    e.residual = true;
     binary = add;
-  } else if (graph::MulOp mul = fusedGate(op)) {
-    e.fused = Epilogue::Fused::GateMul;
-    binary = mul;
-    // The table the second REQUANT applies (a signed int8 result: the pass
-    // fuses no other).
-    int64_t idx = mul->getAttrOfType<IntegerAttr>(kGateAttr).getInt();
-    auto t = mul->getOperand(1 - idx).getDefiningOp<graph::TableOp>();
-    e.lut = true;
-    e.table.clear();
-    for (const APInt &v : t.getTable().getValues<APInt>())
-      e.table.push_back(static_cast<char>(v.getZExtValue()));
   }
   if (binary) {
     e.producerIsLhs = binary->getOperand(0) == op->getResult(0);
@@ -179,33 +168,8 @@ graph::AddOp fusedResidual(Operation *op) {
   return add;
 }
 
-graph::MulOp fusedGate(Operation *op) {
-  if (op->getNumResults() != 1)
-    return {};
-  Value x = op->getResult(0);
-  graph::MulOp mul;
-  graph::TableOp table;
-  for (Operation *user : x.getUsers()) {
-    if (auto m = dyn_cast<graph::MulOp>(user); m && !mul)
-      mul = m;
-    else if (auto t = dyn_cast<graph::TableOp>(user); t && !table)
-      table = t;
-    else
-      return {};
-  }
-  if (!mul || !table)
-    return {};
-  auto idx = mul->getAttrOfType<IntegerAttr>(kGateAttr);
-  if (!idx || idx.getInt() < 0 || idx.getInt() > 1 ||
-      mul->getOperand(idx.getInt()) != x ||
-      mul->getOperand(1 - idx.getInt()) != table.getOutput())
-    return {};
-  return mul;
-}
-
 bool isFusedIntoProducer(Operation *op) {
-  return (llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr)) ||
-         (llvm::isa<graph::MulOp>(op) && op->hasAttr(kGateAttr));
+  return llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr);
 }
 
 float mulRatio(const QParams &a, const QParams &b, const QParams &c) {
@@ -300,41 +264,15 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
   rq.set(Field::Requant_o_stride, tile.nt);
   rq.set(Field::Requant_m, tile.m);
   rq.set(Field::Requant_n, tile.nt);
-  bool gate = e.fused == Epilogue::Fused::GateMul;
-  if (e.lut && !gate) {
+  if (e.lut) {
     rq.set(Field::Requant_lut, 1);
     rq.set(Field::Requant_lut_addr, static_cast<int64_t>(tile.lut));
   }
   item.computes.push_back(rq);
-  // The fused op's operands: the requantized tile and the second tile.
-  uint64_t aAddr = e.producerIsLhs ? tile.out : tile.res;
-  uint64_t bAddr = e.producerIsLhs ? tile.res : tile.out;
-  if (gate) {
-    // table(x) from the same accumulator tile: REQUANT again, through the
-    // table, into the second tile; then x * table(x) in place.
-    Instruction t = rq;
-    t.set(Field::Requant_lut, 1);
-    t.set(Field::Requant_lut_addr, static_cast<int64_t>(tile.lut));
-    t.set(Field::Requant_o_addr, static_cast<int64_t>(tile.res));
-    item.computes.push_back(t);
-    Instruction v(Opcode::Vmul);
-    v.set(Field::Vmul_lo, e.resLo);
-    v.set(Field::Vmul_hi, e.resHi);
-    v.set(Field::Vmul_a_zp, e.resA.zeroPoint);
-    v.set(Field::Vmul_b_zp, e.resB.zeroPoint);
-    v.set(Field::Vmul_o_zp, e.resOut.zeroPoint);
-    v.set(Field::Vmul_a_addr, static_cast<int64_t>(aAddr));
-    v.set(Field::Vmul_b_addr, static_cast<int64_t>(bAddr));
-    v.set(Field::Vmul_o_addr, static_cast<int64_t>(tile.out));
-    v.set(Field::Vmul_n0, tile.nt);
-    v.set(Field::Vmul_n1, tile.m);
-    v.set(Field::Vmul_a_s1, tile.nt);
-    v.set(Field::Vmul_b_s1, tile.nt);
-    v.set(Field::Vmul_o_s1, tile.nt);
-    v.setF32(Field::Vmul_ratio, mulRatio(e.resA, e.resB, e.resOut));
-    item.computes.push_back(v);
-  }
-  if (e.fused == Epilogue::Fused::ResidualAdd) {
+  if (e.residual) {
+    // The add's operands: the requantized tile and the shortcut's.
+    uint64_t aAddr = e.producerIsLhs ? tile.out : tile.res;
+    uint64_t bAddr = e.producerIsLhs ? tile.res : tile.out;
     // The other operand's tile, same pixels and channels as the output
     // tile; read first by the VADD below.
     DmaBox res;

@@ -86,15 +86,13 @@ struct Epilogue {
   std::vector<char> table;
   uint64_t lutDram = 0;
   bool storeUnsigned = false;
-  /// What the epilogue applies after REQUANT, its result being the stored
-  /// tile: a residual graph.add (npu-fuse-residual: a VADD with the tile of
-  /// the add's other operand, loaded from `residualDram`, same layout as the
-  /// output) or a gate, x * table(x) (npu-fuse-gate: a second REQUANT
-  /// through `table` into the second tile, then a VMUL of the two; SiLU as
-  /// x * sigmoid(x), HardSwish as x * HardSigmoid(x)). `producerIsLhs`: the
-  /// conv's result is the add's/mul's first operand (VADD/VMUL's A; the
-  /// order matters to the fma); res* are that op's quantization and clamp.
-  enum class Fused { None, ResidualAdd, GateMul } fused = Fused::None;
+  /// A residual graph.add on the NPU reads the result (npu-fuse-residual):
+  /// after REQUANT, a VADD adds the tile of the add's other operand, loaded
+  /// from `residualDram` (same layout as the output), in place; the stored
+  /// tile is the add's result. `producerIsLhs`: the conv's result is the
+  /// add's first operand (VADD's A; the order matters to the fma); res* are
+  /// the add's quantization and clamp.
+  bool residual = false;
   bool producerIsLhs = true;
   QParams resA, resB, resOut;
   int64_t resLo = -128, resHi = 127;
@@ -104,10 +102,7 @@ Epilogue epilogueOf(mlir::Operation *op);
 /// The NPU graph.add that `op`'s epilogue applies (npu-fuse-residual
 /// marked it), if any.
 graph::AddOp fusedResidual(mlir::Operation *op);
-/// The NPU graph.mul that `op`'s epilogue applies with a table of its
-/// result (npu-fuse-gate marked it), if any.
-graph::MulOp fusedGate(mlir::Operation *op);
-/// An add or mul applied in its producer's epilogue: no code of its own.
+/// An add applied in its producer's epilogue: it has no code of its own.
 bool isFusedIntoProducer(mlir::Operation *op);
 /// MLAS QLinearAdd's per-call fp32 constants (docs/isa.md, VADD):
 /// ratio_a = fl(sa / sc), ratio_b = fl(sb / sc),

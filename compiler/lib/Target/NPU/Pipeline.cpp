@@ -19,11 +19,10 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());
+  fn.addPass(createFuseGate());
   fn.addPass(createFoldTables());
-  if (options.fuseResidual) {
-    fn.addPass(createFuseGate());
+  if (options.fuseResidual)
     fn.addPass(createFuseResidual());
-  }
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
   fn.addPass(createPlanTiles(tiles));

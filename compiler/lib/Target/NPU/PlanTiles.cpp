@@ -47,8 +47,6 @@ std::string layerSignature(Operation *op) {
   // So does a fused residual add (a tile load, a VADD).
   if (fusedResidual(op))
     os << " +residual";
-  if (fusedGate(op))
-    os << " +gate";
   return os.str();
 }
 

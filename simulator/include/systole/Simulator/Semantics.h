@@ -11,6 +11,7 @@
 #ifndef SYSTOLE_SIMULATOR_SEMANTICS_H
 #define SYSTOLE_SIMULATOR_SEMANTICS_H
 
+#include "systole/ISA/Arithmetic.h"
 #include "systole/Simulator/Machine.h"
 
 #include <cstdint>
@@ -52,17 +53,11 @@ std::optional<Fault> checkInstruction(const isa::Instruction &inst,
 /// Token pushes/pops are not part of this (the queues own them).
 void executeInstruction(const isa::Instruction &inst, MachineState &state);
 
-/// Requantization of one int32 value (REQUANT, POOL avg_int): fp32
-/// product, clamp to [lo, hi] - zp (NaN -> lo), round half to even, + zp.
-int32_t requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
-                        int32_t hi);
-/// x86 cvtps2dq: round half to even; NaN and |v| >= 2^31 give INT32_MIN.
-int32_t roundHalfEven(float v);
-/// VADD's fp32 value of one element: a*ra + b*rb + fixed in the evaluation
-/// order of ORT's AVX2 (fma*) or SSE2 (mul_add*) QLinearAdd kernel, `mode`
-/// an isa::AddMode.
-float addValue(uint64_t mode, float a, float b, float ra, float rb,
-               float fixed);
+// The element arithmetic lives in the ISA library (systole/ISA/Arithmetic.h),
+// shared with the compiler's table folding.
+using isa::addValue;
+using isa::requantizeValue;
+using isa::roundHalfEven;
 
 } // namespace systole::sim
 

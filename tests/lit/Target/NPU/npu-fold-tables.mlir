@@ -50,3 +50,31 @@ func.func @not_folded(%x: tensor<2x4x!a2>, %y: tensor<2x3xf32>) -> (tensor<2x3x!
   %q2 = graph.quantize %s : tensor<2x3xf32> -> tensor<2x3x!one2>
   return %q, %n, %q2 : tensor<2x3x!one2>, tensor<2x3xf32>, tensor<2x3x!one2>
 }
+
+// -----
+
+// Two quantized steps (neg, quantize, dequantize, neg, quantize): the
+// second chain reads the first's table and composes with it into one
+// table. Hand-derived: neg(neg(c)) = c, except c = -128, whose first neg
+// saturates to 127 and comes back as -127.
+// CHECK-LABEL: func @composed
+// CHECK: %[[M:.*]] = graph.matmul
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[M]] {npu.placement = "npu", table = dense<[-127, -127, -126, -125,
+// CHECK-SAME: 125, 126, 127]> : tensor<256xi8>}
+// CHECK-NOT: graph.table
+// CHECK: return %[[T]]
+!a3 = !quant.uniform<i8:f32, 0.5:1>
+!w3 = !quant.uniform<i8:f32, 0.25>
+!one3 = !quant.uniform<i8:f32, 1.0>
+func.func @composed(%x: tensor<2x4x!a3>) -> tensor<2x3x!one3> {
+  %c = arith.constant dense<1> : tensor<4x3xi8>
+  %w = "quant.scast"(%c) : (tensor<4x3xi8>) -> tensor<4x3x!w3>
+  %m = graph.matmul %x, %w : (tensor<2x4x!a3>, tensor<4x3x!w3>) -> tensor<2x3x!one3>
+  %d = graph.dequantize %m : tensor<2x3x!one3> -> tensor<2x3xf32>
+  %n = graph.unary "neg" %d : tensor<2x3xf32>
+  %q = graph.quantize %n : tensor<2x3xf32> -> tensor<2x3x!one3>
+  %d2 = graph.dequantize %q : tensor<2x3x!one3> -> tensor<2x3xf32>
+  %n2 = graph.unary "neg" %d2 : tensor<2x3xf32>
+  %q2 = graph.quantize %n2 : tensor<2x3xf32> -> tensor<2x3x!one3>
+  return %q2 : tensor<2x3x!one3>
+}

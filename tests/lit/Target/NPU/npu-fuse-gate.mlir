@@ -1,21 +1,22 @@
-// RUN: systole-opt %s --npu-partition --npu-fold-tables --npu-fuse-gate --split-input-file --mlir-print-elementsattrs-with-hex-if-larger=-1 | FileCheck %s
+// RUN: systole-opt %s --npu-partition --npu-fuse-gate --split-input-file --mlir-print-elementsattrs-with-hex-if-larger=-1 | FileCheck %s
 
 !x = !quant.uniform<i8:f32, 1.0>
 !w = !quant.uniform<i8:f32, 0.01>
 !y = !quant.uniform<i8:f32, 0.5:3>
 
-// x * f(x) with f = neg, every scale 1 and zero point 0: the chain becomes
-// the table of x whose entry c + 128 is quantize(-c) = -c saturated
-// (hand-derived: c = -128 gives 127, then 127, 126, ..., -127 for
-// c = -127 ... 127), and the mul is marked as applied by the conv.
+// x * f(x) with f = neg, x and f(x) at scale 1, zero point 0, the product
+// at scale 0.5, zero point 3: one table of x, entry c + 128 =
+// clamp(rne(c * f(c) * 2) + 3) with f(c) = -c (127 for c = -128), so
+// (hand-derived) -128 for |c| >= 9, then -125, -95, -69, -47, -29, -15, -5,
+// 1 for |c| = 8 ... 1 and 3 for c = 0; the chain and the mul are gone.
 // CHECK-LABEL: func @gate
 // CHECK: %[[X:.*]] = graph.conv2d
 // CHECK-NOT: graph.dequantize
-// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[127, 127, 126, 125,
-// CHECK-SAME: -125, -126, -127]> : tensor<256xi8>}
-// CHECK-NEXT: %[[M:.*]] = graph.mul %[[X]], %[[T]] {npu.gate_of = 0 : i64, npu.placement = "npu"}
+// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
+// CHECK-NOT: graph.mul
 // CHECK-NOT: graph.quantize
-// CHECK: return %[[M]]
+// CHECK: return %[[T]]
 func.func @gate(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
   %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
   %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
@@ -34,15 +35,15 @@ func.func @gate(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
 !y = !quant.uniform<i8:f32, 0.5:3>
 
 // The mul in NCHW (both operands through the same transpose, f's chain
-// after the dequantize): the gate is applied in the conv's NHWC layout,
-// the table's operand second as in the mul, and the transpose back to NHWC
-// that the next NHWC op reads cancels.
+// after the dequantize, f(x) the mul's first operand): the table is made
+// in the conv's NHWC layout and the transpose back to NHWC cancels.
 // CHECK-LABEL: func @gate_nchw
 // CHECK: %[[X:.*]] = graph.conv2d
-// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]]
-// CHECK-NEXT: %[[M:.*]] = graph.mul %[[T]], %[[X]] {npu.gate_of = 1 : i64, npu.placement = "npu"} : (tensor<1x4x4x8x
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
 // CHECK-NOT: graph.transpose
-// CHECK: return %[[M]]
+// CHECK-NOT: graph.mul
+// CHECK: return %[[T]]
 func.func @gate_nchw(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
   %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
   %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
@@ -63,11 +64,12 @@ func.func @gate_nchw(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
 !w = !quant.uniform<i8:f32, 0.01>
 !y = !quant.uniform<i8:f32, 0.5:3>
 
-// Not fused: x has a third reader (the function's result), so it has to be
-// stored anyway; f stays on the host.
+// Not folded: x has a third reader (the function's result), so it is
+// stored anyway; f stays on the host, the mul on the NPU.
 // CHECK-LABEL: func @third_reader
-// CHECK-NOT: npu.gate_of
+// CHECK-NOT: graph.table
 // CHECK: graph.unary "neg"
+// CHECK: graph.mul
 func.func @third_reader(%x: tensor<1x4x4x8x!x>) -> (tensor<1x4x4x8x!y>, tensor<1x4x4x8x!x>) {
   %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
   %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>

@@ -26,10 +26,6 @@ constexpr llvm::StringLiteral kHostReasonAttr = "npu.host_reason";
 /// On a graph.add: the index of the operand whose producing convolution
 /// applies this add in its epilogue (npu-fuse-residual).
 constexpr llvm::StringLiteral kResidualAttr = "npu.residual_of";
-/// On a graph.mul of a convolution's result and a graph.table of that
-/// result: the index of the convolution's operand; the convolution applies
-/// table and mul in its epilogue (npu-fuse-gate).
-constexpr llvm::StringLiteral kGateAttr = "npu.gate_of";
 
 enum class Placement { Npu, Host };
 

@@ -5,8 +5,6 @@
 //   npu.placement = "npu" | "host"           (npu-partition)
 //   npu.residual_of = 0 | 1                   (npu-fuse-residual; on a
 //                                              graph.add)
-//   npu.gate_of = 0 | 1                       (npu-fuse-gate; on a
-//                                              graph.mul)
 //   npu.tile = {kind, dataflow, rows, n, ...}  (npu-plan-tiles)
 //   npu.dram = <byte offset>                  (npu-allocate-dram; on ops and
 //                                              on function arguments)
@@ -46,19 +44,19 @@ def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
 }
 
 def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
-  let summary = "Apply x * f(x) (SiLU, HardSwish as exported) in the epilogue "
-                "of the convolution that produces x";
+  let summary = "Fold x * f(x) (SiLU, HardSwish as exported) into one table "
+                "of x";
   let description = [{
-    After npu-fold-tables: an NPU graph.mul of two int8 tensors of one shape
-    whose operands are an NPU convolution's result x and
-    QuantizeLinear(f(DequantizeLinear(x))), f elementwise (SiLU's sigmoid,
-    HardSwish's HardSigmoid), where x has no other reader: the chain
-    becomes a graph.table of x (computed by the chain's host code, as
-    npu-fold-tables computes tables) and the mul is marked `npu.gate_of` =
-    x's operand index. The convolution's epilogue requantizes the
-    accumulator tile twice, plainly and through the table, multiplies the
-    two tiles with VMUL (QLinearMul's arithmetic) and stores the product:
-    neither x nor f(x) goes through DRAM or the host.
+    After npu-partition, before npu-fold-tables: an NPU graph.mul of two
+    int8 tensors of one shape whose operands are an NPU convolution's or
+    matmul's result x and f(x) = Q(f_k(DQ(... Q(f_1(DQ(x)))))), each f_i
+    elementwise (SiLU's sigmoid, HardSwish's HardSigmoid or Clip(x + 3)),
+    where x has no other reader, becomes one graph.table of x: entry c is
+    QLinearMul(c, F[c]) with F the steps' tables (each the step's host code
+    run on the 256 codes) and the ISA's VMUL arithmetic. The producer's
+    REQUANT then applies it. An NCHW mul whose operands are transposes of
+    x (the first step transposing the dequantized x the same way) is
+    handled in x's layout; a transpose back cancels.
   }];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }

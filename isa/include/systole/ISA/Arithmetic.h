@@ -1,0 +1,35 @@
+//===- Arithmetic.h - The exact element arithmetic of the ISA ---*- C++ -*-===//
+//
+// The value every vector/post-processing instruction computes for one
+// element (docs/isa.md §4-5), in one place: the simulators execute with it
+// and the compiler evaluates it when it folds a chain of such operations
+// into a table (npu-fuse-gate), so both agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_ISA_ARITHMETIC_H
+#define SYSTOLE_ISA_ARITHMETIC_H
+
+#include <cstdint>
+
+namespace systole::isa {
+
+/// x86 cvtps2dq: round half to even; NaN and |v| >= 2^31 give INT32_MIN.
+int32_t roundHalfEven(float v);
+/// Requantization of one int32 value (REQUANT, POOL avg_int): fp32
+/// product, clamp to [lo, hi] - zp (NaN -> lo), round half to even, + zp.
+int32_t requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
+                        int32_t hi);
+/// VADD's fp32 value of one element: a*ra + b*rb + fixed in the evaluation
+/// order of ORT's AVX2 (fma*) or SSE2 (mul_add*) QLinearAdd kernel, `mode`
+/// an isa::AddMode.
+float addValue(uint64_t mode, float a, float b, float ra, float rb,
+               float fixed);
+/// VMUL's result for one element (QLinearMul): p = (a - aZp) * (b - bZp)
+/// exactly, t = fl(fl(float(p) * ratio) + float(oZp)), rne, clamped to
+/// [lo, hi].
+int32_t mulValue(int32_t a, int32_t b, int32_t aZp, int32_t bZp, int32_t oZp,
+                 float ratio, int32_t lo, int32_t hi);
+
+} // namespace systole::isa
+
+#endif // SYSTOLE_ISA_ARITHMETIC_H

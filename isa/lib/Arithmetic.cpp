@@ -1,0 +1,66 @@
+//===- Arithmetic.cpp - The exact element arithmetic of the ISA -----------===//
+//
+// Each function is the ORT/MLAS kernel's arithmetic the instruction
+// reproduces (docs/isa.md): fp32 operations in the kernel's order, each
+// rounded on its own (no contraction into FMA except where the kernel uses
+// one, std::fma).
+//
+//===----------------------------------------------------------------------===//
+#include "systole/ISA/Arithmetic.h"
+#include "systole/ISA/Instruction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace systole::isa {
+
+// x86 cvtps2dq under the default MXCSR: RNE; NaN and |t| >= 2^31 give
+// INT32_MIN ("integer indefinite").
+int32_t roundHalfEven(float v) {
+  if (!(v > -2147483904.0f && v < 2147483648.0f)) // NaN fails both
+    return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(std::nearbyint(v));
+}
+
+// _mm_max_ps(a, b) / _mm_min_ps(a, b): the second operand when a is NaN.
+static float maxps(float a, float b) { return a > b ? a : b; }
+static float minps(float a, float b) { return a < b ? a : b; }
+
+// REQUANT: f = fl(fl(float(v)) * s), clamp to [lo - zp, hi - zp] in fp32
+// (MlasRequantizeOutput's max/min order, so NaN becomes lo), rne, + zp.
+int32_t requantizeValue(int32_t acc, float scale, int32_t zp, int32_t lo,
+                        int32_t hi) {
+  float f = static_cast<float>(acc) * scale;
+  f = minps(maxps(f, static_cast<float>(lo - zp)), static_cast<float>(hi - zp));
+  return roundHalfEven(f) + zp;
+}
+
+float addValue(uint64_t mode, float a, float b, float ra, float rb,
+               float fixed) {
+  switch (mode) {
+  case AddMode_fma:
+    return std::fma(a, ra, std::fma(b, rb, fixed));
+  case AddMode_fma_scalar_b:
+    return std::fma(a, ra, fixed + b * rb);
+  case AddMode_fma_scalar_a:
+    return std::fma(b, rb, fixed + a * ra);
+  case AddMode_mul_add:
+    return (fixed + a * ra) + b * rb;
+  case AddMode_mul_add_scalar_b:
+    return (fixed + b * rb) + a * ra;
+  }
+  return 0.0f;
+}
+
+// MlasQLinearMulKernel (SSE2): the product in int32, _mm_cvtepi32_ps,
+// _mm_mul_ps(ratio), _mm_add_ps(zero point), _mm_cvtps_epi32, packs.
+int32_t mulValue(int32_t a, int32_t b, int32_t aZp, int32_t bZp, int32_t oZp,
+                 float ratio, int32_t lo, int32_t hi) {
+  int32_t p = (a - aZp) * (b - bZp);
+  volatile float t = float(p) * ratio; // rounded before the add
+  float u = t + float(oZp);
+  return std::min(std::max(roundHalfEven(u), lo), hi);
+}
+
+} // namespace systole::isa
