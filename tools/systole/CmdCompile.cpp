@@ -29,6 +29,8 @@ static int runCompile(int argc, char **argv) {
                              hostTarget = "cpu", gpuArch = "sm_75";
   std::vector<std::string> inputShapes;
   bool dumpAll = false, noReuse = false, noFusion = false, quiet = false;
+  uint64_t tune = 0;
+  std::string tuneCache;
   cli::FlagParser flags(
       "systole compile",
       "Compiles a quantized ONNX model to an NPU binary for a hardware "
@@ -51,6 +53,15 @@ static int runCompile(int argc, char **argv) {
             "give every tensor its own DRAM buffer and store it (debugging: "
             "all intermediates can be read back after a run; implies "
             "--no-fusion)")
+      .optionalNumber({"--tune"}, tune, 2000, "BUDGET",
+                      "search each distinct layer's tile sizes, dataflow, "
+                      "loop order and K split with the estimate model, "
+                      "pricing up to BUDGET plans beyond the default ones "
+                      "(default 2000); prints the predicted gain")
+      .value({"--tune-cache"}, tuneCache, "FILE|none",
+             "where --tune keeps its results per layer and config (default: "
+             "$XDG_CACHE_HOME/systole/tune.json or ~/.cache/systole/"
+             "tune.json; none: no cache)")
       .flag({"--no-fusion"}, noFusion,
             "run every residual add as a layer of its own instead of in "
             "the epilogue of the convolution that produces it")
@@ -72,6 +83,11 @@ static int runCompile(int argc, char **argv) {
   options.hw = hw;
   options.reuseDram = !noReuse;
   options.fuseResidual = !noFusion;
+  options.tune = static_cast<int64_t>(tune);
+  if (tune > 0)
+    options.tuneCache = tuneCache == "none" ? std::string()
+                        : tuneCache.empty() ? npu::defaultTuneCachePath()
+                                            : tuneCache;
   options.emit.hostGpu = hostTarget == "gpu";
   options.emit.hostGpuEmulation = hostTarget == "gpu-emulation";
   options.emit.gpuArch = gpuArch;
@@ -124,6 +140,18 @@ static int runCompile(int argc, char **argv) {
         driver::compileReportToJson(layers, *config, &program->placement);
     rt::addCompileBound(*program, *json.getAsObject());
     os << llvm::formatv("{0:2}", json) << "\n";
+  }
+  if (const auto &t = compiled->tune) {
+    double gain =
+        t->defaultCycles
+            ? 100.0 * (double(t->defaultCycles) - double(t->tunedCycles)) /
+                  double(t->defaultCycles)
+            : 0.0;
+    llvm::errs() << llvm::formatv(
+        "tune: {0} distinct layers ({1} from the cache), {2} plans priced in "
+        "{3:f1} s; predicted layer cycles {4} -> {5} ({6:f1}% fewer)\n",
+        t->layers, t->cacheHits, t->plans, t->seconds, t->defaultCycles,
+        t->tunedCycles, gain);
   }
   double secs = compiled->seconds;
   size_t instrs = 0;

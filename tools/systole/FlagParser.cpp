@@ -81,6 +81,24 @@ FlagParser &FlagParser::number(std::vector<std::string> names, unsigned &dst,
   return add(std::move(names), meta, help, numberInto(first, dst));
 }
 
+FlagParser &FlagParser::optionalNumber(std::vector<std::string> names,
+                                       uint64_t &dst, uint64_t bare,
+                                       llvm::StringRef meta,
+                                       llvm::StringRef help) {
+  std::string first = names.front();
+  auto parseNumber = numberInto(first, dst);
+  add(std::move(names), meta, help,
+      [parseNumber, &dst, bare](const std::string &v) {
+        if (v.empty()) {
+          dst = bare;
+          return std::string();
+        }
+        return parseNumber(v);
+      });
+  options.back().valueOptional = true;
+  return *this;
+}
+
 FlagParser &FlagParser::positional(std::string &dst, llvm::StringRef meta,
                                    llvm::StringRef tooMany) {
   positionalDst = &dst;
@@ -152,7 +170,9 @@ void FlagParser::printHelp(llvm::raw_ostream &os) const {
   };
   for (const Option &o : options) {
     std::string names = llvm::join(o.names, ", ");
-    if (!o.meta.empty())
+    if (o.valueOptional)
+      names += "[=" + o.meta + "]";
+    else if (!o.meta.empty())
       names += " " + o.meta;
     line(names, o.help + (o.required ? " (required)" : ""));
   }
@@ -207,7 +227,7 @@ std::optional<int> FlagParser::parse(int argc, char **argv) {
     std::optional<std::string> value;
     Option *matched = isOption ? match(a, value) : nullptr;
     if (matched) {
-      if (!matched->meta.empty() && !value) {
+      if (!matched->meta.empty() && !value && !matched->valueOptional) {
         if (i + 1 >= argc)
           return usageError(a + " needs a value");
         value = argv[++i];

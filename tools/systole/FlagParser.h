@@ -64,6 +64,11 @@ public:
                      llvm::StringRef meta, llvm::StringRef help);
   FlagParser &number(std::vector<std::string> names, unsigned &dst,
                      llvm::StringRef meta, llvm::StringRef help);
+  /// `--opt` or `--opt=N`: bare, `dst` becomes `bare`; a value must be
+  /// attached with '=' (the next word stays a positional).
+  FlagParser &optionalNumber(std::vector<std::string> names, uint64_t &dst,
+                             uint64_t bare, llvm::StringRef meta,
+                             llvm::StringRef help);
   /// The one positional argument (a model file); a second one is an error
   /// with `tooMany` as message. Without it every non-option word is
   /// "unknown argument".
@@ -88,7 +93,8 @@ public:
 private:
   struct Option {
     std::vector<std::string> names;
-    std::string meta; ///< empty: takes no value
+    std::string meta;           ///< empty: takes no value
+    bool valueOptional = false; ///< `--opt` or `--opt=V` (optionalNumber)
     std::string help;
     bool required = false;
     bool seen = false;

@@ -97,6 +97,8 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   // Without DRAM reuse every intermediate is kept to be read back (`systole
   // compare`): a fused add would leave its conv's result unstored.
   pipeline.fuseResidual = options.fuseResidual && options.reuseDram;
+  pipeline.tune = options.tune;
+  pipeline.tuneCache = options.tuneCache;
   npu::populateSystolePipeline(pm, pipeline);
   if (options.configurePassManager)
     options.configurePassManager(pm);
@@ -108,6 +110,18 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
   if (!func)
     return makeError(path + ": the imported module has no @main");
+  if (auto t = func->getAttrOfType<mlir::DictionaryAttr>("npu.tune")) {
+    auto i = [&](llvm::StringRef k) {
+      auto a = t.getAs<mlir::IntegerAttr>(k);
+      return a ? a.getInt() : 0;
+    };
+    CompileResult::TuneSummary s;
+    s.layers = i("layers"), s.plans = i("plans"), s.cacheHits = i("cache_hits");
+    s.defaultCycles = i("default_cycles"), s.tunedCycles = i("tuned_cycles");
+    if (auto f = t.getAs<mlir::FloatAttr>("seconds"))
+      s.seconds = f.getValueAsDouble();
+    result.tune = s;
+  }
   auto program = npu::emitProgram(func, *config, &result.layers, options.emit);
   if (!program)
     return withDiagnostics(llvm::toString(program.takeError()));

@@ -34,6 +34,10 @@ struct CompileOptions {
   /// Residual adds in their producing convolution's epilogue
   /// (--no-fusion turns it off, for comparison).
   bool fuseResidual = true;
+  /// Tuner (systole compile --tune): plans priced per distinct layer
+  /// beyond the default candidates (0: off), and the cache file.
+  int64_t tune = 0;
+  std::string tuneCache;
   npu::EmitOptions emit;
   /// Diagnostics go to stderr as they are emitted (the CLI). Either way the
   /// error of a failed compilation carries the error diagnostics' text, so
@@ -52,6 +56,14 @@ struct CompileResult {
   /// Symbolic dimensions the importer defaulted (one line each).
   std::vector<std::string> notes;
   double seconds = 0;
+  /// With CompileOptions::tune: what the tuner did. Cycles are the sums of
+  /// the layers' predicted cycles with the default plans and the tuned ones.
+  struct TuneSummary {
+    int64_t layers = 0, plans = 0, cacheHits = 0;
+    uint64_t defaultCycles = 0, tunedCycles = 0;
+    double seconds = 0;
+  };
+  std::optional<TuneSummary> tune;
 };
 
 /// Compiles the ONNX model at `path`. Errors name the model and the reason

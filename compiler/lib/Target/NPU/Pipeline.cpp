@@ -25,6 +25,8 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
     fn.addPass(createFuseResidual());
   PlanTilesOptions tiles;
   tiles.hwConfig = options.hw;
+  tiles.tune = options.tune;
+  tiles.tuneCache = options.tuneCache;
   fn.addPass(createPlanTiles(tiles));
   AllocateDramOptions dram;
   dram.reuse = options.reuseDram;

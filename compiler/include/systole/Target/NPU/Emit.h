@@ -56,7 +56,15 @@ struct PipelineOptions {
   /// Apply residual adds in their producing convolution's epilogue
   /// (npu-fuse-residual); off: every add is a layer of its own.
   bool fuseResidual = true;
+  /// npu-plan-tiles' tuner budget (plans per distinct layer; 0: off) and
+  /// its cache file (empty: none).
+  int64_t tune = 0;
+  std::string tuneCache;
 };
+
+/// The tuner's default cache file: $XDG_CACHE_HOME/systole/tune.json, else
+/// $HOME/.cache/systole/tune.json.
+std::string defaultTuneCachePath();
 
 /// Graph cleanup, layout, partitioning, tiling and DRAM allocation: every
 /// pass between import and emission, in order.

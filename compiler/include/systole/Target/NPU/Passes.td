@@ -89,7 +89,12 @@ def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"hwConfig", "hw", "std::string", /*default=*/"\"\"",
-           "hardware config JSON file or bundled preset name">
+           "hardware config JSON file or bundled preset name">,
+    Option<"tune", "tune", "int64_t", /*default=*/"0",
+           "tuner budget: plans priced per distinct layer beyond the default "
+           "candidates (0: no tuning)">,
+    Option<"tuneCache", "tune-cache", "std::string", /*default=*/"\"\"",
+           "JSON file of tuned plans per layer and config (empty: none)">
   ];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
