@@ -116,6 +116,35 @@ static int runCompile(int argc, char **argv) {
   auto compiled = driver::compileOnnxFile(input, options);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
+  // --tune prices each layer alone; across layers (weights loaded during
+  // the previous layer, scratchpad halves) a tuned plan can still lose. The
+  // whole program's estimate decides: the tuned binary only if it is
+  // faster than the default one.
+  std::optional<std::pair<uint64_t, uint64_t>> wholeProgram;
+  if (options.tune > 0) {
+    driver::CompileOptions plain = options;
+    plain.tune = 0;
+    plain.progress = nullptr;
+    auto base = driver::compileOnnxFile(input, plain);
+    if (!base)
+      return fail(llvm::toString(base.takeError()));
+    auto tunedCycles = rt::estimateProgramCycles(compiled->program);
+    auto baseCycles = rt::estimateProgramCycles(base->program);
+    if (!tunedCycles || !baseCycles)
+      return fail("--tune: cannot estimate the program: " +
+                  (tunedCycles ? llvm::toString(baseCycles.takeError())
+                               : llvm::toString(tunedCycles.takeError())));
+    wholeProgram = {*baseCycles, *tunedCycles};
+    if (*tunedCycles >= *baseCycles) {
+      std::optional<driver::CompileResult::TuneSummary> t = compiled->tune;
+      double seconds = compiled->seconds;
+      *compiled = std::move(*base);
+      compiled->tune = t;
+      compiled->seconds += seconds;
+    } else {
+      compiled->seconds += base->seconds;
+    }
+  }
   for (const std::string &d : compiled->notes)
     llvm::errs() << "note: " << d
                  << " (a batch dimension; --input-shape overrides it)\n";
@@ -152,6 +181,18 @@ static int runCompile(int argc, char **argv) {
         "{3:f1} s; predicted layer cycles {4} -> {5} ({6:f1}% fewer)\n",
         t->layers, t->cacheHits, t->plans, t->seconds, t->defaultCycles,
         t->tunedCycles, gain);
+    if (wholeProgram) {
+      auto [base, tuned] = *wholeProgram;
+      llvm::errs() << llvm::formatv(
+          "tune: whole program (estimate) {0} cycles with the default plans, "
+          "{1} tuned: {2}\n",
+          base, tuned,
+          tuned < base
+              ? llvm::formatv("{0:f2}% fewer, tuned plans kept",
+                              100.0 * double(base - tuned) / double(base))
+                    .str()
+              : std::string("not faster, default plans kept"));
+    }
   }
   double secs = compiled->seconds;
   size_t instrs = 0;
