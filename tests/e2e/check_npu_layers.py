@@ -29,6 +29,8 @@ equal ORT's:
   add), also on the Verilated RTL;
 - gate: x * f(x) (SiLU, HardSwish as exported) as one table of x, applied
   by the REQUANT of the conv producing x, also on the Verilated RTL;
+- concat: channel concats of convolutions written in place (Inception,
+  SqueezeNet's fire), also on the Verilated RTL;
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
@@ -650,7 +652,54 @@ def case_gate():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate, "aspp": case_aspp, "conv1d": case_conv1d,
+def case_concat():
+    """Channel concat of convolutions written in place (npu-concat-in-place):
+    an Inception-like block (1x1, 3x3 and 1x1 -> 3x3 branches with different
+    output scales) and a SqueezeNet fire module (1x1 and 3x3 expands of one
+    squeeze), each concat then read by a conv; every producer stores its
+    tile, mapped through its requantization table, into its channel slice
+    of the concat's buffer."""
+    b = Builder([1, 16, 8, 10])
+    x, xs, xshape = b.cur, b.scale, b.shape
+    outs = []
+    for cout, k, ys, yz in ((8, 1, 0.3, -5), (16, 3, 0.45, 7), (8, 1, 0.2, 0)):
+        b.cur, b.scale, b.shape = x, xs, xshape
+        b.conv(16, cout, k, pad=k // 2, ys=ys, yz=yz)
+        if cout == 8 and ys == 0.2:  # the third branch: 1x1 then 3x3
+            b.conv(8, 8, 3, pad=1, ys=0.35, yz=-3)
+        outs.append(b.cur)
+    b.nodes.append(helper.make_node("Concat", outs, ["cat1"], axis=1))
+    b._requant(800, "cat1", 0.4, -2, False)
+    b.shape = [1, 32, 8, 10]
+    b.conv(32, 16, 1, ys=0.5, yz=3)  # squeeze
+    sq, sqs, sqshape = b.cur, b.scale, b.shape
+    b.conv(16, 16, 1, ys=0.25, yz=-128)
+    e1 = b.cur
+    b.cur, b.scale, b.shape = sq, sqs, sqshape
+    b.conv(16, 16, 3, pad=1, ys=0.3, yz=-128)
+    e3 = b.cur
+    b.nodes.append(helper.make_node("Concat", [e1, e3], ["cat2"], axis=1))
+    b._requant(801, "cat2", 0.3, -128, False)
+    b.shape = [1, 32, 8, 10]
+    b.conv(32, 8, 1, ys=0.4, yz=1)
+    path_shapes["concat"] = [1, 16, 8, 10]
+    path = b.save("concat")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("concat", path, hw, "conv")
+        report = json.loads((work / "concat.json").read_text())
+        sliced = [l["name"] for l in report["layers"] if l["mapping"].endswith(" +concat")]
+        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                and p["op"] not in ("quantize", "dequantize", "transpose")]
+        if len(sliced) != 5 or host:
+            print(f"concat {hw}: FAIL: {len(sliced)} of 5 convs store into a concat slice "
+                  f"({sliced}), on the host: {host}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
+         "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}

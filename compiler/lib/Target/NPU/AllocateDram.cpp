@@ -119,6 +119,18 @@ struct AllocateDramPass
         for (Value v : op.getOperands())
           pinned.insert(rootOf(v));
     }
+    // In-place concats (npu-concat-in-place): the concat's buffer is taken
+    // when its first producer runs (they write into it), each producer's
+    // result and table live at their slice's first byte, and none has a
+    // buffer of its own.
+    llvm::DenseMap<Value, std::pair<Value, int64_t>> sliceOf;
+    for (Operation &op : func.getBody().front())
+      if (auto s = concatSlice(&op)) {
+        Value c = s->concat.getOutput();
+        sliceOf[op.getResult(0)] = {c, s->offset};
+        if (systole::graph::TableOp t = fusedTable(&op))
+          sliceOf[t.getOutput()] = {c, s->offset};
+      }
     for (BlockArgument arg : func.getArguments()) {
       int64_t off = arena.allocate(storedBytes(arg.getType()));
       offsets[arg] = off;
@@ -130,7 +142,21 @@ struct AllocateDramPass
         continue;
       Value result = op.getResult(0);
       Value r = rootOf(result);
-      if (r != result) {
+      auto inPlace = [&](Value c) {
+        if (!offsets.count(c)) {
+          int64_t off = arena.allocate(storedBytes(c.getType()));
+          offsets[c] = off;
+          setDramOffset(c, off);
+        }
+        return offsets[c];
+      };
+      if (auto it = sliceOf.find(result); it != sliceOf.end()) {
+        auto [c, channel] = it->second;
+        setDramOffset(result, inPlace(c) + channel);
+      } else if (isFusedIntoProducer(&op) &&
+                 llvm::isa<systole::graph::ConcatOp>(op)) {
+        inPlace(result);
+      } else if (r != result) {
         setDramOffset(result, offsets[r]);
       } else {
         int64_t off = arena.allocate(storedBytes(result.getType()));

@@ -226,8 +226,11 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         dw.set(Field::Dwconv_c_row_stride, g.ow * ct);
         dw.set(Field::Dwconv_c_pix_stride, ct);
         it.computes.push_back(dw);
+        // A slice of an in-place concat: pixels are the concat's channels
+        // apart.
+        int64_t pix = io.outPixelStride ? io.outPixelStride : C;
         appendEpilogue(it, tile, epi, io.output,
-                       (n * g.oh + oy0) * g.ow * C + c0, C);
+                       (n * g.oh + oy0) * g.ow * pix + c0, pix);
         items.push_back(std::move(it));
       }
   return items;
@@ -687,9 +690,13 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                        gw);
           }
         }
-        if (q + 1 == kChunks)
+        if (q + 1 == kChunks) {
+          // A slice of an in-place concat: pixels are the concat's channels
+          // apart.
+          int64_t pix = io.outPixelStride ? io.outPixelStride : coutAll;
           appendEpilogue(it, tile, epi, io.output,
-                         (n * g.oh + oy0) * g.ow * coutAll + cAll, coutAll);
+                         (n * g.oh + oy0) * g.ow * pix + cAll, pix);
+        }
         items.push_back(std::move(it));
       }
     }

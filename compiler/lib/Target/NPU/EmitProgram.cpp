@@ -411,6 +411,10 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     // buffer (AllocateDram).
     io.output = static_cast<uint64_t>(*getDramOffset(op.getResult(0)));
     graph::AddOp residual = fusedResidual(&op);
+    // A concat's slice: the output offset is the slice's (AllocateDram).
+    std::optional<ConcatSlice> slice = concatSlice(&op);
+    if (slice)
+      io.outPixelStride = slice->channels;
     if (residual) {
       Value other = residual.getLhs() == op.getResult(0) ? residual.getRhs()
                                                          : residual.getLhs();
@@ -443,7 +447,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       LayerReport r;
       r.name = layer.name;
       r.op = op.getName().getStringRef().str();
-      r.mapping = describePlan(&op) + (residual ? " +add" : "");
+      r.mapping = describePlan(&op) + (residual ? " +add" : "") +
+                  (slice ? " +concat" : "");
       r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
       r.dramBytes = builder.lastHoistedBytes;

@@ -169,7 +169,30 @@ graph::AddOp fusedResidual(Operation *op) {
 }
 
 bool isFusedIntoProducer(Operation *op) {
-  return llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr);
+  return (llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr)) ||
+         (llvm::isa<graph::ConcatOp>(op) && op->hasAttr(kInPlaceAttr));
+}
+
+std::optional<ConcatSlice> concatSlice(Operation *op) {
+  if (op->getNumResults() != 1)
+    return std::nullopt;
+  Value v = op->getResult(0);
+  if (graph::TableOp t = fusedTable(op))
+    v = t.getOutput();
+  if (!v.hasOneUse())
+    return std::nullopt;
+  auto c = dyn_cast<graph::ConcatOp>(*v.user_begin());
+  if (!c || !c->hasAttr(kInPlaceAttr))
+    return std::nullopt;
+  ConcatSlice s;
+  s.concat = c;
+  s.channels = cast<ShapedType>(c.getOutput().getType()).getShape().back();
+  for (Value in : c.getInputs()) {
+    if (in == v)
+      return s;
+    s.offset += cast<ShapedType>(in.getType()).getShape().back();
+  }
+  return std::nullopt;
 }
 
 float mulRatio(const QParams &a, const QParams &b, const QParams &c) {

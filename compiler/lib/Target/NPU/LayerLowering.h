@@ -37,6 +37,10 @@ struct LayerIO {
   bool spMirrored = false;
   /// DRAM address of a fused residual add's other operand (fusedResidual).
   uint64_t residual = 0;
+  /// Elements between pixels of the output in DRAM when the output is a
+  /// channel slice of an in-place concat (concatSlice); 0: the output's own
+  /// channel count. `output` is then the slice's first element.
+  int64_t outPixelStride = 0;
 };
 
 /// Bump allocator over the scratchpad or accumulator. Regions start on bank
@@ -102,8 +106,18 @@ Epilogue epilogueOf(mlir::Operation *op);
 /// The NPU graph.add that `op`'s epilogue applies (npu-fuse-residual
 /// marked it), if any.
 graph::AddOp fusedResidual(mlir::Operation *op);
-/// An add applied in its producer's epilogue: it has no code of its own.
+/// An add applied in its producer's epilogue, or a concat its producers
+/// write in place: no code of its own.
 bool isFusedIntoProducer(mlir::Operation *op);
+/// Where `op` (a convolution) stores its result when that result, through
+/// its fused table, is an operand of a concat written in place
+/// (npu-concat-in-place): the concat, the first channel of the slice and
+/// the concat's channel count.
+struct ConcatSlice {
+  graph::ConcatOp concat;
+  int64_t offset = 0, channels = 0;
+};
+std::optional<ConcatSlice> concatSlice(mlir::Operation *op);
 /// MLAS QLinearAdd's per-call fp32 constants (docs/isa.md, VADD):
 /// ratio_a = fl(sa / sc), ratio_b = fl(sb / sc),
 /// fixed = fl(zc - fl(fl(ratio_a * za) + fl(ratio_b * zb))).

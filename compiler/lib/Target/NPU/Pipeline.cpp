@@ -21,6 +21,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(createPartition());
   fn.addPass(createFuseGate());
   fn.addPass(createFoldTables());
+  fn.addPass(createConcatInPlace());
   if (options.fuseResidual)
     fn.addPass(createFuseResidual());
   PlanTilesOptions tiles;

@@ -50,6 +50,9 @@ std::string layerSignature(Operation *op) {
   // So does a fused residual add (a tile load, a VADD).
   if (fusedResidual(op))
     os << " +residual";
+  // And a store into a concat's slice (pixels further apart).
+  if (auto s = concatSlice(op))
+    os << " +slice" << s->channels;
   return os.str();
 }
 
@@ -103,6 +106,8 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
           LayerIO io;
           io.inputs.assign(numActivationOperands(op), 0);
           io.materializeConstants = false;
+          if (auto s = concatSlice(op))
+            io.outPixelStride = s->channels;
           auto items = lowerLayer(op, plan, io, scratch);
           if (!items) {
             lastError = llvm::toString(items.takeError());

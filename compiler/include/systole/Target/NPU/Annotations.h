@@ -26,6 +26,9 @@ constexpr llvm::StringLiteral kHostReasonAttr = "npu.host_reason";
 /// On a graph.add: the index of the operand whose producing convolution
 /// applies this add in its epilogue (npu-fuse-residual).
 constexpr llvm::StringLiteral kResidualAttr = "npu.residual_of";
+/// On a graph.concat: its producers store their results into its channel
+/// slices (npu-concat-in-place); it has no code.
+constexpr llvm::StringLiteral kInPlaceAttr = "npu.in_place";
 
 enum class Placement { Npu, Host };
 

@@ -5,6 +5,8 @@
 //   npu.placement = "npu" | "host"           (npu-partition)
 //   npu.residual_of = 0 | 1                   (npu-fuse-residual; on a
 //                                              graph.add)
+//   npu.in_place                              (npu-concat-in-place; on a
+//                                              graph.concat)
 //   npu.tile = {kind, dataflow, rows, n, ...}  (npu-plan-tiles)
 //   npu.dram = <byte offset>                  (npu-allocate-dram; on ops and
 //                                              on function arguments)
@@ -57,6 +59,22 @@ def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
     REQUANT then applies it. An NCHW mul whose operands are transposes of
     x (the first step transposing the dequantized x the same way) is
     handled in x's layout; a transpose back cancels.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def ConcatInPlace : Pass<"npu-concat-in-place", "mlir::func::FuncOp"> {
+  let summary = "Channel concat of NPU convolutions written by the "
+                "convolutions into its slices";
+  let description = [{
+    After npu-fold-tables: a float graph.concat along the channels of NHWC
+    tensors whose every input is DequantizeLinear(x_i), x_i an NPU
+    convolution's result nothing else reads, and whose only reader is a
+    QuantizeLinear, becomes a graph.concat of graph.tables of the x_i,
+    marked `npu.in_place`: table i is Q(DQ_i(c)) over x_i's 256 codes (the
+    runtime's dequantize/quantize arithmetic, as the host computes it), the
+    producer's REQUANT applies it and stores into channel slice i of the
+    concat's buffer. The concat has no code.
   }];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
