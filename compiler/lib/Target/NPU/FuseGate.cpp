@@ -111,13 +111,23 @@ std::optional<SmallVector<Step>> stepsTo(Value g, Value x,
   }
 }
 
-/// The producer of `x` when its REQUANT can apply a table: an NPU
-/// convolution or matmul whose result only `reader` (the mul or the
-/// transpose before it) and one dequantize read.
+/// Whether `v` is an NPU convolution's or matmul's result (whose REQUANT
+/// can apply a table).
+bool isTableable(Value v) {
+  Operation *p = v.getDefiningOp();
+  return p && llvm::isa<graph::Conv2DOp, graph::MatMulOp>(p) &&
+         getPlacement(p) == Placement::Npu;
+}
+
+/// The dequantize reading `x` beside `reader` (the mul or the transpose
+/// before it) when x's producer can apply a table: an NPU convolution or
+/// matmul, or an NPU table of one read only by that table (the tables
+/// compose), and x has no other reader.
 graph::DequantizeOp soleOtherReader(Value x, Operation *reader) {
-  Operation *p = x.getDefiningOp();
-  if (!p || !llvm::isa<graph::Conv2DOp, graph::MatMulOp>(p) ||
-      getPlacement(p) != Placement::Npu)
+  auto t = x.getDefiningOp<graph::TableOp>();
+  if (t ? !(getPlacement(t) == Placement::Npu && isTableable(t.getInput()) &&
+            t.getInput().hasOneUse())
+        : !isTableable(x))
     return {};
   graph::DequantizeOp dq;
   int uses = 0;
@@ -210,13 +220,27 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
                           static_cast<int32_t>(lo), static_cast<int32_t>(hi)));
       }
 
+      // x itself a table of the producer's result: one table of that.
+      Value input = x;
+      auto first = x.getDefiningOp<graph::TableOp>();
+      if (first) {
+        auto mid = quantized8(first.getOutput().getType());
+        std::vector<int8_t> composed;
+        for (const APInt &v : first.getTable().getValues<APInt>()) {
+          uint8_t byte = static_cast<uint8_t>(v.getZExtValue());
+          int64_t code = mid.isSigned() ? int64_t(int8_t(byte)) : byte;
+          composed.push_back(table[code - mid.getStorageTypeMin()]);
+        }
+        table = std::move(composed);
+        input = first.getInput();
+      }
       OpBuilder b(mul);
       auto outType = cast<RankedTensorType>(x.getType())
                          .clone(getElementTypeOrSelf(mul.getType()));
       auto attr = DenseIntElementsAttr::get(
           RankedTensorType::get({256}, b.getIntegerType(8)),
           llvm::ArrayRef(table));
-      auto t = b.create<graph::TableOp>(mul.getLoc(), outType, x, attr);
+      auto t = b.create<graph::TableOp>(mul.getLoc(), outType, input, attr);
       setPlacement(t, Placement::Npu);
       Value result = t.getOutput();
       if (tx) {
@@ -243,6 +267,8 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
         tx.erase();
       for (const Step &s : llvm::reverse(*steps))
         eraseChain(s.dq, s.chain);
+      if (first)
+        first.erase();
       return success();
     }
     return success();

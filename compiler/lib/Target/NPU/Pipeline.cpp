@@ -19,6 +19,9 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(mlir::createCSEPass());
   fn.addPass(createPartition());
+  // Tables first (a gate's x may itself be a table of a conv, e.g. a
+  // BatchNorm's affine chain), then gates, then the chains after them.
+  fn.addPass(createFoldTables());
   fn.addPass(createFuseGate());
   fn.addPass(createFoldTables());
   fn.addPass(createConcatInPlace());

@@ -1,4 +1,4 @@
-// RUN: systole-opt %s --npu-partition --npu-fuse-gate --split-input-file --mlir-print-elementsattrs-with-hex-if-larger=-1 | FileCheck %s
+// RUN: systole-opt %s --npu-partition --npu-fold-tables --npu-fuse-gate --split-input-file --mlir-print-elementsattrs-with-hex-if-larger=-1 | FileCheck %s
 
 !x = !quant.uniform<i8:f32, 1.0>
 !w = !quant.uniform<i8:f32, 0.01>
@@ -79,4 +79,35 @@ func.func @third_reader(%x: tensor<1x4x4x8x!x>) -> (tensor<1x4x4x8x!y>, tensor<1
   %q = graph.quantize %n : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
   %m = graph.mul %c, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
   return %m, %c : tensor<1x4x4x8x!y>, tensor<1x4x4x8x!x>
+}
+
+// -----
+
+!x = !quant.uniform<i8:f32, 1.0>
+!w = !quant.uniform<i8:f32, 0.01>
+!y = !quant.uniform<i8:f32, 0.5:3>
+
+// x itself a chain of the conv (a BatchNorm's affine steps in PaddleOCR;
+// here neg): npu-fold-tables makes it a table of the conv, and the gate
+// composes with it into one table of the conv. x = -c (127 for c = -128),
+// then the entries above at x: symmetric in c, so the same list, and
+// -128 for c = -128 (x = 127).
+// CHECK-LABEL: func @gate_after_table
+// CHECK: %[[X:.*]] = graph.conv2d
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
+// CHECK-NOT: graph.table
+// CHECK: return %[[T]]
+func.func @gate_after_table(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
+  %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
+  %c = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x8x!x>, tensor<1x1x8x8x!w>) -> tensor<1x4x4x8x!x>
+  %d0 = graph.dequantize %c : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %n0 = graph.unary "neg" %d0 : tensor<1x4x4x8xf32>
+  %xq = graph.quantize %n0 : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %d = graph.dequantize %xq : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %n = graph.unary "neg" %d : tensor<1x4x4x8xf32>
+  %q = graph.quantize %n : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %m = graph.mul %xq, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
+  return %m : tensor<1x4x4x8x!y>
 }
