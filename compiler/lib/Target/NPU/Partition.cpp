@@ -127,10 +127,11 @@ std::string npuRejection(Operation *op) {
     if (!isI8PerTensor(lhs.getType()) || !isI8PerTensor(rhs.getType()) ||
         !isI8PerTensor(out))
       return "add/mul operands must be int8 per-tensor quantized";
-    if (isUnsigned8(lhs.getType()) || isUnsigned8(rhs.getType()) ||
-        isUnsigned8(out))
-      return "uint8 add/mul needs the vector unit's uint8 mode (not wired "
-             "yet)";
+    // uint8 runs in the vector unit's uint8 mode (the uint8 kernel's
+    // arithmetic); a mix of int8 and uint8 has no such kernel in ORT.
+    bool u = isUnsigned8(out);
+    if (isUnsigned8(lhs.getType()) != u || isUnsigned8(rhs.getType()) != u)
+      return "add/mul of int8 and uint8 tensors (runs in float, as ORT does)";
     if (isConstantTensor(lhs) && isConstantTensor(rhs))
       return "add/mul of two constants (folded, not computed)";
     // Measured (e2e.npu-layers.constant-operand): every constant operand

@@ -80,6 +80,16 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
   QParams qb = perTensorParams(rhs.getType());
   QParams qc = perTensorParams(type);
   auto [lo, hi] = clampBounds(op);
+  // uint8 (all three, npu-partition): the vector unit's uint8 mode reads
+  // bytes as x ^ 0x80 and its zero points and bounds as unsigned bytes, so
+  // the arithmetic is ORT's uint8 kernel's (docs/isa.md, "The uint8
+  // domain"); the DMA flips bytes to the int8 domain and back as usual.
+  bool u8 = qc.isUnsigned;
+  if (u8) {
+    for (QParams *q : {&qa, &qb, &qc})
+      q->zeroPoint += 128;
+    lo += 128, hi += 128;
+  }
 
   // A constant operand (QLinearAdd/QLinearMul of a bias or scale
   // initializer) is read from the constant pool like weights.
@@ -98,6 +108,8 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
     for (int i = 0; i < 2; ++i) {
       DmaBox in;
       in.sram = (*slots)[i][s];
+      // Constants are in the pool in the int8 domain already (constantInt8).
+      in.flipSign = u8 && !isConstantTensor(op->getOperand(i));
       if (bcastOf(i)) {
         in.dram = src[i], in.n[0] = small;
       } else {
@@ -112,11 +124,19 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       float ratio = mulRatio(qa, qb, qc);
       v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
       v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
-      v.set(Field::Vmul_lo, lo);
-      v.set(Field::Vmul_hi, hi);
-      v.set(Field::Vmul_a_zp, qa.zeroPoint);
-      v.set(Field::Vmul_b_zp, qb.zeroPoint);
-      v.set(Field::Vmul_o_zp, qc.zeroPoint);
+      v.set(Field::Vmul_u8, u8);
+      // Unsigned bytes in u8 mode: the fields' raw bits.
+      auto field = [&](Field f, int64_t value) {
+        if (u8)
+          v.setRaw(f, static_cast<uint64_t>(value) & 0xff);
+        else
+          v.set(f, value);
+      };
+      field(Field::Vmul_lo, lo);
+      field(Field::Vmul_hi, hi);
+      field(Field::Vmul_a_zp, qa.zeroPoint);
+      field(Field::Vmul_b_zp, qb.zeroPoint);
+      field(Field::Vmul_o_zp, qc.zeroPoint);
       v.set(Field::Vmul_a_addr, (*slots)[0][s]);
       v.set(Field::Vmul_b_addr, (*slots)[1][s]);
       v.set(Field::Vmul_o_addr, (*slots)[2][s]);
@@ -139,8 +159,14 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       v.set(Field::Vadd_mode, mode);
       v.set(Field::Vadd_a_bcast, scalar && bcastOf(0));
       v.set(Field::Vadd_b_bcast, scalar && bcastOf(1));
-      v.set(Field::Vadd_lo, lo);
-      v.set(Field::Vadd_hi, hi);
+      v.set(Field::Vadd_u8, u8);
+      if (u8) {
+        v.setRaw(Field::Vadd_lo, static_cast<uint64_t>(lo) & 0xff);
+        v.setRaw(Field::Vadd_hi, static_cast<uint64_t>(hi) & 0xff);
+      } else {
+        v.set(Field::Vadd_lo, lo);
+        v.set(Field::Vadd_hi, hi);
+      }
       v.set(Field::Vadd_a_addr, (*slots)[0][s]);
       v.set(Field::Vadd_b_addr, (*slots)[1][s]);
       v.set(Field::Vadd_o_addr, (*slots)[2][s]);
@@ -157,6 +183,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
     DmaBox out;
     out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
     out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
+    out.flipSign = u8;
     it.stores.push_back(makeStore(out));
     items.push_back(std::move(it));
   }
