@@ -39,9 +39,9 @@ namespace isa = systole::isa;
 
 namespace {
 
-bool isSignedInt8(Type t) {
-  auto q = quantized8(t);
-  return q && q.isSigned();
+/// The code a table entry (a storage byte) stands for in type `q`.
+int32_t codeOf(quant::UniformQuantizedType q, int8_t byte) {
+  return q.isSigned() ? int32_t(byte) : int32_t(uint8_t(byte));
 }
 
 /// Whether applying `p` then `q` is the identity.
@@ -154,9 +154,14 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
 
   LogicalResult foldGate(graph::MulOp mul) {
     if (getPlacement(mul) != Placement::Npu ||
-        !isSignedInt8(mul.getLhs().getType()) ||
-        !isSignedInt8(mul.getRhs().getType()) ||
-        !isSignedInt8(mul.getOutput().getType()) ||
+        !quantized8(mul.getLhs().getType()) ||
+        !quantized8(mul.getRhs().getType()) ||
+        !quantized8(mul.getOutput().getType()) ||
+        // int8 and uint8 mixed: no QLinearMul kernel (the host's float).
+        quantized8(mul.getLhs().getType()).isSigned() !=
+            quantized8(mul.getOutput().getType()).isSigned() ||
+        quantized8(mul.getRhs().getType()).isSigned() !=
+            quantized8(mul.getOutput().getType()).isSigned() ||
         binaryBroadcast(cast<ShapedType>(mul.getLhs().getType()),
                         cast<ShapedType>(mul.getRhs().getType())) !=
             BinaryBroadcast::Equal ||
@@ -192,28 +197,38 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
           (tx && tx.getPerm() != tf.getPerm()))
         continue;
 
-      // f's table over x's codes (index: code + 128), step by step.
-      std::vector<int8_t> f(256);
+      // f's table over x's codes (index: code - storage minimum), step by
+      // step, as codes of each step's output type.
+      auto xq = quantized8(x.getType());
+      std::vector<int32_t> f(256);
       for (int i = 0; i < 256; ++i)
-        f[i] = static_cast<int8_t>(i - 128);
+        f[i] = int32_t(xq.getStorageTypeMin()) + i;
       for (Step s : *steps) {
         auto t = evaluate(s.dq, s.chain);
         if (!t)
           return s.dq.emitError() << "cannot compute the activation table: "
                                   << llvm::toString(t.takeError());
         auto in = quantized8(s.dq.getInput().getType());
-        for (int8_t &v : f)
-          v = (*t)[v - in.getStorageTypeMin()];
+        auto out = quantized8(s.chain.quantize.getOutput().getType());
+        for (int32_t &v : f)
+          v = codeOf(out, (*t)[v - in.getStorageTypeMin()]);
       }
-      // QLinearMul(x, f(x)) per code, the operands in the mul's order.
+      // QLinearMul(x, f(x)) per code, the operands in the mul's order, with
+      // the stored zero points and bounds (uint8: unsigned, the uint8
+      // kernel's arithmetic).
       QParams qa = perTensorParams(mul.getLhs().getType());
       QParams qb = perTensorParams(mul.getRhs().getType());
       QParams qc = perTensorParams(mul.getOutput().getType());
       float ratio = mulRatio(qa, qb, qc);
       auto [lo, hi] = clampBounds(mul);
+      if (qc.isUnsigned) {
+        for (QParams *q : {&qa, &qb, &qc})
+          q->zeroPoint += 128;
+        lo += 128, hi += 128;
+      }
       std::vector<int8_t> table(256);
       for (int i = 0; i < 256; ++i) {
-        int32_t c = i - 128, fc = f[i];
+        int32_t c = int32_t(xq.getStorageTypeMin()) + i, fc = f[i];
         table[i] = static_cast<int8_t>(
             isa::mulValue(k == 0 ? c : fc, k == 0 ? fc : c, qa.zeroPoint,
                           qb.zeroPoint, qc.zeroPoint, ratio,

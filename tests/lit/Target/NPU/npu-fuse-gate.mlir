@@ -111,3 +111,32 @@ func.func @gate_after_table(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
   %m = graph.mul %xq, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
   return %m : tensor<1x4x4x8x!y>
 }
+
+// -----
+
+!x = !quant.uniform<u8:f32, 1.0:128>
+!w = !quant.uniform<i8:f32, 0.01>
+!y = !quant.uniform<u8:f32, 0.5:131>
+
+// uint8 (ORT's default activation type): codes 0..255, the uint8
+// QLinearMul kernel's arithmetic with the stored zero points. x = c - 128,
+// f(x) = -x (code 256 - c, 255 for c = 0), entry c = clamp(rne(-2 x^2) +
+// 131, 0, 255): 0 for |x| >= 9, then 3, 33, 59, 81, 99, 113, 123, 129 for
+// |x| = 8 ... 1 and 131 for x = 0 (129 and 131 print as the i8 bytes -127
+// and -125).
+// CHECK-LABEL: func @gate_uint8
+// CHECK: %[[X:.*]] = graph.conv2d
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[0, 0,
+// CHECK-SAME: 0, 3, 33, 59, 81, 99, 113, 123, -127, -125, -127, 123, 113, 99, 81, 59, 33, 3, 0,
+// CHECK-NOT: graph.mul
+// CHECK: return %[[T]]
+func.func @gate_uint8(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
+  %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
+  %c = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x8x!x>, tensor<1x1x8x8x!w>) -> tensor<1x4x4x8x!x>
+  %d = graph.dequantize %c : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %n = graph.unary "neg" %d : tensor<1x4x4x8xf32>
+  %q = graph.quantize %n : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %m = graph.mul %c, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
+  return %m : tensor<1x4x4x8x!y>
+}
