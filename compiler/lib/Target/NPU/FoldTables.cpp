@@ -75,14 +75,7 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
       Value input = dq.getInput();
       auto first = dyn_cast<TableOp>(producer);
       if (first) {
-        auto mid = quantized8(first.getOutput().getType());
-        std::vector<int8_t> composed;
-        for (const APInt &v : first.getTable().getValues<APInt>()) {
-          uint8_t byte = static_cast<uint8_t>(v.getZExtValue());
-          int64_t code = mid.isSigned() ? int64_t(int8_t(byte)) : byte;
-          composed.push_back((*table)[code - mid.getStorageTypeMin()]);
-        }
-        *table = std::move(composed);
+        *table = composeAfter(first, *table);
         input = first.getInput();
       }
       // Named after the activation (the last float op): the report lists

@@ -39,11 +39,6 @@ namespace isa = systole::isa;
 
 namespace {
 
-/// The code a table entry (a storage byte) stands for in type `q`.
-int32_t codeOf(quant::UniformQuantizedType q, int8_t byte) {
-  return q.isSigned() ? int32_t(byte) : int32_t(uint8_t(byte));
-}
-
 /// Whether applying `p` then `q` is the identity.
 bool isInverse(llvm::ArrayRef<int64_t> p, llvm::ArrayRef<int64_t> q) {
   if (p.size() != q.size())
@@ -239,14 +234,7 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
       Value input = x;
       auto first = x.getDefiningOp<graph::TableOp>();
       if (first) {
-        auto mid = quantized8(first.getOutput().getType());
-        std::vector<int8_t> composed;
-        for (const APInt &v : first.getTable().getValues<APInt>()) {
-          uint8_t byte = static_cast<uint8_t>(v.getZExtValue());
-          int64_t code = mid.isSigned() ? int64_t(int8_t(byte)) : byte;
-          composed.push_back(table[code - mid.getStorageTypeMin()]);
-        }
-        table = std::move(composed);
+        table = composeAfter(first, table);
         input = first.getInput();
       }
       OpBuilder b(mul);

@@ -179,6 +179,20 @@ TableOp createTable(OpBuilder &b, Location loc, Value input,
   return t;
 }
 
+int32_t codeOf(quant::UniformQuantizedType q, int8_t byte) {
+  return q.isSigned() ? int32_t(byte) : int32_t(uint8_t(byte));
+}
+
+std::vector<int8_t> composeAfter(TableOp first, llvm::ArrayRef<int8_t> table) {
+  auto mid = quantized8(first.getOutput().getType());
+  std::vector<int8_t> composed;
+  for (const APInt &v : first.getTable().getValues<APInt>())
+    composed.push_back(
+        table[codeOf(mid, static_cast<int8_t>(v.getZExtValue())) -
+              mid.getStorageTypeMin()]);
+  return composed;
+}
+
 void eraseChain(DequantizeOp dq, const Chain &chain) {
   QuantizeOp quantize = chain.quantize;
   quantize.erase();

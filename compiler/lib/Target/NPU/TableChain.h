@@ -50,6 +50,14 @@ graph::TableOp createTable(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value input, graph::QuantizeOp quantize,
                            llvm::ArrayRef<int8_t> table);
 
+/// The code a table entry (a storage byte) stands for in type `q`.
+int32_t codeOf(mlir::quant::UniformQuantizedType q, int8_t byte);
+
+/// `table` (over `first`'s output codes) applied after `first`: a table
+/// over `first`'s input codes.
+std::vector<int8_t> composeAfter(graph::TableOp first,
+                                 llvm::ArrayRef<int8_t> table);
+
 /// Erases a folded chain: the quantize (whose uses are replaced), the float
 /// ops and the dequantize.
 void eraseChain(graph::DequantizeOp dq, const Chain &chain);
