@@ -139,18 +139,14 @@ Epilogue epilogueOf(Operation *op) {
       e.table.push_back(
           static_cast<char>(v.getZExtValue() ^ (e.storeUnsigned ? 0x80 : 0)));
   }
-  Operation *binary = nullptr;
   if (graph::AddOp add = fusedResidual(op)) {
     e.residual = true;
-    binary = add;
-  }
-  if (binary) {
-    e.producerIsLhs = binary->getOperand(0) == op->getResult(0);
-    e.resA = perTensorParams(binary->getOperand(0).getType());
-    e.resB = perTensorParams(binary->getOperand(1).getType());
-    e.resOut = perTensorParams(binary->getResult(0).getType());
+    e.producerIsLhs = add.getLhs() == op->getResult(0);
+    e.resA = perTensorParams(add.getLhs().getType());
+    e.resB = perTensorParams(add.getRhs().getType());
+    e.resOut = perTensorParams(add.getOutput().getType());
     e.storeUnsigned = e.resOut.isUnsigned;
-    std::tie(e.resLo, e.resHi) = clampBounds(binary);
+    std::tie(e.resLo, e.resHi) = clampBounds(add);
   }
   return e;
 }
