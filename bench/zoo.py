@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 bench/zoo.py [--out DIR] [--only NAME ...] [--no-build] [--npm-cache DIR]
            [--hw default-32x32,edge-16x16] [--backends functional,cycle] [--json OUT]
-           [--perf | --perf-only] [--baseline SYSTOLE] [--tune-budget N]
+           [--no-perf | --perf-only] [--baseline SYSTOLE] [--tune-budget N]
 
 For each model (models/build_models.py --list): build its folder into DIR
 (default build/cache/zoo; --no-build reuses it), then for both ONNX forms and
@@ -12,11 +12,12 @@ on each backend (tests/e2e/check_zoo_model.py), comparing the output with
 ONNX Runtime in quantization steps. The bound is the one
 tests/e2e/CMakeLists.txt states for the model (ZOO_BOUNDS below; 0 =
 bit-exact). Exits 1 if any run fails. Needs build/bin/systole and ORT in
-build/ort (or SYSTOLE_ORT_DIR). --perf adds the performance table of issue 18
+build/ort (or SYSTOLE_ORT_DIR). Then the performance table of issue 18
 (bench/zoo_perf.py): per model and preset, cycles, the model bound, cycles /
 bound, MAC utilization, DRAM bytes and compile time with and without --tune
 (and for a --baseline binary), and the CNNs' geometric mean of cycles / bound;
---perf-only prints just that table from already built models.
+--perf-only prints just that table from already built models, --no-perf
+skips it.
 """
 
 import argparse
@@ -51,9 +52,9 @@ def main():
     parser.add_argument("--systole", default=str(ROOT / "build" / "bin" / "systole"))
     parser.add_argument("--json", type=Path)
     parser.add_argument("--npm-cache", type=Path, help="where npm packages are unpacked (default OUT/.npm)")
-    parser.add_argument("--perf", action="store_true",
-                        help="after the checks, print the performance table (cycles, bound, MAC "
-                             "utilization, DRAM bytes, compile time; default and --tune)")
+    parser.add_argument("--no-perf", action="store_true",
+                        help="skip the performance table printed after the checks (cycles, bound, "
+                             "MAC utilization, DRAM bytes, compile time; default and --tune)")
     parser.add_argument("--perf-only", action="store_true", help="the performance table only")
     parser.add_argument("--baseline", help="another systole binary to add to the performance table")
     parser.add_argument("--tune-budget", type=int, default=2000)
@@ -106,7 +107,7 @@ def main():
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")
     print(f"{len(results) - failed} passed, {failed} failed")
-    if args.perf:
+    if not args.no_perf:
         import zoo_perf
         print()
         zoo_perf.perf_table(names, args.out, args.hw.split(","), args.systole, args.out / ".perf",
