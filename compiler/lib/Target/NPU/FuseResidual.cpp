@@ -28,11 +28,13 @@ namespace graph = systole::graph;
 
 namespace {
 
-/// A signed int8 per-tensor quantized tensor (the VADD's domain; uint8 adds
-/// are not on the NPU).
-bool isSignedInt8(Type t) {
+/// An 8-bit per-tensor quantized tensor's signedness, if it is one (VADD
+/// runs int8, or uint8 in its uint8 mode; never the two mixed).
+std::optional<bool> signedness8(Type t) {
   auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-  return q && q.getStorageTypeIntegralWidth() == 8 && q.isSigned();
+  if (!q || q.getStorageTypeIntegralWidth() != 8)
+    return std::nullopt;
+  return q.isSigned();
 }
 
 /// The convolution producing operand `idx` of `add` that can apply it, if
@@ -55,9 +57,11 @@ struct FuseResidualPass
   void runOnOperation() override {
     getOperation().walk([&](graph::AddOp add) {
       if (getPlacement(add) != Placement::Npu ||
-          !isSignedInt8(add.getLhs().getType()) ||
-          !isSignedInt8(add.getRhs().getType()) ||
-          !isSignedInt8(add.getOutput().getType()) ||
+          !signedness8(add.getOutput().getType()) ||
+          signedness8(add.getLhs().getType()) !=
+              signedness8(add.getOutput().getType()) ||
+          signedness8(add.getRhs().getType()) !=
+              signedness8(add.getOutput().getType()) ||
           binaryBroadcast(cast<ShapedType>(add.getLhs().getType()),
                           cast<ShapedType>(add.getRhs().getType())) !=
               BinaryBroadcast::Equal ||

@@ -294,7 +294,12 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     uint64_t bAddr = e.producerIsLhs ? tile.res : tile.out;
     // The other operand's tile, same pixels and channels as the output
     // tile; read first by the VADD below.
+    // uint8: the shortcut is flipped into the int8 domain like every
+    // loaded uint8 tensor, and VADD runs in its uint8 mode (the stored zero
+    // points and bounds, the uint8 kernel's arithmetic).
+    bool u8 = e.resOut.isUnsigned;
     DmaBox res;
+    res.flipSign = u8;
     res.sram = tile.res;
     res.dram = e.residualDram + elemOffset;
     res.n[0] = tile.nt, res.n[1] = tile.m;
@@ -303,11 +308,24 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
       item.loadNeed.push_back(item.computes.size());
     item.loads.push_back(makeLoad(res));
     // In place over the requantized tile (VADD allows the identical box).
-    AddConstants k = addConstants(e.resA, e.resB, e.resOut);
+    QParams qa = e.resA, qb = e.resB, qc = e.resOut;
+    int64_t lo = e.resLo, hi = e.resHi;
+    if (u8) {
+      for (QParams *q : {&qa, &qb, &qc})
+        q->zeroPoint += 128;
+      lo += 128, hi += 128;
+    }
+    AddConstants k = addConstants(qa, qb, qc);
     Instruction v(Opcode::Vadd);
     v.set(Field::Vadd_mode, isa::AddMode_fma);
-    v.set(Field::Vadd_lo, e.resLo);
-    v.set(Field::Vadd_hi, e.resHi);
+    v.set(Field::Vadd_u8, u8);
+    if (u8) {
+      v.setRaw(Field::Vadd_lo, static_cast<uint64_t>(lo) & 0xff);
+      v.setRaw(Field::Vadd_hi, static_cast<uint64_t>(hi) & 0xff);
+    } else {
+      v.set(Field::Vadd_lo, lo);
+      v.set(Field::Vadd_hi, hi);
+    }
     v.set(Field::Vadd_a_addr, static_cast<int64_t>(aAddr));
     v.set(Field::Vadd_b_addr, static_cast<int64_t>(bAddr));
     v.set(Field::Vadd_o_addr, static_cast<int64_t>(tile.out));
