@@ -562,10 +562,9 @@ def case_residual():
 
 def case_residual_uint8():
     """The residual blocks with uint8 activations (ORT's default; VADD in
-    its uint8 mode, fused or not). OPEN, not in ctest: 4 of 960 output
-    values differ from ORT's uint8 QLinearAdd by 1 LSB (the same with
-    --no-fusion; the host's float adds before this session: 104 of 960);
-    docs/security.md, "Bugs found"."""
+    its uint8 mode in the epilogue), on default-32x32 and rtl-8x8. This
+    found that ORT's x86 build contracts QLinearAdd's fixed part into an
+    FMA (docs/isa.md, VADD): 4 of 960 values were 1 LSB off before."""
     return residual_model(True)
 
 
