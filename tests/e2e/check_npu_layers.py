@@ -714,12 +714,50 @@ def case_concat():
     return fails
 
 
+def case_elementwise_host():
+    """Activations that are host ops of a one-element constant, between
+    NCHW convolutions, as tf2onnx writes them (openWakeWord: LeakyRelu then
+    Max(x, 0.0)): graph-to-nhwc moves its transposes through them and
+    npu-fold-tables makes each one the convolution's REQUANT table, so no
+    op but the model's quantize/dequantize runs on the host and no
+    activation is transposed."""
+    b = Builder([1, 16, 7, 9])
+    consts = {"Max": 0.0, "Min": 2.5, "Pow": 2.0}
+    for kind, k, ys, yz in (("LeakyRelu", 3, 0.1, -80), ("Max", 1, 0.08, -120),
+                            ("Min", 3, 0.02, 0), ("Pow", 1, 0.05, -128)):
+        b.conv(b.shape[1], 24 if kind != "Pow" else 16, k, pad=k // 2, ys=0.3, yz=5)
+        i = b.n = b.n + 1
+        if kind == "LeakyRelu":
+            b.nodes.append(helper.make_node(kind, [b.cur], [f"a{i}"], alpha=0.2))
+        else:
+            b.inits.append(init(f"c{i}", np.full([1, 1, 1, 1], consts[kind], np.float32)))
+            b.nodes.append(helper.make_node(kind, [b.cur, f"c{i}"], [f"a{i}"]))
+        b._requant(i, f"a{i}", ys, yz, False)
+    path_shapes["elementwise-host"] = [1, 16, 7, 9]
+    path = b.save("elementwise-host")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("elementwise-host", path, hw, "conv")
+        report = json.loads((work / "elementwise-host.json").read_text())
+        tables = [p for p in report["placement"]["ops"]
+                  if p["op"] == "table" and p["placement"] == "npu"]
+        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"]
+        if len(tables) != 4 or sorted(host) != ["dequantize", "quantize", "transpose",
+                                                "transpose"]:
+            print(f"elementwise-host {hw}: FAIL: {len(tables)} of 4 activations as NPU "
+                  f"tables, on the host: {host} (expected the model's quantize, "
+                  f"dequantize and its input/output transposes)")
+            fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
-         "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast}
+         "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
+         "elementwise-host": case_elementwise_host}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

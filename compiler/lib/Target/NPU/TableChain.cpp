@@ -35,7 +35,9 @@ quant::UniformQuantizedType quantized8(Type t) {
 
 namespace {
 
-/// ONNX ops of one input whose graph.host body is elementwise.
+/// ONNX ops whose graph.host body is elementwise in their first input (the
+/// others, e.g. Max(x, 0.0)'s bound, must be one-element constants: checked
+/// by chainAfter).
 bool isElementwiseHostOp(HostOp op) {
   static const llvm::StringSet<> ops = {
       "HardSigmoid", "HardSwish",  "LeakyRelu", "Elu",  "Selu",
@@ -43,7 +45,8 @@ bool isElementwiseHostOp(HostOp op) {
       "Relu",        "Sigmoid",    "Tanh",      "Erf",  "Exp",
       "Log",         "Sin",        "Cos",       "Abs",  "Neg",
       "Sqrt",        "Reciprocal", "Floor",     "Ceil", "Round",
-      "Sign",        "Gelu",       "Shrink",    "Clip", "Identity"};
+      "Sign",        "Gelu",       "Shrink",    "Clip", "Identity",
+      "Max",         "Min",        "Pow"};
   return ops.contains(op.getOnnxOp());
 }
 

@@ -51,3 +51,70 @@ func.func @squeeze_excitation(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
   %m = graph.mul %p, %g : (tensor<1x8x4x4xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x4x4xf32>
   return %m : tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// tf2onnx writes LeakyRelu and Max(x, 0) between convolutions: the
+// transposes move through elementwise host ops (re-typed bodies; the scalar
+// operand's map keeps the batch dim, extent 1 in both layouts) and cancel.
+// CHECK-LABEL: func @host_elementwise
+// CHECK: %[[C1:.*]] = graph.conv2d {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK-NEXT: %[[L:.*]] = graph.host "LeakyRelu"(%[[C1]]) : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x8x8x4xf32>):
+// CHECK: tensor.empty() : tensor<1x8x8x4xf32>
+// CHECK: graph.yield %{{.*}} : tensor<1x8x8x4xf32>
+// CHECK: %[[M:.*]] = graph.host "Max"(%[[L]], %{{.*}}) : (tensor<1x8x8x4xf32>, tensor<1x1x1x1xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NOT: tensor<1x4x8x8xf32>
+// CHECK: graph.conv2d %[[M]]
+func.func @host_elementwise(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %w2: tensor<2x4x1x1xf32>) -> tensor<1x2x8x8xf32> {
+  %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %l = graph.host "LeakyRelu"(%c1) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>):
+    %alpha = arith.constant 2.000000e-01 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %e = tensor.empty() : tensor<1x4x8x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %alpha : f32
+      %c = arith.cmpf olt, %in, %zero : f32
+      %s = arith.select %c, %m, %in : f32
+      linalg.yield %s : f32
+    } -> tensor<1x4x8x8xf32>
+    graph.yield %g : tensor<1x4x8x8xf32>
+  }
+  %cst = arith.constant dense<0.000000e+00> : tensor<1x1x1x1xf32>
+  %mx = graph.host "Max"(%l, %cst) : (tensor<1x4x8x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>, %b: tensor<1x1x1x1xf32>):
+    %e = tensor.empty() : tensor<1x4x8x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %b : tensor<1x4x8x8xf32>, tensor<1x1x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.maximumf %in, %in2 : f32
+      linalg.yield %m : f32
+    } -> tensor<1x4x8x8xf32>
+    graph.yield %g : tensor<1x4x8x8xf32>
+  }
+  %c2 = graph.conv2d %mx, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x4x8x8xf32>, tensor<2x4x1x1xf32>) -> tensor<1x2x8x8xf32>
+  return %c2 : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// A per-channel operand ([1,C,1,1] bias of a host op) is not one element:
+// the transpose stays before the host op.
+// CHECK-LABEL: func @host_per_channel
+// CHECK: %[[T:.*]] = graph.transpose %{{.*}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x8x4xf32> -> tensor<1x4x8x8xf32>
+// CHECK: graph.host "Max"(%[[T]], %{{.*}}) : (tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>)
+func.func @host_per_channel(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %b: tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+  %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %mx = graph.host "Max"(%c1, %b) : (tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>, %bb: tensor<1x4x1x1xf32>):
+    %e = tensor.empty() : tensor<1x4x8x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %bb : tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.maximumf %in, %in2 : f32
+      linalg.yield %m : f32
+    } -> tensor<1x4x8x8xf32>
+    graph.yield %g : tensor<1x4x8x8xf32>
+  }
+  return %mx : tensor<1x4x8x8xf32>
+}

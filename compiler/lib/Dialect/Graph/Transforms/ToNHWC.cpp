@@ -6,7 +6,10 @@
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/Graph/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -186,6 +189,123 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
   }
 };
 
+/// host(transpose(x, p), c...) -> transpose(host(x, c...), p) for a host op
+/// whose body is elementwise and whose other operands are one-element
+/// constants (LeakyRelu, Max(x, 0.0), Pow(x, 2) ...). tf2onnx wraps every
+/// NHWC op of a TensorFlow model in transposes; without this a transpose
+/// stops at the first such op, the activation after each convolution stays
+/// on the host in NCHW, and no table can absorb it. The body is re-typed,
+/// not rebuilt: it is only accepted when every tensor in it has the op's
+/// shape or one element, and every linalg.generic is all-parallel with
+/// identity or all-zero indexing maps, so permuting the shape changes
+/// nothing but the iteration order.
+struct SinkTransposeHost : OpRewritePattern<HostOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool elementwiseBody(HostOp op, ArrayRef<int64_t> shape,
+                              ArrayRef<int64_t> moved) {
+    auto tensorOk = [&](Type t) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt)
+        return !isa<ShapedType>(t);
+      return rt.hasStaticShape() &&
+             (rt.getShape() == shape || rt.getNumElements() == 1);
+    };
+    WalkResult r = op.getBody().walk([&](Operation *inner) {
+      for (Type t : inner->getResultTypes())
+        if (!tensorOk(t))
+          return WalkResult::interrupt();
+      for (Type t : inner->getOperandTypes())
+        if (!tensorOk(t))
+          return WalkResult::interrupt();
+      if (isa<tensor::EmptyOp, YieldOp, linalg::YieldOp>(inner))
+        return WalkResult::advance();
+      if (auto g = dyn_cast<linalg::GenericOp>(inner)) {
+        if (g.getNumReductionLoops() != 0)
+          return WalkResult::interrupt();
+        for (AffineMap m : g.getIndexingMapsArray()) {
+          // A one-element operand's map reads index 0 of each dim: a
+          // constant 0, or a loop dim of extent 1 in both orders (ONNX
+          // broadcasting keeps d0 for the batch of [1,1,1,1]).
+          bool zeros = llvm::all_of(m.getResults(), [&](AffineExpr e) {
+            if (auto c = dyn_cast<AffineConstantExpr>(e))
+              return c.getValue() == 0;
+            auto d = dyn_cast<AffineDimExpr>(e);
+            return d && d.getPosition() < shape.size() &&
+                   shape[d.getPosition()] == 1 && moved[d.getPosition()] == 1;
+          });
+          if (!m.isIdentity() && !zeros)
+            return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      }
+      // Scalar arith/math inside the generic, scalar or splat constants.
+      bool tensors = llvm::any_of(inner->getResultTypes(),
+                                  [](Type t) { return isa<ShapedType>(t); });
+      if (tensors &&
+          !(isa<arith::ConstantOp>(inner) &&
+            cast<ShapedType>(inner->getResult(0).getType()).getNumElements() ==
+                1))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    for (Type t : op.getBody().getArgumentTypes())
+      if (!tensorOk(t))
+        return false;
+    return !r.wasInterrupted();
+  }
+
+  LogicalResult matchAndRewrite(HostOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInputs().empty())
+      return failure();
+    auto t = op.getInputs()[0].getDefiningOp<TransposeOp>();
+    if (!t)
+      return failure();
+    auto in = cast<RankedTensorType>(t.getOutput().getType());
+    auto out = cast<RankedTensorType>(op.getOutput().getType());
+    if (!in.hasStaticShape() || in.getShape() != out.getShape() ||
+        in.getNumElements() == 1 ||
+        isa<quant::QuantizedType>(in.getElementType()) ||
+        isa<quant::QuantizedType>(out.getElementType()))
+      return failure();
+    for (Value v : op.getInputs().drop_front()) {
+      auto vt = cast<RankedTensorType>(v.getType());
+      if (vt.getNumElements() != 1 || vt.getRank() > in.getRank() ||
+          isa<quant::QuantizedType>(vt.getElementType()))
+        return failure();
+    }
+    ArrayRef<int64_t> shape = in.getShape();
+    SmallVector<int64_t> moved = llvm::to_vector(
+        cast<RankedTensorType>(t.getInput().getType()).getShape());
+    if (!elementwiseBody(op, shape, moved))
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    SmallVector<Value> operands(op.getInputs());
+    operands[0] = t.getInput();
+    auto newOp = rewriter.create<HostOp>(
+        op.getLoc(), RankedTensorType::get(moved, out.getElementType()),
+        operands, op.getOnnxOpAttr());
+    newOp->setAttrs(op->getAttrs());
+    rewriter.cloneRegionBefore(op.getBody(), newOp.getBody(),
+                               newOp.getBody().end());
+    auto retype = [&](Value v) {
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      if (rt && rt.getShape() == shape && rt.getNumElements() != 1)
+        v.setType(RankedTensorType::get(moved, rt.getElementType()));
+    };
+    for (BlockArgument a : newOp.getBody().getArguments())
+      retype(a);
+    newOp.getBody().walk([&](Operation *inner) {
+      for (Value r : inner->getResults())
+        retype(r);
+    });
+    rewriter.replaceOp(
+        op, createTranspose(rewriter, op.getLoc(), newOp.getOutput(), perm));
+    return success();
+  }
+};
+
 /// concat(transpose(x_i, p), axis) -> transpose(concat(x_i, p[axis]), p).
 struct SinkTransposeConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -246,7 +366,8 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
         ctx);
     patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>,
                  SinkTransposeBinary<SubOp>, SinkTransposeBinary<DivOp>>(ctx);
-    patterns.add<SinkTransposeConcat, TransposeOfUnitDimsToReshape>(ctx);
+    patterns.add<SinkTransposeConcat, SinkTransposeHost,
+                 TransposeOfUnitDimsToReshape>(ctx);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(
