@@ -120,7 +120,7 @@ module npu_datapath
   logic [7:0] vu_a_data[L], vu_b_data[L], vu_wdata[L];
   logic vu_we[L];
   npu_vector_unit u_vector (
-      .clk, .rst, .start(c_start && (c_op == OP_VADD || c_op == OP_VMUL)), .inst(c_inst),
+      .clk, .rst, .start(c_start && (c_op == OP_VADD || c_op == OP_VMUL || c_op == OP_VLUT)), .inst(c_inst),
       .cycles(c_cycles), .busy(vu_busy),
       .a_raddr(vu_a_addr), .a_rdata(vu_a_data), .b_raddr(vu_b_addr), .b_rdata(vu_b_data),
       .o_we(vu_we), .o_waddr(vu_waddr), .o_wdata(vu_wdata));
@@ -171,7 +171,7 @@ module npu_datapath
   function automatic logic [1:0] engine_of(input logic [7:0] op);
     case (op)
       OP_REQUANT: return 2'd0;
-      OP_VADD, OP_VMUL: return 2'd1;
+      OP_VADD, OP_VMUL, OP_VLUT: return 2'd1;
       OP_POOL: return 2'd2;
       default: return 2'd3;  // DWCONV
     endcase
@@ -179,7 +179,7 @@ module npu_datapath
   logic [3:0] engine_busy;
   assign engine_busy = {dw_busy, pl_busy, vu_busy, rq_busy};
   function automatic logic is_engine_op(input logic [7:0] op);
-    return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_POOL ||
+    return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_VLUT || op == OP_POOL ||
            op == OP_DWCONV;
   endfunction
   logic [3:0] done_q;  // engines whose instruction completed last cycle

@@ -32,6 +32,10 @@ package npu_timing_pkg;
         // VADD and VMUL share the position of bank_conflict.
         return (I[VADD_BANK_CONFLICT_LSB] ? 2 * beats : beats) + PIPE_DEPTH;
       end
+      // Two dependent SP reads per beat: A, then the table entry.
+      OP_VLUT:
+        return 2 * ceil_lanes(64'(I[VLUT_N0_LSB +: VLUT_N0_W]) * 64'(I[VLUT_N1_LSB +: VLUT_N1_W])) +
+               PIPE_DEPTH;
       OP_POOL:
         return 64'(I[POOL_OH_LSB +: POOL_OH_W]) * 64'(I[POOL_OW_LSB +: POOL_OW_W]) *
                64'(I[POOL_KH_LSB +: POOL_KH_W]) * 64'(I[POOL_KW_LSB +: POOL_KW_W]) *

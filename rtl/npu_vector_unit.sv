@@ -1,4 +1,4 @@
-// Streaming VADD / VMUL engine (docs/isa.md §4): the n1 x n0 elements,
+// Streaming VADD / VMUL / VLUT engine (docs/isa.md §4): the n1 x n0 elements,
 // flattened row-major (e = j*n0 + i), go LANES consecutive elements per beat
 // through LANES npu_vector_lane; a beat may straddle rows, or cover several
 // when n0 < LANES. Element (j, i) reads A at a_addr + j*a_s1 + (a_bcast ? 0
@@ -17,6 +17,12 @@
 // (npu_timing_pkg::compute_cycles) is 2*beats + PIPE_DEPTH with one and
 // beats + PIPE_DEPTH without, so the engine follows the controller's
 // occupancy by comparing it with its beat count.
+//
+// VLUT runs the two-cycle schedule always (its occupancy is 2*beats +
+// PIPE_DEPTH): A in the first cycle of a beat, held in a_q; in the second
+// the B port reads the table entry a_q indexes, lut_addr (+ 256 * column
+// with per_column) + (the byte, XOR 0x80 for int8 codes), and that byte is
+// the output. No lane arithmetic.
 //
 // Per lane the element position (row j, column i, row start addresses)
 // advances by LANES elements per beat incrementally: LANES = dq*n0 + dr,
@@ -48,7 +54,7 @@ module npu_vector_unit
     output logic [7:0]            o_wdata[L]
 );
   typedef struct packed {
-    logic        is_add, u8, a_bcast, b_bcast, conflict;
+    logic        is_add, is_lut, per_col, u8, a_bcast, b_bcast, conflict;
     logic [2:0]  mode;
     logic [31:0] lo, hi, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp;
     logic [16:0] n0, n1;
@@ -76,9 +82,12 @@ module npu_vector_unit
   logic [63:0] beats;
   always_comb begin
     cfg.is_add = inst[7:0] == OP_VADD;
+    cfg.is_lut = inst[7:0] == OP_VLUT;
+    cfg.per_col = cfg.is_lut && inst[VLUT_PER_COLUMN_LSB];
+    // VADD, VMUL and VLUT share the position of u8.
     cfg.u8 = cfg.is_add ? inst[VADD_U8_LSB] : inst[VMUL_U8_LSB];
-    cfg.a_bcast = cfg.is_add ? inst[VADD_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
-    cfg.b_bcast = cfg.is_add ? inst[VADD_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
+    cfg.a_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
+    cfg.b_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
     // VMUL has no mode (its value does not depend on one).
     cfg.mode = cfg.is_add ? inst[VADD_MODE_LSB +: VADD_MODE_W] : 3'd0;
     cfg.lo = npu_postproc_pkg::dom_param(cfg.u8, cfg.is_add ? inst[VADD_LO_LSB +: 8] : inst[VMUL_LO_LSB +: 8]);
@@ -89,11 +98,12 @@ module npu_vector_unit
     cfg.a_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_A_ZP_LSB +: 8]);
     cfg.b_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_B_ZP_LSB +: 8]);
     cfg.o_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_O_ZP_LSB +: 8]);
-    // VADD and VMUL share the positions of the addressing fields.
+    // VADD, VMUL and VLUT share the positions of the addressing fields
+    // (VLUT's lut_addr is b_addr; the table has no row stride).
     cfg.n0 = 17'(inst[VADD_N0_LSB +: VADD_N0_W]);
     cfg.n1 = 17'(inst[VADD_N1_LSB +: VADD_N1_W]);
     cfg.a_s1 = 64'(inst[VADD_A_S1_LSB +: VADD_A_S1_W]);
-    cfg.b_s1 = 64'(inst[VADD_B_S1_LSB +: VADD_B_S1_W]);
+    cfg.b_s1 = cfg.is_lut ? 64'd0 : 64'(inst[VADD_B_S1_LSB +: VADD_B_S1_W]);
     cfg.o_s1 = 64'(inst[VADD_O_S1_LSB +: VADD_O_S1_W]);
     beats = (64'(cfg.n0) * 64'(cfg.n1) + 64'(L) - 64'd1) / 64'(L);
     cfg.conflict = cycles != beats + 64'(P);
@@ -156,7 +166,12 @@ module npu_vector_unit
     logic [31:0] y;  // clamped to the 8-bit domain: only its low byte is stored
     /* verilator lint_on UNUSEDSIGNAL */
     assign a_raddr[l] = pos[l].a_row + (cfg.a_bcast ? 64'd0 : 64'(pos[l].i));
-    assign b_raddr[l] = pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
+    // VLUT: b_row is lut_addr (b_s1 = 0); A's byte, read in the beat's
+    // first cycle, is in a_q.
+    assign b_raddr[l] = cfg.is_lut ?
+        pos[l].b_row + (cfg.per_col ? 64'(pos[l].i) << 8 : 64'd0) +
+            64'(8'(a_q[l] ^ {~cfg.u8, 7'd0})) :
+        pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
     npu_vector_lane u_lane (
         .en(compute), .is_add(cfg.is_add), .mode(cfg.mode),
         .av(npu_postproc_pkg::dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
@@ -165,7 +180,7 @@ module npu_vector_unit
         .hi(cfg.hi), .y);
     assign we_c[l] = compute && pos[l].j < cfg.n1;
     assign waddr_c[l] = pos[l].o_row + 64'(pos[l].i);
-    assign wdata_c[l] = y[7:0] ^ {cfg.u8, 7'd0};
+    assign wdata_c[l] = cfg.is_lut ? b_rdata[l] : y[7:0] ^ {cfg.u8, 7'd0};
     always_ff @(posedge clk) a_q[l] <= a_rdata[l];
   end
 

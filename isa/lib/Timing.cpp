@@ -270,6 +270,17 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
                       {{n1, f(F::Vadd_o_s1, F::Vmul_o_s1)}}, n0, "O"));
     break;
   }
+  case Opcode::Vlut: {
+    uint64_t n0 = U(F::Vlut_n0), n1 = U(F::Vlut_n1);
+    out.push_back(box(MemSpace::Scratchpad, false, U(F::Vlut_a_addr),
+                      {{n1, U(F::Vlut_a_s1)}}, n0, "A"));
+    out.push_back(box(MemSpace::Scratchpad, false, U(F::Vlut_lut_addr), {},
+                      I.getFlag(F::Vlut_per_column) ? satMul(n0, 256) : 256,
+                      "lut"));
+    out.push_back(box(MemSpace::Scratchpad, true, U(F::Vlut_o_addr),
+                      {{n1, U(F::Vlut_o_s1)}}, n0, "O"));
+    break;
+  }
   case Opcode::Pool: {
     uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
     uint64_t rows = oh ? (oh - 1) * U(F::Pool_sh) + U(F::Pool_kh) : 0;
@@ -436,6 +447,10 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
     uint64_t beats = ceilDiv(L, lanes);
     return satAdd(vectorBankConflict(I, cfg) ? satMul(beats, 2) : beats, P);
   }
+  case Opcode::Vlut:
+    // Two dependent SP reads per beat: A, then the table entry it indexes.
+    return satAdd(
+        satMul(ceilDiv(satMul(U(F::Vlut_n0), U(F::Vlut_n1)), lanes), 2), P);
   case Opcode::Pool:
     return satAdd(satMul(satMul(satMul(U(F::Pool_oh), U(F::Pool_ow)),
                                 satMul(U(F::Pool_kh), U(F::Pool_kw))),

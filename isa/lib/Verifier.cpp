@@ -228,6 +228,33 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
     }
     break;
   }
+  case Opcode::Vlut: {
+    uint64_t n0 = I.raw(F::Vlut_n0), n1 = I.raw(F::Vlut_n1),
+             oS1 = I.raw(F::Vlut_o_s1);
+    Strided O{"O", I.raw(F::Vlut_o_addr), n1, oS1, 1, 0, n0};
+    Strided A{"A", I.raw(F::Vlut_a_addr), n1, I.raw(F::Vlut_a_s1), 1, 0, n0};
+    Strided lut{"lut",
+                I.raw(F::Vlut_lut_addr),
+                1,
+                0,
+                1,
+                0,
+                I.getFlag(F::Vlut_per_column) ? 256 * n0 : 256};
+    bool same = A.base == O.base && (n1 == 1 || A.s1 == oS1);
+    if (same && n1 > 1 && oS1 < n0)
+      return error(llvm::formatv(
+          "{0}: output O {1} is input A in place, but its rows overlap "
+          "(o_s1 {2} < n0 {3}): a later row would read bytes an earlier "
+          "row already wrote",
+          mn(I), range(O), oS1, n0));
+    if (!same)
+      if (auto e = requireDisjoint(
+              I, O, A,
+              ": an output must be disjoint from its input or be the "
+              "identical box (in place)"))
+        return e;
+    return requireDisjoint(I, O, lut, "");
+  }
   case Opcode::Requant:
     if (I.getFlag(F::Requant_lut)) {
       Strided O{"O",
@@ -418,6 +445,10 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
       return err;
     if (auto err =
             requireOrdered(I, F::Vmul_lo, F::Vmul_hi, I.getFlag(F::Vmul_u8)))
+      return err;
+    break;
+  case Opcode::Vlut:
+    if (auto err = requirePositive(I, {F::Vlut_n0, F::Vlut_n1}))
       return err;
     break;
   case Opcode::Pool:

@@ -108,6 +108,13 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     c.spWriteBytes = n0 * n1;
     break;
   }
+  case Opcode::Vlut: {
+    uint64_t L = U(F::Vlut_n0) * U(F::Vlut_n1);
+    c.vectorOps = L;
+    c.spReadBytes = 2 * L;
+    c.spWriteBytes = L;
+    break;
+  }
   case Opcode::Pool: {
     uint64_t window = U(F::Pool_kh) * U(F::Pool_kw);
     uint64_t outs = U(F::Pool_oh) * U(F::Pool_ow) * U(F::Pool_ch);
@@ -418,6 +425,24 @@ static void executeVector(const Instruction &I, MachineState &S) {
                 &out[j * n0], n0);
 }
 
+static void executeLut(const Instruction &I, MachineState &S) {
+  const uint64_t n0 = I.raw(F::Vlut_n0), n1 = I.raw(F::Vlut_n1);
+  const uint8_t flip = I.getFlag(F::Vlut_u8) ? 0 : 0x80;
+  const bool perColumn = I.getFlag(F::Vlut_per_column);
+  uint8_t *sp = S.scratchpad.data();
+  const uint8_t *lut = sp + I.raw(F::Vlut_lut_addr);
+  // All of A is read before O is written (O may be A, in place).
+  std::vector<uint8_t> out(n0 * n1);
+  for (uint64_t j = 0; j < n1; ++j) {
+    const uint8_t *a = sp + I.raw(F::Vlut_a_addr) + j * I.raw(F::Vlut_a_s1);
+    for (uint64_t i = 0; i < n0; ++i)
+      out[j * n0 + i] = lut[(perColumn ? 256 * i : 0) + uint8_t(a[i] ^ flip)];
+  }
+  for (uint64_t j = 0; j < n1; ++j)
+    std::memcpy(sp + I.raw(F::Vlut_o_addr) + j * I.raw(F::Vlut_o_s1),
+                &out[j * n0], n0);
+}
+
 static void executePool(const Instruction &I, MachineState &S) {
   auto U = [&](Field f) { return I.raw(f); };
   const uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
@@ -530,6 +555,8 @@ void sim::executeInstruction(const Instruction &I, MachineState &S) {
   case Opcode::Vadd:
   case Opcode::Vmul:
     return executeVector(I, S);
+  case Opcode::Vlut:
+    return executeLut(I, S);
   case Opcode::Pool:
     return executePool(I, S);
   case Opcode::Dwconv:

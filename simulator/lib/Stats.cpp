@@ -44,6 +44,7 @@ Unit sim::executingUnit(const isa::Instruction &I) {
     return Unit::PostProcessor;
   case isa::Opcode::Vadd:
   case isa::Opcode::Vmul:
+  case isa::Opcode::Vlut:
   case isa::Opcode::Pool:
   case isa::Opcode::Dwconv:
     return Unit::VectorUnit;

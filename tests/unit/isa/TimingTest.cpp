@@ -46,6 +46,26 @@ TEST(Timing, WorkedExampleWeightStationary) {
   EXPECT_EQ(computeCycles(matmul(Dataflow_ws, 6, 2, 1, true), cfg), 17u);
 }
 
+TEST(Timing, VlutReadsATableEntryAfterEachBeat) {
+  HwConfig cfg = preset("tiny-4x4");
+  // 3 rows of 6: 18 elements, ceil(18 / lanes 4) = 5 beats of two dependent
+  // SP reads (A, then the entry it indexes): 2 * 5 + pipeline depth.
+  Instruction I(Opcode::Vlut);
+  I.with(F::Vlut_n0, 6).with(F::Vlut_n1, 3).with(F::Vlut_a_s1, 6);
+  I.with(F::Vlut_o_addr, 100).with(F::Vlut_o_s1, 6).with(F::Vlut_lut_addr, 512);
+  ASSERT_EQ(cfg.vector.lanes, 4u);
+  EXPECT_EQ(computeCycles(I, cfg), 12u); // 2 * 5 + depth 2
+  // Per column the footprint is n0 tables.
+  I.with(F::Vlut_per_column, 1);
+  bool found = false;
+  for (const Access &a : accessRanges(I))
+    if (std::string(a.operand) == "lut") {
+      EXPECT_EQ(a.end - a.begin, 6u * 256);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST(Timing, WorkedExampleOutputStationary) {
   HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
   Instruction I = matmul(Dataflow_os, 4, 8, 4, false);

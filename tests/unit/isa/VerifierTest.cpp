@@ -376,6 +376,26 @@ TEST(Verifier, VectorOutputMustNotPartiallyOverlapAnInput) {
             "an output must be disjoint from each input or be the identical "
             "box (in place)");
   EXPECT_EQ(check(M.with(F::Vmul_b_addr, 18)), "");
+  // VLUT: A in place or apart; its table(s) apart from O.
+  Instruction T(Opcode::Vlut);
+  T.with(F::Vlut_o_addr, 10)
+      .with(F::Vlut_n0, 8)
+      .with(F::Vlut_n1, 1)
+      .with(F::Vlut_a_addr, 10)
+      .with(F::Vlut_lut_addr, 18);
+  EXPECT_EQ(check(T), "");
+  EXPECT_EQ(check(T.with(F::Vlut_a_addr, 12)),
+            "vlut: output O SP [0xa, 0x12) overlaps input A SP [0xc, 0x14): "
+            "an output must be disjoint from its input or be the identical "
+            "box (in place)");
+  EXPECT_EQ(check(T.with(F::Vlut_a_addr, 10).with(F::Vlut_lut_addr, 0)),
+            "vlut: output O SP [0xa, 0x12) overlaps input lut SP [0x0, 0x100)");
+  // Per column: 8 tables, [1000, 3048).
+  EXPECT_TRUE(contains(check(T.with(F::Vlut_per_column, 1)
+                                 .with(F::Vlut_lut_addr, 1000)
+                                 .with(F::Vlut_o_addr, 3000)
+                                 .with(F::Vlut_a_addr, 3000)),
+                       "overlaps input lut SP [0x3e8, 0xbe8)"));
 }
 
 TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {

@@ -181,7 +181,7 @@ TEST(RtlCosim, AssembledMatmulTile) {
 // fault; most seeds run to the end.
 void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   isa::HwConfig cfg = preset(presetName);
-  unsigned clean = 0, paddingBound = 0, conflicts = 0;
+  unsigned clean = 0, paddingBound = 0, conflicts = 0, luts = 0, lutColumns = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -198,6 +198,9 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
       isa::DmaTiming t = isa::dmaTiming(I, cfg);
       paddingBound += ok && t.padCycles > t.burstCycles;
       Opcode op = I.opcode();
+      luts += ok && op == Opcode::Vlut;
+      lutColumns +=
+          ok && op == Opcode::Vlut && I.getFlag(isa::Field::Vlut_per_column);
       conflicts +=
           ok &&
           ((op == Opcode::Matmul &&
@@ -208,9 +211,11 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   }
   EXPECT_GE(clean, minClean) << presetName;
   std::printf("%s: %u clean programs, %u padding-bound LOADs, %u compute "
-              "instructions with a bank conflict\n",
-              presetName, clean, paddingBound, conflicts);
+              "instructions with a bank conflict, %u VLUT (%u per column)\n",
+              presetName, clean, paddingBound, conflicts, luts, lutColumns);
   EXPECT_GE(paddingBound, 5u) << presetName;
+  EXPECT_GE(luts, 5u) << presetName;
+  EXPECT_GE(lutColumns, 2u) << presetName;
   EXPECT_GE(conflicts, 5u) << presetName;
 }
 

@@ -32,6 +32,8 @@ public:
   static constexpr uint64_t kDram = 1 << 16;
   static constexpr uint64_t kWeights = 16384, kLut = 32768, kScalesDram = 20000;
   static constexpr uint64_t kScalesAcc = 3000, kOut = 32768, kAccOut = 49152;
+  // REQUANT's table, or up to 8 per-column VLUT tables.
+  static constexpr uint64_t kLutBytes = 8 * 256;
 
 private:
   uint64_t r(uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); }
@@ -122,7 +124,7 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Scratchpad, aBase(b), aBase(b) + 8192},
       {isa::MemSpace::Scratchpad, kWeights, kWeights + 4096},
       {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
-      {isa::MemSpace::Scratchpad, kLut, kLut + 256},
+      {isa::MemSpace::Scratchpad, kLut, kLut + kLutBytes},
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024},
       {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64}};
   std::vector<Range> writes = {
@@ -130,7 +132,7 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
-    unsigned kind = r(0, 6);
+    unsigned kind = r(0, 7);
     Instruction I;
     if (kind <= 1) { // MATMUL
       bool ws = coin();
@@ -247,6 +249,21 @@ Instruction Generator::computeOp(unsigned b) {
         I.setF32(F::Vmul_ratio, scale() * 64);
         orderBounds(I, F::Vmul_u8, F::Vmul_lo, F::Vmul_hi);
       }
+    } else if (kind == 7) { // VLUT
+      bool perColumn = coin(40);
+      uint64_t n0 = perColumn ? r(1, 8) : r(1, 40), n1 = r(1, 5);
+      uint64_t o = oBase(b) + r(0, 2000), oS1 = n0 + r(0, 9);
+      bool inPlace = coin(30);
+      I = Instruction(Opcode::Vlut);
+      I.with(F::Vlut_u8, coin(30))
+          .with(F::Vlut_per_column, perColumn)
+          .with(F::Vlut_a_addr, inPlace ? o : aBase(b) + r(0, 3000))
+          .with(F::Vlut_lut_addr, kLut + (perColumn ? 0 : 256 * r(0, 7)))
+          .with(F::Vlut_o_addr, o)
+          .with(F::Vlut_n0, n0)
+          .with(F::Vlut_n1, n1)
+          .with(F::Vlut_a_s1, inPlace ? oS1 : r(0, 50))
+          .with(F::Vlut_o_s1, oS1);
     } else if (kind == 4) { // POOL
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
                ch = r(1, 12);
@@ -332,7 +349,7 @@ std::vector<Instruction> Generator::program(unsigned T) {
       .with(F::Load_n2, 1)
       .with(F::Load_n3, 1);
   out.push_back(S);
-  out.push_back(dma(Opcode::Load, 24000, kLut, 256));
+  out.push_back(dma(Opcode::Load, 24000, kLut, kLutBytes));
   // Interleave the queues' instructions in a plausible program order: tile
   // t's loads, then its compute, then its stores.
   for (unsigned t = 0; t < T; ++t) {
@@ -389,7 +406,7 @@ isa::HwConfig randomConfig() {
 
 TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
-  uint64_t totalCycles = 0, instructions = 0, inPlace = 0;
+  uint64_t totalCycles = 0, instructions = 0, inPlace = 0, luts = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -400,6 +417,7 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
         FAIL() << "seed " << seed << " instruction #" << i << ": "
                << llvm::toString(std::move(e));
       const Instruction &I = prog[i];
+      luts += I.opcode() == Opcode::Vlut;
       if (I.opcode() == Opcode::Vadd)
         inPlace += !I.getFlag(F::Vadd_a_bcast) &&
                    I.raw(F::Vadd_a_addr) == I.raw(F::Vadd_o_addr);
@@ -426,4 +444,5 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   }
   EXPECT_GT(totalCycles, instructions); // sanity: timing happened
   EXPECT_GT(inPlace, 0u);
+  EXPECT_GT(luts, 0u);
 }

@@ -310,6 +310,44 @@ TEST(Vmul, ZeroPointsRatioAndTies) {
     EXPECT_EQ(m.sp(200 + i), expect[i]) << i;
 }
 
+TEST(Vlut, IndexesByTheCodeMinusTheStorageMinimumPerTensorOrPerColumn) {
+  Machine m;
+  // Table t at 1000: t[k] = k (the index itself); per column, table i at
+  // 2000 + 256 i holds t_i[k] = k + 16 i (mod 256).
+  for (int k = 0; k < 256; ++k) {
+    m.s.scratchpad[1000 + k] = uint8_t(k);
+    for (int i = 0; i < 3; ++i)
+      m.s.scratchpad[2000 + 256 * i + k] = uint8_t(k + 16 * i);
+  }
+  // A: 2 rows of 3 int8 codes, row stride 5.
+  int8_t a[8] = {-128, -1, 0, 0, 0, 127, 5, -7};
+  std::memcpy(&m.s.scratchpad[0], a, 8);
+  Instruction I(Opcode::Vlut);
+  I.with(F::Vlut_n0, 3)
+      .with(F::Vlut_n1, 2)
+      .with(F::Vlut_a_addr, 0)
+      .with(F::Vlut_a_s1, 5)
+      .with(F::Vlut_lut_addr, 1000)
+      .with(F::Vlut_o_addr, 200)
+      .with(F::Vlut_o_s1, 4);
+  m.run(I);
+  // int8: index = code + 128.
+  uint8_t expect[2][3] = {{0, 127, 128}, {255, 133, 121}};
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(m.s.scratchpad[200 + 4 * j + i], expect[j][i]) << j << i;
+  // uint8 codes index by the byte itself; column i reads table i.
+  I.with(F::Vlut_u8, 1)
+      .with(F::Vlut_per_column, 1)
+      .with(F::Vlut_lut_addr, 2000);
+  m.run(I);
+  uint8_t bytes[2][3] = {{0x80, 0xff, 0x00}, {0x7f, 0x05, 0xf9}};
+  for (int j = 0; j < 2; ++j)
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(m.s.scratchpad[200 + 4 * j + i], uint8_t(bytes[j][i] + 16 * i))
+          << j << i;
+}
+
 TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   Machine m;
   // 3x3 input tile, 1 channel, row stride 3: values 1..9, window 2x2 stride 1
