@@ -751,13 +751,69 @@ def case_elementwise_host():
     return fails
 
 
+def case_dense_block():
+    """A DenseNet block (issue 16): each layer concatenates every earlier
+    feature map again (the concat is not in place: npu-concat-copy copies
+    each input into its channel slice through a VLUT table), then a
+    pre-activation BatchNormalization + ReLU, a per-channel function of one
+    value, composed into the concat's tables ([C, 256], VLUT per column);
+    last, an activation after an add (VADD has no table stage) as a VLUT
+    layer of its own. Nothing but the model's quantize/dequantize and its
+    I/O transposes may run on the host."""
+    b = Builder([1, 16, 6, 7])
+    b.conv(16, 16, 3, pad=1, ys=0.3, yz=-5)
+    feats, scales = [b.cur], [b.scale]
+    for layer in range(3):
+        i = 900 + 10 * layer
+        cin = 16 + 8 * layer
+        b.nodes.append(helper.make_node("Concat", list(feats), [f"cat{i}"], axis=1))
+        b._requant(i, f"cat{i}", 0.35 + 0.05 * layer, -3 + layer, False)
+        gamma = rng.uniform(0.5, 1.5, cin).astype(np.float32)
+        beta = rng.uniform(-1, 1, cin).astype(np.float32)
+        mean = rng.uniform(-0.5, 0.5, cin).astype(np.float32)
+        var = rng.uniform(0.5, 2, cin).astype(np.float32)
+        b.inits += [init(f"g{i}", gamma), init(f"be{i}", beta), init(f"mu{i}", mean),
+                    init(f"va{i}", var)]
+        b.nodes.append(helper.make_node(
+            "BatchNormalization", [b.cur, f"g{i}", f"be{i}", f"mu{i}", f"va{i}"],
+            [f"bn{i}"], epsilon=1e-5))
+        b._requant(i + 1, f"bn{i}", 0.2, 10, False)
+        b.nodes.append(helper.make_node("Relu", [b.cur], [f"relu{i}"]))
+        b._requant(i + 2, f"relu{i}", 0.1, -128, False)
+        b.shape = [1, cin, 6, 7]
+        b.conv(cin, 8, 3, pad=1, ys=0.25 + 0.05 * layer, yz=2 * layer)
+        feats.append(b.cur)
+        scales.append(b.scale)
+    # An add of the last two feature maps, then a sigmoid of the sum.
+    b.shape = [1, 8, 6, 7]
+    b.binary("Add", feats[-1], feats[-2], ys=0.4, yz=-1)
+    b.activation("Sigmoid", 1 / 256, -128)
+    path_shapes["dense-block"] = [1, 16, 6, 7]
+    path = b.save("dense-block")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("dense-block", path, hw, "conv")
+        report = json.loads((work / "dense-block.json").read_text())
+        ops = report["placement"]["ops"]
+        host = [p["op"] for p in ops if p["placement"] == "host"
+                and p["op"] not in ("quantize", "dequantize", "transpose")]
+        tables = [p for p in ops if p["op"] == "table" and p["placement"] == "npu"]
+        concats = [l for l in report["layers"] if l["op"] == "graph.concat"]
+        luts = [l for l in report["layers"] if l["op"] == "graph.table"]
+        if host or len(concats) != 3 or len(luts) != 1 or len(tables) < 4:
+            print(f"dense-block {hw}: FAIL: on the host {host}; {len(concats)} of 3 concat "
+                  f"layers, {len(luts)} of 1 table layer, {len(tables)} NPU tables (>= 4)")
+            fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
-         "elementwise-host": case_elementwise_host}
+         "elementwise-host": case_elementwise_host, "dense-block": case_dense_block}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

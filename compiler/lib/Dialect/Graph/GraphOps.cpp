@@ -115,10 +115,16 @@ LogicalResult TableOp::verify() {
                          "quantized tensors");
   }
   auto table = cast<ShapedType>(getTable().getType());
-  if (table.getRank() != 1 || table.getNumElements() != 256 ||
-      !table.getElementType().isInteger(8))
-    return emitOpError("table must be 256 8-bit integers");
-  return success();
+  if (!table.getElementType().isInteger(8))
+    return emitOpError("table must hold 8-bit integers");
+  if (table.getRank() == 1 && table.getNumElements() == 256)
+    return success();
+  auto in = cast<ShapedType>(getInput().getType());
+  if (table.getRank() == 2 && table.getDimSize(1) == 256 && in.getRank() > 0 &&
+      table.getDimSize(0) == in.getShape().back())
+    return success();
+  return emitOpError("table must be [256], or [C, 256] with C the input's "
+                     "last (channel) dimension");
 }
 
 //===----------------------------------------------------------------------===//

@@ -19,7 +19,6 @@
 #include "LayerLowering.h"
 #include "TableChain.h"
 
-#include "systole/Runtime/QuantizeLinear.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -32,7 +31,6 @@ using namespace mlir;
 using namespace systole::npu;
 using namespace systole::npu::tables;
 namespace graph = systole::graph;
-namespace rt = systole::rt;
 
 namespace {
 
@@ -49,22 +47,6 @@ graph::Conv2DOp slicedProducer(Value v) {
       !quantized8(x.getType()))
     return {};
   return conv;
-}
-
-/// Entry k of input `in`'s table: the code min + k dequantized with `in`'s
-/// parameters, quantized with `out`'s, as the host's builtin kernels do.
-std::vector<int8_t> requantTable(quant::UniformQuantizedType in,
-                                 quant::UniformQuantizedType out) {
-  std::vector<int8_t> table(256);
-  for (int k = 0; k < 256; ++k) {
-    float f =
-        rt::dequantizeLinear(int32_t(in.getStorageTypeMin() + k),
-                             float(in.getScale()), int32_t(in.getZeroPoint()));
-    table[k] = static_cast<int8_t>(rt::quantizeLinear(
-        f, float(out.getScale()), int32_t(out.getZeroPoint()),
-        int32_t(out.getStorageTypeMin()), int32_t(out.getStorageTypeMax())));
-  }
-  return table;
 }
 
 struct ConcatInPlacePass

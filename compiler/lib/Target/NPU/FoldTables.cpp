@@ -42,6 +42,7 @@ using NpuPlacement = systole::npu::Placement;
 namespace {
 
 struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
+  using FoldTablesBase::FoldTablesBase;
   void runOnOperation() override {
     // A table's result read by another chain (a gate's "/ 6", an
     // activation quantized in several steps) composes with it: producers
@@ -94,6 +95,68 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
       if (first)
         first.erase();
       producers.push_back(t);
+    }
+    if (standalone)
+      foldStandalone();
+  }
+
+  /// The chains no producer's REQUANT can apply (after an add, a pool, a
+  /// concat, a conv whose result has other readers, or with one table per
+  /// channel, as a pre-activation BatchNormalization + ReLU) become VLUT
+  /// layers of their own (docs/isa.md, VLUT). After a standalone table
+  /// whose only reader the chain is, the two compose into one.
+  void foldStandalone() {
+    SmallVector<DequantizeOp> dqs;
+    getOperation().walk([&](DequantizeOp dq) {
+      Operation *def = dq.getInput().getDefiningOp();
+      if (def && npu::getPlacement(def) == NpuPlacement::Npu &&
+          quantized8(dq.getInput().getType()))
+        dqs.push_back(dq);
+    });
+    while (!dqs.empty()) {
+      DequantizeOp dq = dqs.pop_back_val();
+      std::optional<Chain> chain =
+          chainAfter(dq, /*allowTranspose=*/false, /*allowPerChannel=*/true);
+      if (!chain)
+        continue;
+      auto table = evaluate(dq, *chain);
+      if (!table) {
+        dq.emitError() << "cannot compute the activation table: "
+                       << llvm::toString(table.takeError());
+        return signalPassFailure();
+      }
+      Value input = dq.getInput();
+      // A table whose only reader is this chain (applied by its producer
+      // or not) takes the chain in: one lookup. A per-channel result
+      // cannot stay in a REQUANT; it then runs as a VLUT layer
+      // (fusedTable).
+      auto first = input.getDefiningOp<TableOp>();
+      if (first && !first->hasOneUse())
+        first = nullptr;
+      if (first) {
+        *table = composeAfter(first, *table);
+        input = first.getInput();
+      }
+      QuantizeOp q = chain->quantize;
+      OpBuilder b(q);
+      Location loc =
+          chain->ops.empty() ? q.getLoc() : chain->ops.back()->getLoc();
+      TableOp t = createTable(b, loc, input, q, *table);
+      Value result = t.getOutput();
+      if (result.getType() != q.getOutput().getType()) {
+        auto r =
+            b.create<ReshapeOp>(t.getLoc(), q.getOutput().getType(), result);
+        npu::setPlacement(r, NpuPlacement::Npu); // an alias
+        result = r;
+      }
+      q.getOutput().replaceAllUsesWith(result);
+      eraseChain(dq, *chain);
+      if (first)
+        first.erase();
+      // The next chain may read this table's result.
+      for (Operation *user : result.getUsers())
+        if (auto next = dyn_cast<DequantizeOp>(user))
+          dqs.push_back(next);
     }
   }
 };

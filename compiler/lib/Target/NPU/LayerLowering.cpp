@@ -165,6 +165,10 @@ graph::AddOp fusedResidual(Operation *op) {
 }
 
 bool isFusedIntoProducer(Operation *op) {
+  if (auto t = dyn_cast<graph::TableOp>(op)) {
+    Operation *def = t.getInput().getDefiningOp();
+    return def && fusedTable(def) == t;
+  }
   return (llvm::isa<graph::AddOp>(op) && op->hasAttr(kResidualAttr)) ||
          (llvm::isa<graph::ConcatOp>(op) && op->hasAttr(kInPlaceAttr));
 }
@@ -212,10 +216,23 @@ AddConstants addConstants(const QParams &a, const QParams &b,
 }
 
 graph::TableOp fusedTable(Operation *op) {
-  if (op->getNumResults() != 1 || !op->getResult(0).hasOneUse())
+  // Producers that apply a table: a convolution's or matmul's REQUANT (one
+  // table), a concat copy's VLUTs (one per input, per channel too).
+  bool concat = llvm::isa<graph::ConcatOp>(op) && !op->hasAttr(kInPlaceAttr);
+  if (!(concat || llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) ||
+      getPlacement(op) != Placement::Npu || op->getNumResults() != 1 ||
+      !op->getResult(0).hasOneUse())
     return {};
   auto t = dyn_cast<graph::TableOp>(*op->getResult(0).user_begin());
-  return t && getPlacement(t) == Placement::Npu ? t : graph::TableOp();
+  if (!t || getPlacement(t) != Placement::Npu)
+    return {};
+  if (!concat && isPerChannel(t))
+    return {};
+  return t;
+}
+
+bool isPerChannel(graph::TableOp t) {
+  return cast<ShapedType>(t.getTable().getType()).getRank() == 2;
 }
 
 void materializeTable(ProgramBuilder &b, Epilogue &e) {
@@ -352,6 +369,8 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 unsigned numActivationOperands(Operation *op) {
   if (llvm::isa<graph::AddOp, graph::MulOp>(op))
     return 2;
+  if (auto c = dyn_cast<graph::ConcatOp>(op))
+    return c.getInputs().size();
   // A matmul of two activations (attention) reads its rhs from DRAM too.
   if (auto mm = dyn_cast<graph::MatMulOp>(op))
     return isConstantTensor(mm.getRhs()) ? 1 : 2;
@@ -423,6 +442,10 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     int64_t rows = t.getNumElements() / t.getShape().back();
     return rowCandidates(rows);
   }
+  if (auto t = dyn_cast<graph::TableOp>(op))
+    return tableCandidates(t);
+  if (auto c = dyn_cast<graph::ConcatOp>(op))
+    return concatCandidates(c);
   if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
     std::vector<TilePlan> plans;
     for (int64_t ch = 1 << 15; ch >= 1; ch /= 2)
@@ -448,6 +471,10 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerPool(pool, plan, io, builder);
   if (auto gap = dyn_cast<graph::GlobalAvgPoolOp>(op))
     return lowerGlobalAvgPool(gap, plan, io, builder);
+  if (auto t = dyn_cast<graph::TableOp>(op))
+    return lowerTable(t, plan, io, builder);
+  if (auto c = dyn_cast<graph::ConcatOp>(op))
+    return lowerConcat(c, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

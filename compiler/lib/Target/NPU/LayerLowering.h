@@ -130,6 +130,8 @@ float mulRatio(const QParams &a, const QParams &b, const QParams &c);
 /// The NPU table that reads `op`'s result and is applied by `op`'s
 /// REQUANT, if any.
 graph::TableOp fusedTable(mlir::Operation *op);
+/// A table with one row per channel ([C, 256]).
+bool isPerChannel(graph::TableOp t);
 /// Places an epilogue's table in the constant pool (sets `e.lutDram`).
 void materializeTable(ProgramBuilder &b, Epilogue &e);
 /// Loads of an accumulator tile's per-channel int32 bias and fp32 scales
@@ -197,6 +199,23 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
                                                      const TilePlan &plan,
                                                      const LayerIO &io,
                                                      ProgramBuilder &builder);
+
+llvm::Expected<std::vector<Item>> lowerTable(graph::TableOp op,
+                                             const TilePlan &plan,
+                                             const LayerIO &io,
+                                             ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &builder);
+std::vector<TilePlan> tableCandidates(graph::TableOp op);
+std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
+
+/// Double-buffered scratchpad slots: a pair for each of `bytes`, or an
+/// error naming the op when they do not fit.
+llvm::Expected<std::vector<std::array<uint64_t, 2>>>
+allocateSlotPairs(mlir::Operation *op, const isa::HwConfig &hw,
+                  llvm::ArrayRef<int64_t> bytes, bool mirrored);
 
 std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
                                      const isa::HwConfig &hw, bool kSplit);

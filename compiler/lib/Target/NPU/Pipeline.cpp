@@ -25,6 +25,12 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(createFuseGate());
   fn.addPass(createFoldTables());
   fn.addPass(createConcatInPlace());
+  fn.addPass(createConcatCopy());
+  // The chains left: VLUT layers of their own (after adds, pools, concat
+  // copies; per channel).
+  FoldTablesOptions standalone;
+  standalone.standalone = true;
+  fn.addPass(createFoldTables(standalone));
   if (options.fuseResidual)
     fn.addPass(createFuseResidual());
   PlanTilesOptions tiles;

@@ -16,6 +16,8 @@
 #include "systole/Target/NPU/Annotations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -39,15 +41,40 @@ namespace {
 /// others, e.g. Max(x, 0.0)'s bound, must be one-element constants: checked
 /// by chainAfter).
 bool isElementwiseHostOp(HostOp op) {
-  static const llvm::StringSet<> ops = {
-      "HardSigmoid", "HardSwish",  "LeakyRelu", "Elu",  "Selu",
-      "Celu",        "Softplus",   "Softsign",  "Mish", "ThresholdedRelu",
-      "Relu",        "Sigmoid",    "Tanh",      "Erf",  "Exp",
-      "Log",         "Sin",        "Cos",       "Abs",  "Neg",
-      "Sqrt",        "Reciprocal", "Floor",     "Ceil", "Round",
-      "Sign",        "Gelu",       "Shrink",    "Clip", "Identity",
-      "Max",         "Min",        "Pow"};
-  return ops.contains(op.getOnnxOp());
+  static const llvm::StringSet<> ops = {"HardSigmoid", "HardSwish",
+                                        "LeakyRelu",   "Elu",
+                                        "Selu",        "Celu",
+                                        "Softplus",    "Softsign",
+                                        "Mish",        "ThresholdedRelu",
+                                        "Relu",        "Sigmoid",
+                                        "Tanh",        "Erf",
+                                        "Exp",         "Log",
+                                        "Sin",         "Cos",
+                                        "Abs",         "Neg",
+                                        "Sqrt",        "Reciprocal",
+                                        "Floor",       "Ceil",
+                                        "Round",       "Sign",
+                                        "Gelu",        "Shrink",
+                                        "Clip",        "Identity",
+                                        "Max",         "Min",
+                                        "Pow",         "BatchNormalization"};
+  if (!ops.contains(op.getOnnxOp()))
+    return false;
+  // The body must be elementwise too: no reduction (BatchNormalization in
+  // training mode computes its statistics from x), no tensor op but
+  // parallel generics.
+  WalkResult r = op.getBody().walk([](Operation *inner) {
+    if (auto g = dyn_cast<linalg::GenericOp>(inner))
+      return g.getNumReductionLoops() ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    bool tensors = llvm::any_of(inner->getResultTypes(), [](Type t) {
+      return llvm::isa<ShapedType>(t);
+    });
+    return tensors && !llvm::isa<tensor::EmptyOp, arith::ConstantOp>(inner)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return !r.wasInterrupted();
 }
 
 bool isOneElementConstant(Value v) {
@@ -56,9 +83,44 @@ bool isOneElementConstant(Value v) {
   return c && t && t.hasStaticShape() && t.getNumElements() == 1;
 }
 
+/// Operand `idx` of `user` is a constant with one value per channel (the
+/// last of `rank` dims, `channels` of them) that `user` reads along that
+/// dim only: a graph binary op broadcasts a [..., 1, C] operand so
+/// (NumPy); a host op says so in its linalg.generic maps.
+bool isPerChannelConstant(Operation *user, unsigned idx, int64_t rank,
+                          int64_t channels) {
+  Value v = user->getOperand(idx);
+  auto t = dyn_cast<ShapedType>(v.getType());
+  if (!v.getDefiningOp<arith::ConstantOp>() || !t || !t.hasStaticShape() ||
+      t.getNumElements() != channels || t.getRank() > rank ||
+      t.getShape().back() != channels)
+    return false;
+  if (llvm::isa<AddOp, SubOp, MulOp, DivOp>(user))
+    return true;
+  auto host = dyn_cast<HostOp>(user);
+  if (!host)
+    return false;
+  Value arg = host.getBody().getArgument(idx);
+  for (OpOperand &use : arg.getUses()) {
+    auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!g || g.getNumLoops() != rank)
+      return false;
+    AffineMap m = g.getMatchingIndexingMap(&use);
+    for (AffineExpr e : m.getResults()) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (!(c && c.getValue() == 0) &&
+          !(d && d.getPosition() == static_cast<unsigned>(rank - 1)))
+        return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
-std::optional<Chain> chainAfter(DequantizeOp dq, bool allowTranspose) {
+std::optional<Chain> chainAfter(DequantizeOp dq, bool allowTranspose,
+                                bool allowPerChannel) {
   int64_t elements =
       cast<ShapedType>(dq.getOutput().getType()).getNumElements();
   llvm::SetVector<Operation *> members;
@@ -100,14 +162,36 @@ std::optional<Chain> chainAfter(DequantizeOp dq, bool allowTranspose) {
       work.push_back(user->getResult(0));
     }
   }
-  if (!sink || members.empty() || !values.contains(sink.getInput()))
+  // An empty chain (DequantizeLinear -> QuantizeLinear: a requantization,
+  // e.g. a one-input concat's) is a table too; only the standalone caller
+  // asks for it.
+  if (!sink || (members.empty() && !allowPerChannel) ||
+      !values.contains(sink.getInput()))
     return std::nullopt;
-  // Every operand comes from the chain or is a one-element constant.
+  // Every operand comes from the chain or is a one-element constant (or,
+  // allowed, a per-channel one).
+  auto dqType = cast<ShapedType>(dq.getOutput().getType());
+  bool perChannel = false;
   for (Operation *op : members)
-    for (Value o : op->getOperands())
-      if (!values.contains(o) && !isOneElementConstant(o))
+    for (OpOperand &o : op->getOpOperands()) {
+      if (values.contains(o.get()) || isOneElementConstant(o.get()))
+        continue;
+      if (!allowPerChannel || dqType.getRank() == 0 ||
+          llvm::isa<TransposeOp, ReshapeOp>(op) ||
+          !isPerChannelConstant(op, o.getOperandNumber(), dqType.getRank(),
+                                dqType.getShape().back()))
         return std::nullopt;
+      perChannel = true;
+    }
+  // Per channel, every op must keep the dequantized shape (a reshape
+  // would move the channel dimension).
+  if (perChannel && llvm::any_of(members, [&](Operation *op) {
+        return cast<ShapedType>(op->getResult(0).getType()).getShape() !=
+               dqType.getShape();
+      }))
+    return std::nullopt;
   Chain chain;
+  chain.perChannel = perChannel;
   chain.ops.assign(members.begin(), members.end());
   llvm::sort(chain.ops,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -122,6 +206,8 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
   auto in = quantized8(dq.getInput().getType());
   QuantizeOp quantize = chain.quantize;
   auto out = quantized8(quantize.getOutput().getType());
+  if (chain.ops.empty())
+    return requantTable(in, out);
   int64_t elements =
       cast<ShapedType>(dq.getOutput().getType()).getNumElements();
   int64_t bytes = 4 * elements, outOffset = (bytes + 63) / 64 * 64;
@@ -145,8 +231,38 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
   if (!entry)
     return entry.takeError();
   int64_t qmin = in.getStorageTypeMin();
-  std::vector<int8_t> table(256);
   std::vector<uint8_t> dram(group.dramBytes);
+  auto quantizeOut = [&](float y) {
+    return static_cast<int8_t>(rt::quantizeLinear(
+        y, float(out.getScale()), int32_t(out.getZeroPoint()),
+        int32_t(out.getStorageTypeMin()), int32_t(out.getStorageTypeMax())));
+  };
+  if (chain.perChannel) {
+    // Pixel p of a run holds code first + p in every channel: channel c's
+    // result at p is row c's entry first + p.
+    int64_t channels =
+        cast<ShapedType>(dq.getOutput().getType()).getShape().back();
+    int64_t pixels = elements / channels;
+    std::vector<int8_t> rows(channels * 256);
+    for (int64_t first = 0; first < 256; first += pixels) {
+      int64_t n = std::min<int64_t>(pixels, 256 - first);
+      auto *x = reinterpret_cast<float *>(dram.data());
+      for (int64_t p = 0; p < pixels; ++p) {
+        float v = rt::dequantizeLinear(
+            int32_t(qmin + first + std::min(p, n - 1)), float(in.getScale()),
+            int32_t(in.getZeroPoint()));
+        for (int64_t c = 0; c < channels; ++c)
+          x[p * channels + c] = v;
+      }
+      (*entry)(dram.data());
+      const float *y = reinterpret_cast<const float *>(dram.data() + outOffset);
+      for (int64_t p = 0; p < n; ++p)
+        for (int64_t c = 0; c < channels; ++c)
+          rows[c * 256 + first + p] = quantizeOut(y[p * channels + c]);
+    }
+    return rows;
+  }
+  std::vector<int8_t> table(256);
   // Up to `elements` codes per run: f is elementwise. A transpose in the
   // chain moves the codes to other positions: then one code per run, in
   // every element.
@@ -163,17 +279,18 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
     (*entry)(dram.data());
     const float *y = reinterpret_cast<const float *>(dram.data() + outOffset);
     for (int64_t i = 0; i < n; ++i)
-      table[first + i] = static_cast<int8_t>(rt::quantizeLinear(
-          y[i], float(out.getScale()), int32_t(out.getZeroPoint()),
-          int32_t(out.getStorageTypeMin()), int32_t(out.getStorageTypeMax())));
+      table[first + i] = quantizeOut(y[i]);
   }
   return table;
 }
 
 TableOp createTable(OpBuilder &b, Location loc, Value input,
                     QuantizeOp quantize, llvm::ArrayRef<int8_t> table) {
+  SmallVector<int64_t> shape = {256};
+  if (table.size() != 256)
+    shape = {static_cast<int64_t>(table.size() / 256), 256};
   auto attr = DenseIntElementsAttr::get(
-      RankedTensorType::get({256}, b.getIntegerType(8)), table);
+      RankedTensorType::get(shape, b.getIntegerType(8)), table);
   auto inType = cast<RankedTensorType>(input.getType());
   auto t = b.create<TableOp>(
       loc, inType.clone(getElementTypeOrSelf(quantize.getOutput().getType())),
@@ -182,17 +299,38 @@ TableOp createTable(OpBuilder &b, Location loc, Value input,
   return t;
 }
 
+std::vector<int8_t> requantTable(quant::UniformQuantizedType in,
+                                 quant::UniformQuantizedType out) {
+  std::vector<int8_t> table(256);
+  for (int k = 0; k < 256; ++k) {
+    float f =
+        rt::dequantizeLinear(int32_t(in.getStorageTypeMin() + k),
+                             float(in.getScale()), int32_t(in.getZeroPoint()));
+    table[k] = static_cast<int8_t>(rt::quantizeLinear(
+        f, float(out.getScale()), int32_t(out.getZeroPoint()),
+        int32_t(out.getStorageTypeMin()), int32_t(out.getStorageTypeMax())));
+  }
+  return table;
+}
+
 int32_t codeOf(quant::UniformQuantizedType q, int8_t byte) {
   return q.isSigned() ? int32_t(byte) : int32_t(uint8_t(byte));
 }
 
 std::vector<int8_t> composeAfter(TableOp first, llvm::ArrayRef<int8_t> table) {
   auto mid = quantized8(first.getOutput().getType());
-  std::vector<int8_t> composed;
+  std::vector<int8_t> head;
   for (const APInt &v : first.getTable().getValues<APInt>())
-    composed.push_back(
-        table[codeOf(mid, static_cast<int8_t>(v.getZExtValue())) -
-              mid.getStorageTypeMin()]);
+    head.push_back(static_cast<int8_t>(v.getZExtValue()));
+  // Rows: one, or one per channel in either table.
+  size_t rows = std::max(head.size(), table.size()) / 256;
+  std::vector<int8_t> composed(rows * 256);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t k = 0; k < 256; ++k) {
+      int8_t m = head[(head.size() == 256 ? 0 : r * 256) + k];
+      composed[r * 256 + k] = table[(table.size() == 256 ? 0 : r * 256) +
+                                    codeOf(mid, m) - mid.getStorageTypeMin()];
+    }
   return composed;
 }
 

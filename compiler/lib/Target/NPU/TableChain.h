@@ -30,31 +30,46 @@ mlir::quant::UniformQuantizedType quantized8(mlir::Type t);
 struct Chain {
   llvm::SmallVector<mlir::Operation *> ops;
   graph::QuantizeOp quantize;
+  /// Some op reads a per-channel constant: one table per channel.
+  bool perChannel = false;
 };
 /// The chain after `dq` when every op in it is elementwise in the one
 /// dequantized value (other operands one-element constants), host-placed,
 /// and nothing outside the chain reads its intermediate values. With
 /// `allowTranspose`, the op reading the dequantize may be a transpose (the
 /// table is the same; the caller handles the layout).
+/// With `allowPerChannel`, other operands may also be constants with one
+/// value per channel (the last dimension) that the op reads along that
+/// dimension only (BatchNormalization's [C] parameters, a [1,1,1,C] scale).
 std::optional<Chain> chainAfter(graph::DequantizeOp dq,
-                                bool allowTranspose = false);
+                                bool allowTranspose = false,
+                                bool allowPerChannel = false);
 
 /// Runs the chain's host code on every input code; returns the 256 output
-/// storage bytes, indexed by input code - storage minimum.
+/// storage bytes, indexed by input code - storage minimum; for a
+/// per-channel chain C such rows, channel-major.
 llvm::Expected<std::vector<int8_t>> evaluate(graph::DequantizeOp dq,
                                              const Chain &chain);
 
 /// A graph.table on the NPU mapping `input` (the dequantize's input) through
-/// `table`, with the quantize's element type and `input`'s shape.
+/// `table` ([256], or [C, 256] when it holds C rows), with the quantize's
+/// element type and `input`'s shape.
 graph::TableOp createTable(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value input, graph::QuantizeOp quantize,
                            llvm::ArrayRef<int8_t> table);
+
+/// Entry k: the code `in`'s minimum + k dequantized with `in`'s parameters
+/// and quantized with `out`'s, as the host's builtin kernels do (a QDQ
+/// concat's DequantizeLinear -> Concat -> QuantizeLinear per input).
+std::vector<int8_t> requantTable(mlir::quant::UniformQuantizedType in,
+                                 mlir::quant::UniformQuantizedType out);
 
 /// The code a table entry (a storage byte) stands for in type `q`.
 int32_t codeOf(mlir::quant::UniformQuantizedType q, int8_t byte);
 
 /// `table` (over `first`'s output codes) applied after `first`: a table
-/// over `first`'s input codes.
+/// over `first`'s input codes. Either may be per channel (then so is the
+/// result).
 std::vector<int8_t> composeAfter(graph::TableOp first,
                                  llvm::ArrayRef<int8_t> table);
 

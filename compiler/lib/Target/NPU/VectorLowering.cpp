@@ -11,12 +11,9 @@ using namespace mlir;
 
 namespace systole::npu {
 
-namespace {
-
-/// SP slot pairs for `count` buffers of `bytes[i]` each, or an error.
 llvm::Expected<std::vector<std::array<uint64_t, 2>>>
-allocateSlots(Operation *op, const isa::HwConfig &hw,
-              llvm::ArrayRef<int64_t> bytes, bool mirrored) {
+allocateSlotPairs(Operation *op, const isa::HwConfig &hw,
+                  llvm::ArrayRef<int64_t> bytes, bool mirrored) {
   SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(), mirrored);
   std::vector<std::array<uint64_t, 2>> slots;
   int64_t total = 0;
@@ -36,8 +33,6 @@ allocateSlots(Operation *op, const isa::HwConfig &hw,
   }
   return slots;
 }
-
-} // namespace
 
 /// Elementwise add (VADD) or mul (VMUL) over row tiles of the NHWC tensor.
 /// A broadcast operand (a per-channel vector or a scalar) is loaded once per
@@ -70,10 +65,11 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
   bool scalar =
       bc == BinaryBroadcast::LhsScalar || bc == BinaryBroadcast::RhsScalar;
   int64_t small = scalar ? 1 : inner;
-  auto slots = allocateSlots(op, b.hw,
-                             {bcastOf(0) ? small : rows * inner,
-                              bcastOf(1) ? small : rows * inner, rows * inner},
-                             io.spMirrored);
+  auto slots =
+      allocateSlotPairs(op, b.hw,
+                        {bcastOf(0) ? small : rows * inner,
+                         bcastOf(1) ? small : rows * inner, rows * inner},
+                        io.spMirrored);
   if (!slots)
     return slots.takeError();
   QParams qa = perTensorParams(lhs.getType());
@@ -223,8 +219,8 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   if (C > 0xffff || kh > 255 || kw > 255 || sh > 255 || sw > 255 ||
       OW * C > 0xffff)
     return loweringError(op, "pooling dimensions exceed the field widths");
-  auto slots =
-      allocateSlots(op, b.hw, {inRows * wp * C, rows * OW * C}, io.spMirrored);
+  auto slots = allocateSlotPairs(op, b.hw, {inRows * wp * C, rows * OW * C},
+                                 io.spMirrored);
   if (!slots)
     return slots.takeError();
   std::vector<Item> items;
@@ -289,7 +285,8 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
   int64_t chMax = std::min<int64_t>(plan.at("channels"), C);
   if (H > 255 || W > 255 || H * W > 0xffff)
     return loweringError(op, "global pooling window exceeds the POOL fields");
-  auto slots = allocateSlots(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
+  auto slots =
+      allocateSlotPairs(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
   if (!slots)
     return slots.takeError();
   QParams x = perTensorParams(op.getInput().getType());

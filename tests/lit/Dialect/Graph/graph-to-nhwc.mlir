@@ -1,4 +1,4 @@
-// RUN: systole-opt %s --graph-to-nhwc --split-input-file | FileCheck %s
+// RUN: systole-opt %s --graph-to-nhwc --split-input-file --mlir-print-local-scope | FileCheck %s
 
 // Two convolutions in a row: only the graph boundary keeps transposes; the
 // filter is transposed OIHW -> HWIO.
@@ -99,12 +99,17 @@ func.func @host_elementwise(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %
 
 // -----
 
-// A per-channel operand ([1,C,1,1] bias of a host op) is not one element:
-// the transpose stays before the host op.
+// A per-channel operand (a [1,C,1,1] parameter, as BatchNormalization's
+// [C] ones) keeps its shape; its map is renamed into the NHWC loop order
+// (old dim 1, C, is new dim 3). A second operand of x's shape would need a
+// transpose of its own: that host op stays behind its transpose.
 // CHECK-LABEL: func @host_per_channel
+// CHECK: %[[C1:.*]] = graph.conv2d {{.*}} -> tensor<1x8x8x4xf32>
+// CHECK: graph.host "Max"(%[[C1]], %{{.*}}) : (tensor<1x8x8x4xf32>, tensor<1x4x1x1xf32>) -> tensor<1x8x8x4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
 // CHECK: %[[T:.*]] = graph.transpose %{{.*}} {perm = array<i64: 0, 3, 1, 2>} : tensor<1x8x8x4xf32> -> tensor<1x4x8x8xf32>
-// CHECK: graph.host "Max"(%[[T]], %{{.*}}) : (tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>)
-func.func @host_per_channel(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %b: tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+// CHECK: graph.host "Add"(%[[T]], %arg3) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>)
+func.func @host_per_channel(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %b: tensor<1x4x1x1xf32>, %y: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %c1 = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   %mx = graph.host "Max"(%c1, %b) : (tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32> {
   ^bb0(%a: tensor<1x4x8x8xf32>, %bb: tensor<1x4x1x1xf32>):
@@ -116,5 +121,15 @@ func.func @host_per_channel(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %
     } -> tensor<1x4x8x8xf32>
     graph.yield %g : tensor<1x4x8x8xf32>
   }
-  return %mx : tensor<1x4x8x8xf32>
+  %ad = graph.host "Add"(%mx, %y) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%a: tensor<1x4x8x8xf32>, %bb: tensor<1x4x8x8xf32>):
+    %e = tensor.empty() : tensor<1x4x8x8xf32>
+    %g = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a, %bb : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) outs(%e : tensor<1x4x8x8xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.addf %in, %in2 : f32
+      linalg.yield %m : f32
+    } -> tensor<1x4x8x8xf32>
+    graph.yield %g : tensor<1x4x8x8xf32>
+  }
+  return %ad : tensor<1x4x8x8xf32>
 }

@@ -62,7 +62,12 @@ def Graph_TableOp : Graph_PureOp<"table", [SameOperandsAndResultShape]> {
     compiler computes the table by running the host code of that chain on
     the 256 input codes, so it equals what the host fallback computes
     (npu-fold-tables). On the NPU it is the REQUANT table of the producing
-    convolution or matmul.
+    convolution or matmul, or a VLUT of its own.
+
+    A `[C, 256]` table is per channel: element `i` in channel `c` (the
+    last dimension) reads row `c`. It replaces a function of one value
+    whose parameters differ per channel (a BatchNormalization and ReLU
+    before a convolution).
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyIntElementsAttr:$table);
   let results = (outs AnyRankedTensor:$output);

@@ -41,7 +41,18 @@ def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
     producer's REQUANT applies. The table is computed by compiling the
     chain's float ops as the host fallback would and running that code on
     the 256 input codes, so it equals the host fallback's result.
+
+    With `standalone` (the pipeline's last run, after the concats are
+    placed), the chains no producer's REQUANT can apply, those after any
+    other NPU-produced 8-bit tensor, become graph.tables of their own (VLUT
+    layers), including per-channel ones ([C, 256]: a chain whose ops read
+    constants along the channel dimension, as a pre-activation
+    BatchNormalization + ReLU); a chain after such a table composes with it.
   }];
+  let options = [
+    Option<"standalone", "standalone", "bool", /*default=*/"false",
+           "also make tables of chains no REQUANT applies (VLUT layers)">
+  ];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
@@ -59,6 +70,20 @@ def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
     REQUANT then applies it. An NCHW mul whose operands are transposes of
     x (the first step transposing the dequantized x the same way) is
     handled in x's layout; a transpose back cancels.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
+def ConcatCopy : Pass<"npu-concat-copy", "mlir::func::FuncOp"> {
+  let summary = "Channel concats not written in place as NPU copies";
+  let description = [{
+    After npu-concat-in-place: a float graph.concat along the channels of
+    NHWC tensors whose inputs are all DequantizeLinear(x_i) of 8-bit
+    per-tensor activations and whose only reader is a QuantizeLinear
+    becomes a graph.concat of the x_i with the quantize's type, on the NPU:
+    each input's rows are copied into its channel slice through the table
+    Q(DQ_i(c)) (VLUT). DenseNet's concats (every earlier feature map again)
+    and ShuffleNet's (split halves) are such.
   }];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }

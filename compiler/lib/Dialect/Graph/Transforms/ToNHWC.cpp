@@ -190,27 +190,39 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
 };
 
 /// host(transpose(x, p), c...) -> transpose(host(x, c...), p) for a host op
-/// whose body is elementwise and whose other operands are one-element
-/// constants (LeakyRelu, Max(x, 0.0), Pow(x, 2) ...). tf2onnx wraps every
-/// NHWC op of a TensorFlow model in transposes; without this a transpose
-/// stops at the first such op, the activation after each convolution stays
-/// on the host in NCHW, and no table can absorb it. The body is re-typed,
-/// not rebuilt: it is only accepted when every tensor in it has the op's
-/// shape or one element, and every linalg.generic is all-parallel with
-/// identity or all-zero indexing maps, so permuting the shape changes
-/// nothing but the iteration order.
+/// whose body is elementwise in x: LeakyRelu, Max(x, 0.0), and
+/// BatchNormalization with its [C] parameters. tf2onnx wraps every NHWC op
+/// of a TensorFlow model in transposes and a pre-activation BatchNorm sits
+/// between NHWC convolutions; without this a transpose stops at the first
+/// such op, which stays on the host in NCHW, and no table can absorb it.
+///
+/// The body is re-typed, not rebuilt. Accepted only when every
+/// linalg.generic in it is all-parallel, reads and writes x-shaped tensors
+/// with identity maps and anything else (a parameter, a scalar) with maps
+/// whose results are loop dims or 0; those maps are renamed into the new
+/// loop order (old loop dim i is new dim p[i]). Other operands must not be
+/// x-shaped: they are not transposed.
 struct SinkTransposeHost : OpRewritePattern<HostOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  static bool elementwiseBody(HostOp op, ArrayRef<int64_t> shape,
-                              ArrayRef<int64_t> moved) {
+  /// The generics of an elementwise body, or nothing.
+  static std::optional<SmallVector<linalg::GenericOp>>
+  elementwiseBody(HostOp op, ArrayRef<int64_t> shape) {
+    auto full = [&](Type t) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      return rt && rt.getShape() == shape;
+    };
+    llvm::DenseSet<Type> params;
+    for (BlockArgument a : op.getBody().getArguments().drop_front())
+      params.insert(a.getType());
     auto tensorOk = [&](Type t) {
       auto rt = dyn_cast<RankedTensorType>(t);
       if (!rt)
         return !isa<ShapedType>(t);
       return rt.hasStaticShape() &&
-             (rt.getShape() == shape || rt.getNumElements() == 1);
+             (full(t) || rt.getNumElements() == 1 || params.contains(t));
     };
+    SmallVector<linalg::GenericOp> generics;
     WalkResult r = op.getBody().walk([&](Operation *inner) {
       for (Type t : inner->getResultTypes())
         if (!tensorOk(t))
@@ -221,25 +233,23 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
       if (isa<tensor::EmptyOp, YieldOp, linalg::YieldOp>(inner))
         return WalkResult::advance();
       if (auto g = dyn_cast<linalg::GenericOp>(inner)) {
-        if (g.getNumReductionLoops() != 0)
+        if (g.getNumReductionLoops() != 0 ||
+            g.getNumLoops() != static_cast<unsigned>(shape.size()))
           return WalkResult::interrupt();
-        for (AffineMap m : g.getIndexingMapsArray()) {
-          // A one-element operand's map reads index 0 of each dim: a
-          // constant 0, or a loop dim of extent 1 in both orders (ONNX
-          // broadcasting keeps d0 for the batch of [1,1,1,1]).
-          bool zeros = llvm::all_of(m.getResults(), [&](AffineExpr e) {
-            if (auto c = dyn_cast<AffineConstantExpr>(e))
-              return c.getValue() == 0;
-            auto d = dyn_cast<AffineDimExpr>(e);
-            return d && d.getPosition() < shape.size() &&
-                   shape[d.getPosition()] == 1 && moved[d.getPosition()] == 1;
-          });
-          if (!m.isIdentity() && !zeros)
+        for (OpOperand &o : g->getOpOperands()) {
+          AffineMap m = g.getMatchingIndexingMap(&o);
+          if (full(o.get().getType())
+                  ? !m.isIdentity()
+                  : !llvm::all_of(m.getResults(), [](AffineExpr e) {
+                      auto c = dyn_cast<AffineConstantExpr>(e);
+                      return isa<AffineDimExpr>(e) || (c && c.getValue() == 0);
+                    }))
             return WalkResult::interrupt();
         }
+        generics.push_back(g);
         return WalkResult::advance();
       }
-      // Scalar arith/math inside the generic, scalar or splat constants.
+      // Scalar arith/math inside the generic, scalar constants.
       bool tensors = llvm::any_of(inner->getResultTypes(),
                                   [](Type t) { return isa<ShapedType>(t); });
       if (tensors &&
@@ -249,10 +259,9 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
-    for (Type t : op.getBody().getArgumentTypes())
-      if (!tensorOk(t))
-        return false;
-    return !r.wasInterrupted();
+    if (r.wasInterrupted())
+      return std::nullopt;
+    return generics;
   }
 
   LogicalResult matchAndRewrite(HostOp op,
@@ -269,17 +278,17 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
         isa<quant::QuantizedType>(in.getElementType()) ||
         isa<quant::QuantizedType>(out.getElementType()))
       return failure();
+    ArrayRef<int64_t> shape = in.getShape();
     for (Value v : op.getInputs().drop_front()) {
       auto vt = cast<RankedTensorType>(v.getType());
-      if (vt.getNumElements() != 1 || vt.getRank() > in.getRank() ||
+      if (!vt.hasStaticShape() || vt.getShape() == shape ||
           isa<quant::QuantizedType>(vt.getElementType()))
         return failure();
     }
-    ArrayRef<int64_t> shape = in.getShape();
+    if (!elementwiseBody(op, shape))
+      return failure();
     SmallVector<int64_t> moved = llvm::to_vector(
         cast<RankedTensorType>(t.getInput().getType()).getShape());
-    if (!elementwiseBody(op, shape, moved))
-      return failure();
     ArrayRef<int64_t> perm = t.getPerm();
     SmallVector<Value> operands(op.getInputs());
     operands[0] = t.getInput();
@@ -289,9 +298,24 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
     newOp->setAttrs(op->getAttrs());
     rewriter.cloneRegionBefore(op.getBody(), newOp.getBody(),
                                newOp.getBody().end());
+    // Parameter maps first (they are told apart by their old types).
+    SmallVector<AffineExpr> rename;
+    for (int64_t p : perm)
+      rename.push_back(rewriter.getAffineDimExpr(p));
+    for (linalg::GenericOp g : *elementwiseBody(newOp, shape)) {
+      SmallVector<Attribute> maps;
+      for (OpOperand &o : g->getOpOperands()) {
+        AffineMap m = g.getMatchingIndexingMap(&o);
+        auto rt = cast<RankedTensorType>(o.get().getType());
+        if (rt.getShape() != shape)
+          m = m.replaceDimsAndSymbols(rename, {}, m.getNumDims(), 0);
+        maps.push_back(AffineMapAttr::get(m));
+      }
+      g->setAttr("indexing_maps", rewriter.getArrayAttr(maps));
+    }
     auto retype = [&](Value v) {
       auto rt = dyn_cast<RankedTensorType>(v.getType());
-      if (rt && rt.getShape() == shape && rt.getNumElements() != 1)
+      if (rt && rt.getShape() == shape)
         v.setType(RankedTensorType::get(moved, rt.getElementType()));
     };
     for (BlockArgument a : newOp.getBody().getArguments())

@@ -1,0 +1,247 @@
+//===- TableLowering.cpp - Tables and concat copies as VLUT layers --------===//
+//
+// A graph.table that no REQUANT applies (an activation after an add, a
+// pool or a concat; a per-channel table) and a channel concat that is not
+// written in place by its producers (DenseNet's concats reuse every earlier
+// feature map, ShuffleNet's join split halves) run on the vector unit's
+// table lookup (VLUT, docs/isa.md).
+//
+// Bytes in SP: inputs are loaded in the NPU's int8 domain (uint8 flipped
+// by the DMA), so VLUT's index (the byte XOR 0x80) is the input code minus
+// its storage minimum, graph.table's index. Tables hold output storage
+// bytes, stored unflipped.
+//
+// A concat copies each input's rows into its channel slice of the output
+// (DRAM pixel stride = the output's channels) through that input's table:
+// Q(DQ_i(code)) (requantTable; identity when the parameters agree), and,
+// when a table reads the concat and nothing else does (fusedTable: a
+// pre-activation BatchNorm + ReLU), that table composed after it, so the
+// concatenated tensor itself is never stored.
+//
+//===----------------------------------------------------------------------===//
+#include "LayerLowering.h"
+#include "TableChain.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+namespace {
+
+/// The rows of `t`'s table (1 or C) as bytes, channel-major.
+std::vector<int8_t> tableRows(graph::TableOp t) {
+  std::vector<int8_t> rows;
+  for (const APInt &v : t.getTable().getValues<APInt>())
+    rows.push_back(static_cast<int8_t>(v.getZExtValue()));
+  return rows;
+}
+
+/// A DMA box of `rows` x `cols` bytes, rows `dramStride` apart in DRAM and
+/// `cols` apart in SP.
+DmaBox rowsBox(uint64_t dram, uint64_t sram, int64_t rows, int64_t cols,
+               int64_t dramStride) {
+  DmaBox box;
+  box.dram = dram, box.sram = sram;
+  box.n[0] = cols, box.n[1] = rows;
+  box.s[1] = dramStride, box.t[1] = cols;
+  return box;
+}
+
+/// Not in place: the item protocol orders a slot's next load after the
+/// compute that read it, not after the store (ProgramBuilder), so the
+/// result goes to a slot of its own.
+Instruction vlut(uint64_t data, uint64_t out, uint64_t lut, int64_t rows,
+                 int64_t cols, bool perColumn) {
+  Instruction v(Opcode::Vlut);
+  v.set(Field::Vlut_per_column, perColumn);
+  v.set(Field::Vlut_a_addr, static_cast<int64_t>(data));
+  v.set(Field::Vlut_o_addr, static_cast<int64_t>(out));
+  v.set(Field::Vlut_lut_addr, static_cast<int64_t>(lut));
+  v.set(Field::Vlut_n0, cols);
+  v.set(Field::Vlut_n1, rows);
+  v.set(Field::Vlut_a_s1, cols);
+  v.set(Field::Vlut_o_s1, cols);
+  return v;
+}
+
+constexpr int64_t kMaxField = 0xffff; // VLUT n0/n1, DMA counts
+
+} // namespace
+
+std::vector<TilePlan> tableCandidates(graph::TableOp op) {
+  if (isFusedIntoProducer(op))
+    return {};
+  auto type = cast<ShapedType>(op.getInput().getType());
+  int64_t channels = type.getRank() ? type.getShape().back() : 1;
+  int64_t outer = type.getNumElements() / std::max<int64_t>(channels, 1);
+  // Per channel, each channel of a tile needs its 256-byte table in SP:
+  // chunks of channels bound that.
+  std::vector<int64_t> chunks = {channels};
+  if (isPerChannel(op))
+    for (int64_t c = (channels + 1) / 2; c >= 8; c = (c + 1) / 2)
+      chunks.push_back(c);
+  std::vector<TilePlan> plans;
+  for (int64_t c : chunks)
+    for (TilePlan p : rowCandidates(outer)) {
+      p["channels"] = c;
+      plans.push_back(p);
+    }
+  return plans;
+}
+
+std::vector<TilePlan> concatCandidates(graph::ConcatOp op) {
+  if (isFusedIntoProducer(op))
+    return {};
+  auto type = cast<ShapedType>(op.getOutput().getType());
+  return rowCandidates(type.getNumElements() / type.getShape().back());
+}
+
+llvm::Expected<std::vector<Item>> lowerTable(graph::TableOp op,
+                                             const TilePlan &plan,
+                                             const LayerIO &io,
+                                             ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType());
+  int64_t C = type.getRank() ? type.getShape().back() : 1;
+  int64_t outer = type.getNumElements() / C;
+  int64_t rows = plan.at("rows"), cc = std::min(plan.at("channels"), C);
+  bool perChannel = isPerChannel(op);
+  if (cc > kMaxField || rows > kMaxField)
+    return loweringError(op, "table tile exceeds the VLUT/DMA field widths");
+  int64_t lutBytes = perChannel ? cc * 256 : 256;
+  auto slots = allocateSlotPairs(op, b.hw, {rows * cc, rows * cc, lutBytes},
+                                 io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  uint64_t lutDram = 0;
+  if (io.materializeConstants) {
+    std::vector<int8_t> t = tableRows(op);
+    lutDram = b.constantBase + b.addConstant(t.data(), t.size());
+  }
+  bool flipIn = perTensorParams(op.getInput().getType()).isUnsigned;
+  std::vector<Item> items;
+  for (int64_t c0 = 0; c0 < C; c0 += cc) {
+    int64_t cw = std::min(cc, C - c0);
+    for (int64_t r0 = 0; r0 < outer; r0 += rows) {
+      int64_t rt = std::min(rows, outer - r0);
+      size_t s = items.size() % 2;
+      uint64_t data = (*slots)[0][s], out = (*slots)[1][s],
+               lut = (*slots)[2][s];
+      Item it;
+      DmaBox in = rowsBox(io.inputs[0] + r0 * C + c0, data, rt, cw, C);
+      in.flipSign = flipIn;
+      it.loads.push_back(makeLoad(in));
+      // A chunk's table stays in both slots after its first two items.
+      if (r0 < 2 * rows)
+        it.loads.push_back(
+            makeLoad(rowsBox(lutDram + (perChannel ? c0 * 256 : 0), lut,
+                             perChannel ? cw : 1, 256, 256)));
+      it.computes.push_back(vlut(data, out, lut, rt, cw, perChannel));
+      it.stores.push_back(
+          makeStore(rowsBox(io.output + r0 * C + c0, out, rt, cw, C)));
+      items.push_back(std::move(it));
+    }
+  }
+  return items;
+}
+
+llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getOutput().getType());
+  int64_t axis =
+      op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+  if (axis != type.getRank() - 1)
+    return loweringError(op, "only a concat along the last (channel) "
+                             "dimension runs on the NPU");
+  auto outQ = tables::quantized8(type);
+  if (!outQ)
+    return loweringError(op, "the concat's result is not 8-bit per-tensor "
+                             "quantized");
+  int64_t Cout = type.getShape().back();
+  int64_t pixels = type.getNumElements() / Cout;
+  int64_t rows = plan.at("rows");
+  graph::TableOp after = fusedTable(op);
+  std::vector<int8_t> afterRows;
+  if (after)
+    afterRows = tableRows(after);
+  bool perChannel = after && isPerChannel(after);
+  // Per input: its channels, slice offset and table (over its codes).
+  struct Part {
+    int64_t channels, offset;
+    std::vector<int8_t> table;
+    bool flip;
+  };
+  std::vector<Part> parts;
+  int64_t offset = 0, widest = 0;
+  for (Value in : op.getInputs()) {
+    auto inQ = tables::quantized8(in.getType());
+    if (!inQ)
+      return loweringError(op, "a concat input is not 8-bit per-tensor "
+                               "quantized");
+    Part p{cast<ShapedType>(in.getType()).getShape().back(),
+           offset,
+           {},
+           inQ.isSigned() ? false : true};
+    std::vector<int8_t> rq = tables::requantTable(inQ, outQ);
+    if (!after) {
+      p.table = rq;
+    } else {
+      // The table after the concat, read at each requantized code; per
+      // channel, channel c of this input is the concat's offset + c.
+      int64_t rowsOut = perChannel ? p.channels : 1;
+      p.table.resize(rowsOut * 256);
+      for (int64_t r = 0; r < rowsOut; ++r)
+        for (int k = 0; k < 256; ++k)
+          p.table[r * 256 + k] =
+              afterRows[(perChannel ? (offset + r) * 256 : 0) +
+                        tables::codeOf(outQ, rq[k]) - outQ.getStorageTypeMin()];
+    }
+    if (p.channels > kMaxField)
+      return loweringError(op, "concat input channels exceed the field "
+                               "widths");
+    widest = std::max(widest, p.channels);
+    offset += p.channels;
+    parts.push_back(std::move(p));
+  }
+  if (rows > kMaxField)
+    return loweringError(op, "concat tile exceeds the field widths");
+  int64_t lutBytes = perChannel ? widest * 256 : 256;
+  auto slots = allocateSlotPairs(
+      op, b.hw, {rows * widest, rows * widest, lutBytes}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  std::vector<uint64_t> lutDram(parts.size(), 0);
+  if (io.materializeConstants)
+    for (size_t i = 0; i < parts.size(); ++i)
+      lutDram[i] = b.constantBase +
+                   b.addConstant(parts[i].table.data(), parts[i].table.size());
+  // Input by input: an input's table is loaded by its first two items
+  // (one per slot) and stays.
+  std::vector<Item> items;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Part &p = parts[i];
+    for (int64_t r0 = 0; r0 < pixels; r0 += rows) {
+      int64_t rt = std::min(rows, pixels - r0);
+      size_t s = items.size() % 2;
+      uint64_t data = (*slots)[0][s], out = (*slots)[1][s],
+               lut = (*slots)[2][s];
+      Item it;
+      DmaBox in = rowsBox(io.inputs[i] + r0 * p.channels, data, rt, p.channels,
+                          p.channels);
+      in.flipSign = p.flip;
+      it.loads.push_back(makeLoad(in));
+      bool perColumn = p.table.size() != 256;
+      if (r0 < 2 * rows)
+        it.loads.push_back(makeLoad(
+            rowsBox(lutDram[i], lut, perColumn ? p.channels : 1, 256, 256)));
+      it.computes.push_back(vlut(data, out, lut, rt, p.channels, perColumn));
+      it.stores.push_back(makeStore(rowsBox(io.output + r0 * Cout + p.offset,
+                                            out, rt, p.channels, Cout)));
+      items.push_back(std::move(it));
+    }
+  }
+  return items;
+}
+
+} // namespace systole::npu
