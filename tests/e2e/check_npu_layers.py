@@ -807,13 +807,51 @@ def case_dense_block():
     return fails
 
 
+def case_avg_pool():
+    """Average pooling with a window on the vector unit (POOL avg_float,
+    ORT's QLinearAveragePool arithmetic): DenseNet's transition 2x2/2,
+    Inception's 3x3/1 with padding counted in the divisor, a 3x3/2 with
+    padding not counted; int8 and uint8 (the unit's uint8 mode)."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "avg-pool-uint8" if uint8 else "avg-pool"
+        b = Builder([1, 16, 9, 10], uint8=uint8)
+        b.conv(16, 16, 3, pad=1, ys=0.3, yz=-5)
+        for i, (k, st, pad, cip, ys, yz) in enumerate(((2, 2, 0, 0, 0.25, -4),
+                                                       (3, 1, 1, 1, 0.2, 3),
+                                                       (3, 2, 1, 0, 0.15, -1))):
+            j = 950 + i
+            b.nodes.append(helper.make_node(
+                "AveragePool", [b.cur], [f"ap{j}"], kernel_shape=[k, k], strides=[st, st],
+                pads=[pad] * 4, count_include_pad=cip))
+            b._requant(j, f"ap{j}", ys, yz, False)
+            n, c, h, w = b.shape
+            b.shape = [n, c, (h + 2 * pad - k) // st + 1, (w + 2 * pad - k) // st + 1]
+            if i == 0:
+                b.conv(16, 16, 1, ys=0.35, yz=2)
+        path_shapes[name] = [1, 16, 9, 10]
+        path = b.save(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(name, path, hw, "conv")
+            report = json.loads((work / f"{name}.json").read_text())
+            pools = [l for l in report["layers"] if l["op"] == "graph.pool"]
+            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                    and p["op"] not in ("quantize", "dequantize", "transpose")]
+            if len(pools) != 3 or host:
+                print(f"{name} {hw}: FAIL: {len(pools)} of 3 average pools on the NPU, "
+                      f"on the host: {host}")
+                fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
-         "elementwise-host": case_elementwise_host, "dense-block": case_dense_block}
+         "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
+         "avg-pool": case_avg_pool}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

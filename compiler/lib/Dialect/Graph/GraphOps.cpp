@@ -458,6 +458,13 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getOutput().getType() &&
+      llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))
+    return getInput();
+  return {};
+}
+
 LogicalResult PadOp::verify() {
   auto in = rankedType(getInput());
   ArrayRef<int64_t> pads = getPads();

@@ -158,8 +158,20 @@ std::string npuRejection(Operation *op) {
     if (pool.getLayout() != Layout::NHWC ||
         !isI8PerTensor(pool.getInput().getType()))
       return "pooling must be int8 NHWC";
-    if (pool.getKind() != PoolKind::Max)
-      return "average pooling with a window is not supported on the NPU yet";
+    if (pool.getKind() != PoolKind::Max) {
+      // POOL's avg_float is QLinearAveragePool: the output is quantized
+      // per tensor too; its divisor with count_include_pad is kh * kw,
+      // which is ORT's only when no window reaches past the ONNX pads, and
+      // ceil_mode is folded into the bottom/right pads at import: those
+      // must mirror top/left.
+      if (!isI8PerTensor(pool.getOutput().getType()))
+        return "average pooling's result must be 8-bit per-tensor quantized";
+      auto pads = pool.getPads();
+      if (pool.getCountIncludePad() &&
+          (pads[0] != pads[2] || pads[1] != pads[3]))
+        return "average pooling with count_include_pad and asymmetric (or "
+               "ceil_mode) padding is not supported on the NPU";
+    }
     return "";
   }
   if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {

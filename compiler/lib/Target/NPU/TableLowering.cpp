@@ -93,7 +93,24 @@ std::vector<TilePlan> concatCandidates(graph::ConcatOp op) {
   if (isFusedIntoProducer(op))
     return {};
   auto type = cast<ShapedType>(op.getOutput().getType());
-  return rowCandidates(type.getNumElements() / type.getShape().back());
+  // Channel chunks of the widest input: with a per-channel table after the
+  // concat, each chunk's channels need their 256-byte tables in SP.
+  int64_t widest = 1;
+  for (Value in : op.getInputs())
+    widest = std::max(widest, cast<ShapedType>(in.getType()).getShape().back());
+  std::vector<int64_t> chunks = {widest};
+  graph::TableOp after = fusedTable(op);
+  if (after && isPerChannel(after))
+    for (int64_t c = (widest + 1) / 2; c >= 8; c = (c + 1) / 2)
+      chunks.push_back(c);
+  std::vector<TilePlan> plans;
+  for (int64_t c : chunks)
+    for (TilePlan p :
+         rowCandidates(type.getNumElements() / type.getShape().back())) {
+      p["channels"] = c;
+      plans.push_back(p);
+    }
+  return plans;
 }
 
 llvm::Expected<std::vector<Item>> lowerTable(graph::TableOp op,
@@ -206,9 +223,10 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   }
   if (rows > kMaxField)
     return loweringError(op, "concat tile exceeds the field widths");
-  int64_t lutBytes = perChannel ? widest * 256 : 256;
-  auto slots = allocateSlotPairs(
-      op, b.hw, {rows * widest, rows * widest, lutBytes}, io.spMirrored);
+  int64_t cc = std::min(plan.at("channels"), widest);
+  int64_t lutBytes = perChannel ? cc * 256 : 256;
+  auto slots = allocateSlotPairs(op, b.hw, {rows * cc, rows * cc, lutBytes},
+                                 io.spMirrored);
   if (!slots)
     return slots.takeError();
   std::vector<uint64_t> lutDram(parts.size(), 0);
@@ -216,29 +234,33 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
     for (size_t i = 0; i < parts.size(); ++i)
       lutDram[i] = b.constantBase +
                    b.addConstant(parts[i].table.data(), parts[i].table.size());
-  // Input by input: an input's table is loaded by its first two items
-  // (one per slot) and stays.
+  // Input by input, chunk by chunk: a chunk's table is loaded by its first
+  // two items (one per slot) and stays.
   std::vector<Item> items;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Part &p = parts[i];
-    for (int64_t r0 = 0; r0 < pixels; r0 += rows) {
-      int64_t rt = std::min(rows, pixels - r0);
-      size_t s = items.size() % 2;
-      uint64_t data = (*slots)[0][s], out = (*slots)[1][s],
-               lut = (*slots)[2][s];
-      Item it;
-      DmaBox in = rowsBox(io.inputs[i] + r0 * p.channels, data, rt, p.channels,
-                          p.channels);
-      in.flipSign = p.flip;
-      it.loads.push_back(makeLoad(in));
-      bool perColumn = p.table.size() != 256;
-      if (r0 < 2 * rows)
-        it.loads.push_back(makeLoad(
-            rowsBox(lutDram[i], lut, perColumn ? p.channels : 1, 256, 256)));
-      it.computes.push_back(vlut(data, out, lut, rt, p.channels, perColumn));
-      it.stores.push_back(makeStore(rowsBox(io.output + r0 * Cout + p.offset,
-                                            out, rt, p.channels, Cout)));
-      items.push_back(std::move(it));
+    bool perColumn = p.table.size() != 256;
+    for (int64_t c0 = 0; c0 < p.channels; c0 += cc) {
+      int64_t cw = std::min(cc, p.channels - c0);
+      for (int64_t r0 = 0; r0 < pixels; r0 += rows) {
+        int64_t rt = std::min(rows, pixels - r0);
+        size_t s = items.size() % 2;
+        uint64_t data = (*slots)[0][s], out = (*slots)[1][s],
+                 lut = (*slots)[2][s];
+        Item it;
+        DmaBox in = rowsBox(io.inputs[i] + r0 * p.channels + c0, data, rt, cw,
+                            p.channels);
+        in.flipSign = p.flip;
+        it.loads.push_back(makeLoad(in));
+        if (r0 < 2 * rows)
+          it.loads.push_back(
+              makeLoad(rowsBox(lutDram[i] + (perColumn ? c0 * 256 : 0), lut,
+                               perColumn ? cw : 1, 256, 256)));
+        it.computes.push_back(vlut(data, out, lut, rt, cw, perColumn));
+        it.stores.push_back(makeStore(
+            rowsBox(io.output + r0 * Cout + p.offset + c0, out, rt, cw, Cout)));
+        items.push_back(std::move(it));
+      }
     }
   }
   return items;

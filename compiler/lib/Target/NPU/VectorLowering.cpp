@@ -223,6 +223,14 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
                                  io.spMirrored);
   if (!slots)
     return slots.takeError();
+  bool avg = op.getKind() != graph::PoolKind::Max;
+  QParams x = perTensorParams(op.getInput().getType());
+  QParams y = avg ? perTensorParams(op.getOutput().getType()) : x;
+  if (avg && x.isUnsigned != y.isUnsigned)
+    return loweringError(op, "average pooling between int8 and uint8");
+  // Bounds in the NPU's int8 domain, as for the other units.
+  auto [lo, hi] =
+      avg ? clampBounds(op) : std::pair<int64_t, int64_t>{-128, 127};
   std::vector<Item> items;
   for (int64_t n = 0; n < N; ++n)
     for (int64_t oy0 = 0; oy0 < OH; oy0 += rows) {
@@ -240,10 +248,11 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       ld.padBottom = std::max<int64_t>(0, iyEnd - H);
       ld.padLeft = pl, ld.padRight = pr;
       ld.padValue = -128; // never wins a max: pads < kernel guarantees data
-      ld.flipSign = perTensorParams(op.getInput().getType()).isUnsigned;
+      ld.flipSign = x.isUnsigned;
       it.loads.push_back(makeLoad(ld));
       Instruction p(Opcode::Pool);
-      p.set(Field::Pool_mode, isa::PoolMode_max);
+      p.set(Field::Pool_mode,
+            avg ? isa::PoolMode_avg_float : isa::PoolMode_max);
       p.set(Field::Pool_kh, kh);
       p.set(Field::Pool_kw, kw);
       p.set(Field::Pool_sh, sh);
@@ -257,12 +266,37 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       p.set(Field::Pool_in_pix_stride, C);
       p.set(Field::Pool_out_pix_stride, C);
       p.set(Field::Pool_out_row_stride, OW * C);
-      p.set(Field::Pool_valid_y0, 0);
-      p.set(Field::Pool_valid_y1, (th - 1) * sh + kh);
-      p.set(Field::Pool_valid_x0, 0);
-      p.set(Field::Pool_valid_x1, wp);
-      p.set(Field::Pool_lo, -128);
-      p.set(Field::Pool_hi, 127);
+      if (avg) {
+        // Padding contributes nothing to ORT's sum: the valid region is the
+        // loaded data; count_include_pad picks the divisor (kh * kw).
+        p.set(Field::Pool_valid_y0, ld.padTop);
+        p.set(Field::Pool_valid_y1, ld.padTop + ld.n[2]);
+        p.set(Field::Pool_valid_x0, pl);
+        p.set(Field::Pool_valid_x1, pl + W);
+        p.set(Field::Pool_count_include_pad, op.getCountIncludePad());
+        p.setF32(Field::Pool_scale, x.scale);
+        p.setF32(Field::Pool_out_scale, y.scale);
+        // uint8: the unit's uint8 mode (docs/isa.md, "The uint8 domain")
+        // reads zero points and bounds as unsigned bytes.
+        p.set(Field::Pool_u8, x.isUnsigned);
+        auto field = [&](Field f, int64_t value) {
+          if (x.isUnsigned)
+            p.setRaw(f, static_cast<uint64_t>(value + 128) & 0xff);
+          else
+            p.set(f, value);
+        };
+        field(Field::Pool_in_zp, x.zeroPoint);
+        field(Field::Pool_out_zp, y.zeroPoint);
+        field(Field::Pool_lo, lo);
+        field(Field::Pool_hi, hi);
+      } else {
+        p.set(Field::Pool_valid_y0, 0);
+        p.set(Field::Pool_valid_y1, (th - 1) * sh + kh);
+        p.set(Field::Pool_valid_x0, 0);
+        p.set(Field::Pool_valid_x1, wp);
+        p.set(Field::Pool_lo, -128);
+        p.set(Field::Pool_hi, 127);
+      }
       it.computes.push_back(p);
       DmaBox st;
       st.dram = io.output + n * OH * OW * C + oy0 * OW * C;

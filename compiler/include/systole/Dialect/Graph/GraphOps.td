@@ -290,6 +290,9 @@ def Graph_PadOp : Graph_PureOp<"pad"> {
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
+  // All-zero pads (PyTorch exports one before DenseNet's transition pool)
+  // fold to the input.
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
