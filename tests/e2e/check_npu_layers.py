@@ -844,6 +844,61 @@ def case_avg_pool():
     return fails
 
 
+def case_shuffle():
+    """ShuffleNetV2's unit (issue 16): split the channels in two (Slice and
+    Split between DequantizeLinear and QuantizeLinear), a branch of convs
+    on one half, concat, channel shuffle (reshape [N, 2, C/2, H, W],
+    transpose, reshape back). The shuffle and the splits are 1x1 convs with
+    0/1 weights that copy codes (graph-to-nhwc, ChannelGather.cpp), the
+    concat a copy: nothing but the model's I/O on the host."""
+    b = Builder([1, 16, 6, 7])
+    b.conv(16, 32, 1, ys=0.3, yz=-5)
+    for unit in range(2):
+        i = 970 + 10 * unit
+        x, xs = b.cur, b.scale
+        if unit == 0:
+            b.inits += [init(f"st{i}", np.array([0], np.int64)),
+                        init(f"mid{i}", np.array([16], np.int64)),
+                        init(f"end{i}", np.array([32], np.int64)),
+                        init(f"ax{i}", np.array([1], np.int64))]
+            b.nodes += [helper.make_node("Slice", [x, f"st{i}", f"mid{i}", f"ax{i}"], [f"h1{i}"]),
+                        helper.make_node("Slice", [x, f"mid{i}", f"end{i}", f"ax{i}"], [f"h2{i}"])]
+        else:
+            b.inits.append(init(f"sp{i}", np.array([16, 16], np.int64)))
+            b.nodes.append(helper.make_node("Split", [x, f"sp{i}"], [f"h1{i}", f"h2{i}"], axis=1))
+        # Each half quantized with its own scale (the first as the input).
+        b._requant(i, f"h1{i}", xs, -5, False)
+        h1 = b.cur
+        b._requant(i + 1, f"h2{i}", 0.27, 3, False)
+        b.shape = [1, 16, 6, 7]
+        b.conv(16, 16, 1, ys=0.2, yz=1, relu=True)
+        b.conv(16, 16, 3, group=16, pad=1, ys=0.25, yz=-2)
+        b.conv(16, 16, 1, ys=0.3, yz=-5, relu=True)
+        b.nodes.append(helper.make_node("Concat", [h1, b.cur], [f"cat{i}"], axis=1))
+        b._requant(i + 2, f"cat{i}", 0.3, -5, False)
+        b.inits += [init(f"s5{i}", np.array([1, 2, 16, 6, 7], np.int64)),
+                    init(f"s4{i}", np.array([1, 32, 6, 7], np.int64))]
+        b.nodes += [helper.make_node("Reshape", [b.cur, f"s5{i}"], [f"r5{i}"]),
+                    helper.make_node("Transpose", [f"r5{i}"], [f"t5{i}"], perm=[0, 2, 1, 3, 4]),
+                    helper.make_node("Reshape", [f"t5{i}", f"s4{i}"], [f"r4{i}"])]
+        b._requant(i + 3, f"r4{i}", 0.3, -5, False)
+        b.shape = [1, 32, 6, 7]
+    b.conv(32, 8, 1, ys=0.4, yz=2)
+    path_shapes["shuffle"] = [1, 16, 6, 7]
+    path = b.save("shuffle")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("shuffle", path, hw, "conv")
+        report = json.loads((work / "shuffle.json").read_text())
+        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                and p["op"] not in ("quantize", "dequantize")]
+        if host != ["transpose", "transpose"]:
+            print(f"shuffle {hw}: FAIL: on the host {host} (expected the model's input and "
+                  f"output transposes only)")
+            fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
@@ -851,7 +906,7 @@ CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_g
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
          "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
-         "avg-pool": case_avg_pool}
+         "avg-pool": case_avg_pool, "shuffle": case_shuffle}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

@@ -133,3 +133,52 @@ func.func @host_per_channel(%x: tensor<1x3x8x8xf32>, %w1: tensor<4x3x3x3xf32>, %
   }
   return %ad : tensor<1x4x8x8xf32>
 }
+
+// -----
+
+// ShuffleNet's channel shuffle of an NHWC int8 tensor (reshape to
+// [N, g, C/g, H, W], transpose the group dims, reshape back) is a 1x1
+// convolution with 0/1 weights copying the codes (ChannelGather.cpp):
+// 4 channels in 2 groups, output channel o = 2i + g reads g*2 + i, so
+// o = 0, 1, 2, 3 read 0, 2, 1, 3 (hand-derived). Its weights are int8 with
+// scale 1; its result has the input's type, and the NCHW conv after it
+// reads it without a transpose.
+// CHECK-LABEL: func @channel_shuffle
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]]]]> : tensor<1x1x4x4xi8>
+// CHECK: %[[WQ:.*]] = "quant.scast"(%[[W]]) : (tensor<1x1x4x4xi8>) -> tensor<1x1x4x4x!quant.uniform<i8:f32, 1.000000e+00>>
+// CHECK: %[[G:.*]] = graph.conv2d %{{.*}}, %[[WQ]] {{{.*}}layout = #graph<layout nhwc>{{.*}}} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x4x4x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK-NOT: graph.transpose %[[G]]
+// CHECK: graph.conv2d %[[G]]
+!q = !quant.uniform<i8:f32, 0.5:3>
+!w = !quant.uniform<i8:f32, 0.25>
+func.func @channel_shuffle(%x: tensor<1x4x2x2x!q>, %w1: tensor<4x4x1x1x!w>, %w2: tensor<2x4x1x1x!w>) -> tensor<1x2x2x2x!q> {
+  %c = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x4x2x2x!q>, tensor<4x4x1x1x!w>) -> tensor<1x4x2x2x!q>
+  %r1 = graph.reshape %c : tensor<1x4x2x2x!q> -> tensor<1x2x2x2x2x!q>
+  %t = graph.transpose %r1 {perm = array<i64: 0, 2, 1, 3, 4>} : tensor<1x2x2x2x2x!q> -> tensor<1x2x2x2x2x!q>
+  %r2 = graph.reshape %t : tensor<1x2x2x2x2x!q> -> tensor<1x4x2x2x!q>
+  %o = graph.conv2d %r2, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x4x2x2x!q>, tensor<2x4x1x1x!w>) -> tensor<1x2x2x2x!q>
+  return %o : tensor<1x2x2x2x!q>
+}
+
+// -----
+
+// A channel split of an int8 tensor between DequantizeLinear and
+// QuantizeLinear (QDQ) sinks its transpose and becomes the gather conv of
+// channels 2..3; a quantize with other parameters stays after a dequantize
+// of it (npu-fold-tables makes that the conv's REQUANT table).
+// CHECK-LABEL: func @channel_split
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[0, 0], [0, 0], [1, 0], [0, 1]]]]> : tensor<1x1x4x2xi8>
+// CHECK: %[[G:.*]] = graph.conv2d %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x4x2x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[D:.*]] = graph.dequantize %[[G]]
+// CHECK: graph.quantize %[[D]] : tensor<1x2x2x2xf32> -> tensor<1x2x2x2x!quant.uniform<i8:f32, 2.500000e-01:-1>>
+// CHECK-NOT: graph.slice
+!q2 = !quant.uniform<i8:f32, 0.5:3>
+!o2 = !quant.uniform<i8:f32, 0.25:-1>
+!w2 = !quant.uniform<i8:f32, 0.25>
+func.func @channel_split(%x: tensor<1x4x2x2x!q2>, %w1: tensor<4x4x1x1x!w2>) -> tensor<1x2x2x2x!o2> {
+  %c = graph.conv2d %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x4x2x2x!q2>, tensor<4x4x1x1x!w2>) -> tensor<1x4x2x2x!q2>
+  %d = graph.dequantize %c : tensor<1x4x2x2x!q2> -> tensor<1x4x2x2xf32>
+  %s = graph.slice %d {offsets = array<i64: 0, 2, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x4x2x2xf32> -> tensor<1x2x2x2xf32>
+  %q = graph.quantize %s : tensor<1x2x2x2xf32> -> tensor<1x2x2x2x!o2>
+  return %q : tensor<1x2x2x2x!o2>
+}

@@ -4,6 +4,7 @@
 // the transposes through layout-agnostic ops until pairs meet and cancel.
 //
 //===----------------------------------------------------------------------===//
+#include "ChannelGather.h"
 #include "systole/Dialect/Graph/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -330,6 +331,38 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
   }
 };
 
+/// slice(transpose(x, p)) -> transpose(slice'(x), p): offsets and strides
+/// follow their dims (a channel split of an NCHW view is a last-dim slice
+/// of the NHWC tensor).
+struct SinkTransposeSlice : OpRewritePattern<SliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t)
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    int64_t rank = perm.size();
+    SmallVector<int64_t> offsets(rank), strides(rank), shape(rank);
+    auto out = cast<RankedTensorType>(op.getOutput().getType());
+    for (int64_t i = 0; i < rank; ++i) {
+      offsets[perm[i]] = op.getOffsets()[i];
+      strides[perm[i]] = op.getStrides()[i];
+      shape[perm[i]] = out.getDimSize(i);
+    }
+    auto sliced = rewriter.create<SliceOp>(
+        op.getLoc(),
+        RankedTensorType::get(
+            shape,
+            cast<RankedTensorType>(t.getInput().getType()).getElementType()),
+        t.getInput(), rewriter.getDenseI64ArrayAttr(offsets),
+        rewriter.getDenseI64ArrayAttr(strides));
+    rewriter.replaceOp(op,
+                       createTranspose(rewriter, op.getLoc(), sliced, perm));
+    return success();
+  }
+};
+
 /// concat(transpose(x_i, p), axis) -> transpose(concat(x_i, p[axis]), p).
 struct SinkTransposeConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -390,8 +423,9 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
         ctx);
     patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>,
                  SinkTransposeBinary<SubOp>, SinkTransposeBinary<DivOp>>(ctx);
-    patterns.add<SinkTransposeConcat, SinkTransposeHost,
+    patterns.add<SinkTransposeConcat, SinkTransposeHost, SinkTransposeSlice,
                  TransposeOfUnitDimsToReshape>(ctx);
+    populateChannelGatherPatterns(patterns);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
     if (failed(
