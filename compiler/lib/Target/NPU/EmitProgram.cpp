@@ -82,6 +82,8 @@ std::optional<isa::QuantParams> quantOf(Type t) {
 }
 
 uint64_t macsOf(Operation *op) {
+  if (op->hasAttr(graph::kDataMovementAttr))
+    return 0; // a channel gather: copies, not the model's MACs
   if (auto conv = dyn_cast<graph::Conv2DOp>(op)) {
     auto out = cast<ShapedType>(conv.getOutput().getType());
     auto w = cast<ShapedType>(conv.getFilter().getType());

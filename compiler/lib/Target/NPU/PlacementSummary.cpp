@@ -117,6 +117,8 @@ uint64_t countMacs(Operation *op, std::string *note) {
       return std::nullopt;
     return static_cast<uint64_t>(t.getNumElements());
   };
+  if (op->hasAttr(graph::kDataMovementAttr))
+    return 0; // a channel gather (ChannelGather.cpp): data movement
   if (auto conv = dyn_cast<graph::Conv2DOp>(op)) {
     auto in = cast<ShapedType>(conv.getInput().getType());
     auto w = cast<ShapedType>(conv.getFilter().getType());

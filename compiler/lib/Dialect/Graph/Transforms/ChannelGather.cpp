@@ -53,13 +53,15 @@ Value gatherConv(PatternRewriter &rewriter, Location loc, Value x,
       loc, RankedTensorType::get({1, 1, C, O}, one), cst);
   SmallVector<int64_t> shape(xt.getShape());
   shape.back() = O;
-  return rewriter.create<Conv2DOp>(
+  auto conv = rewriter.create<Conv2DOp>(
       loc, RankedTensorType::get(shape, xt.getElementType()), x, filter,
       Value(), rewriter.getDenseI64ArrayAttr({1, 1}),
       rewriter.getDenseI64ArrayAttr({1, 1}),
       rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
       rewriter.getI64IntegerAttr(1), LayoutAttr::get(ctx, Layout::NHWC),
       IntegerAttr(), IntegerAttr());
+  conv->setAttr(kDataMovementAttr, rewriter.getUnitAttr());
+  return conv;
 }
 
 /// Applies a transpose to a row-major index array of `shape`.
