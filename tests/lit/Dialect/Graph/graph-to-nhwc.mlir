@@ -182,3 +182,20 @@ func.func @channel_split(%x: tensor<1x4x2x2x!q2>, %w1: tensor<4x4x1x1x!w2>) -> t
   %q = graph.quantize %s : tensor<1x2x2x2xf32> -> tensor<1x2x2x2x!o2>
   return %q : tensor<1x2x2x2x!o2>
 }
+
+// -----
+
+// A transformer's Q/K/V split of a [T, 1, 3D] int8 tensor (between DQ and Q)
+// is the same gather, on the tensor viewed as NHWC [1, 1, T, 3D].
+// CHECK-LABEL: func @qkv_split
+// CHECK: %[[V:.*]] = graph.reshape %arg0 : tensor<3x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[G:.*]] = graph.conv2d %[[V]], %{{.*}} : (tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x6x2x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x1x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[R:.*]] = graph.reshape %[[G]] : tensor<1x1x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<3x1x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: return %[[R]]
+!q3 = !quant.uniform<i8:f32, 0.5:3>
+func.func @qkv_split(%x: tensor<3x1x6x!q3>) -> tensor<3x1x2x!q3> {
+  %d = graph.dequantize %x : tensor<3x1x6x!q3> -> tensor<3x1x6xf32>
+  %s = graph.slice %d {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<3x1x6xf32> -> tensor<3x1x2xf32>
+  %q = graph.quantize %s : tensor<3x1x2xf32> -> tensor<3x1x2x!q3>
+  return %q : tensor<3x1x2x!q3>
+}

@@ -184,33 +184,52 @@ struct ChannelShuffleToConv : OpRewritePattern<ReshapeOp> {
   }
 };
 
-/// quantize(slice(dequantize(x))) along the last dim of a 4-D x -> the
-/// gather conv of the sliced channels, then quantize(dequantize()) of it
-/// when the quantize's parameters differ from x's.
+/// The channels `s` takes from the last dim of 8-bit x (any rank >= 2, the
+/// other dims whole) as a gather conv: x is viewed as NHWC [1, 1, P, C]
+/// (a reshape moves nothing) unless it is 4-D already; the result has the
+/// slice's shape and x's element type. Null if `s` is not such a slice.
+Value lastDimGather(PatternRewriter &rewriter, SliceOp s, Value x) {
+  auto xt = cast<RankedTensorType>(x.getType());
+  auto st = cast<RankedTensorType>(s.getOutput().getType());
+  int64_t rank = xt.getRank();
+  if (rank < 2 || !xt.hasStaticShape() || !quantized8(xt))
+    return Value();
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (s.getOffsets()[d] != 0 || s.getStrides()[d] != 1 ||
+        st.getDimSize(d) != xt.getDimSize(d))
+      return Value();
+  SmallVector<int64_t> src;
+  for (int64_t o = 0; o < st.getShape().back(); ++o)
+    src.push_back(s.getOffsets()[rank - 1] + o * s.getStrides()[rank - 1]);
+  if (rank == 4)
+    return gatherConv(rewriter, s.getLoc(), x, src);
+  int64_t C = xt.getShape().back();
+  auto view = RankedTensorType::get({1, 1, xt.getNumElements() / C, C},
+                                    xt.getElementType());
+  Value x4 = rewriter.create<ReshapeOp>(s.getLoc(), view, x);
+  Value g = gatherConv(rewriter, s.getLoc(), x4, src);
+  return rewriter.create<ReshapeOp>(
+      s.getLoc(), RankedTensorType::get(st.getShape(), xt.getElementType()), g);
+}
+
+/// quantize(slice(dequantize(x))) along the last dim (ShuffleNet's split,
+/// a transformer's Q/K/V split) -> the gather conv of the sliced channels,
+/// then quantize(dequantize()) of it when the quantize's parameters
+/// differ from x's.
 struct ChannelSliceToConv : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QuantizeOp q,
                                 PatternRewriter &rewriter) const override {
     auto s = q.getInput().getDefiningOp<SliceOp>();
     auto dq = s ? s.getInput().getDefiningOp<DequantizeOp>() : DequantizeOp();
-    if (!dq || !s->hasOneUse())
+    if (!dq || !s->hasOneUse() || !quantized8(q.getOutput().getType()))
       return failure();
-    Value x = dq.getInput();
-    auto xt = cast<RankedTensorType>(x.getType());
-    auto st = cast<RankedTensorType>(s.getOutput().getType());
-    if (xt.getRank() != 4 || !xt.hasStaticShape() || !quantized8(xt) ||
-        !quantized8(q.getOutput().getType()))
+    Value g = lastDimGather(rewriter, s, dq.getInput());
+    if (!g)
       return failure();
-    for (int64_t d = 0; d < 3; ++d)
-      if (s.getOffsets()[d] != 0 || s.getStrides()[d] != 1 ||
-          st.getDimSize(d) != xt.getDimSize(d))
-        return failure();
-    SmallVector<int64_t> src;
-    for (int64_t o = 0; o < st.getDimSize(3); ++o)
-      src.push_back(s.getOffsets()[3] + o * s.getStrides()[3]);
-    Value g = gatherConv(rewriter, s.getLoc(), x, src);
     if (g.getType() != q.getOutput().getType()) {
-      Value f = rewriter.create<DequantizeOp>(q.getLoc(), st, g);
+      Value f =
+          rewriter.create<DequantizeOp>(q.getLoc(), s.getOutput().getType(), g);
       g = rewriter.create<QuantizeOp>(q.getLoc(), q.getOutput().getType(), f);
     }
     rewriter.replaceOp(q, g);
@@ -218,26 +237,21 @@ struct ChannelSliceToConv : OpRewritePattern<QuantizeOp> {
   }
 };
 
-/// slice(x) of a 4-D 8-bit x along the last dim (a QOperator model slices
-/// the codes) -> the gather conv of the sliced channels.
+/// slice(x) of 8-bit x along the last dim (a QOperator model slices the
+/// codes) -> the gather conv of the sliced channels.
 struct QuantizedChannelSliceToConv : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp s,
                                 PatternRewriter &rewriter) const override {
-    Value x = s.getInput();
-    auto xt = cast<RankedTensorType>(x.getType());
-    auto st = cast<RankedTensorType>(s.getOutput().getType());
-    if (xt.getRank() != 4 || !xt.hasStaticShape() || !quantized8(xt) ||
-        st.getElementType() != xt.getElementType())
+    if (s.getOutput().getType() !=
+        RankedTensorType::get(
+            cast<RankedTensorType>(s.getOutput().getType()).getShape(),
+            cast<RankedTensorType>(s.getInput().getType()).getElementType()))
       return failure();
-    for (int64_t d = 0; d < 3; ++d)
-      if (s.getOffsets()[d] != 0 || s.getStrides()[d] != 1 ||
-          st.getDimSize(d) != xt.getDimSize(d))
-        return failure();
-    SmallVector<int64_t> src;
-    for (int64_t o = 0; o < st.getDimSize(3); ++o)
-      src.push_back(s.getOffsets()[3] + o * s.getStrides()[3]);
-    rewriter.replaceOp(s, gatherConv(rewriter, s.getLoc(), x, src));
+    Value g = lastDimGather(rewriter, s, s.getInput());
+    if (!g)
+      return failure();
+    rewriter.replaceOp(s, g);
     return success();
   }
 };
