@@ -70,7 +70,6 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
                        << llvm::toString(table.takeError());
         return signalPassFailure();
       }
-      QuantizeOp q = chain->quantize;
       // After a table: one table of the table's input, the chain's entries
       // read at the table's codes.
       Value input = dq.getInput();
@@ -79,22 +78,7 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
         *table = composeAfter(first, *table);
         input = first.getInput();
       }
-      // Named after the activation (the last float op): the report lists
-      // it as an NPU op of that ONNX node.
-      OpBuilder b(q);
-      TableOp t = createTable(b, chain->ops.back()->getLoc(), input, q, *table);
-      Value result = t.getOutput();
-      if (result.getType() != q.getOutput().getType()) {
-        auto r =
-            b.create<ReshapeOp>(t.getLoc(), q.getOutput().getType(), result);
-        npu::setPlacement(r, NpuPlacement::Npu); // an alias
-        result = r;
-      }
-      q.getOutput().replaceAllUsesWith(result);
-      eraseChain(dq, *chain);
-      if (first)
-        first.erase();
-      producers.push_back(t);
+      producers.push_back(replaceChain(dq, *chain, input, *table, first));
     }
     if (standalone)
       foldStandalone();
@@ -137,26 +121,16 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
         *table = composeAfter(first, *table);
         input = first.getInput();
       }
-      QuantizeOp q = chain->quantize;
-      OpBuilder b(q);
-      Location loc =
-          chain->ops.empty() ? q.getLoc() : chain->ops.back()->getLoc();
-      TableOp t = createTable(b, loc, input, q, *table);
-      Value result = t.getOutput();
-      if (result.getType() != q.getOutput().getType()) {
-        auto r =
-            b.create<ReshapeOp>(t.getLoc(), q.getOutput().getType(), result);
-        npu::setPlacement(r, NpuPlacement::Npu); // an alias
-        result = r;
-      }
-      q.getOutput().replaceAllUsesWith(result);
-      eraseChain(dq, *chain);
-      if (first)
-        first.erase();
-      // The next chain may read this table's result.
-      for (Operation *user : result.getUsers())
-        if (auto next = dyn_cast<DequantizeOp>(user))
+      TableOp t = replaceChain(dq, *chain, input, *table, first);
+      // The next chain may read this table's result (behind its reshape).
+      SmallVector<Operation *> readers(t->getUsers());
+      for (size_t i = 0; i < readers.size(); ++i) {
+        if (auto next = dyn_cast<DequantizeOp>(readers[i]))
           dqs.push_back(next);
+        else if (isa<ReshapeOp>(readers[i]))
+          readers.append(readers[i]->getUsers().begin(),
+                         readers[i]->getUsers().end());
+      }
     }
   }
 };

@@ -231,6 +231,13 @@ graph::TableOp fusedTable(Operation *op) {
   return t;
 }
 
+void setDomainByte(Instruction &inst, Field field, int64_t value, bool u8) {
+  if (u8)
+    inst.setRaw(field, static_cast<uint64_t>(value) & 0xff);
+  else
+    inst.set(field, value);
+}
+
 bool isPerChannel(graph::TableOp t) {
   return cast<ShapedType>(t.getTable().getType()).getRank() == 2;
 }
@@ -339,13 +346,8 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     Instruction v(Opcode::Vadd);
     v.set(Field::Vadd_mode, isa::AddMode_fma);
     v.set(Field::Vadd_u8, u8);
-    if (u8) {
-      v.setRaw(Field::Vadd_lo, static_cast<uint64_t>(lo) & 0xff);
-      v.setRaw(Field::Vadd_hi, static_cast<uint64_t>(hi) & 0xff);
-    } else {
-      v.set(Field::Vadd_lo, lo);
-      v.set(Field::Vadd_hi, hi);
-    }
+    setDomainByte(v, Field::Vadd_lo, lo, u8);
+    setDomainByte(v, Field::Vadd_hi, hi, u8);
     v.set(Field::Vadd_a_addr, static_cast<int64_t>(aAddr));
     v.set(Field::Vadd_b_addr, static_cast<int64_t>(bAddr));
     v.set(Field::Vadd_o_addr, static_cast<int64_t>(tile.out));

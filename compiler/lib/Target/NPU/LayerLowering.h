@@ -130,6 +130,13 @@ float mulRatio(const QParams &a, const QParams &b, const QParams &c);
 /// The NPU table that reads `op`'s result and is applied by `op`'s
 /// REQUANT, if any.
 graph::TableOp fusedTable(mlir::Operation *op);
+/// Sets an 8-bit field of a vector-unit instruction (zero point, clamp
+/// bound) to `value` in the unit's domain: an unsigned byte (0..255) in its
+/// uint8 mode, stored as raw bits, else a signed int8 (docs/isa.md, "The
+/// uint8 domain").
+void setDomainByte(isa::Instruction &inst, isa::Field field, int64_t value,
+                   bool u8);
+
 /// A table with one row per channel ([C, 256]).
 bool isPerChannel(graph::TableOp t);
 /// Places an epilogue's table in the constant pool (sets `e.lutDram`).

@@ -334,6 +334,25 @@ std::vector<int8_t> composeAfter(TableOp first, llvm::ArrayRef<int8_t> table) {
   return composed;
 }
 
+TableOp replaceChain(DequantizeOp dq, const Chain &chain, Value input,
+                     llvm::ArrayRef<int8_t> table, TableOp first) {
+  QuantizeOp q = chain.quantize;
+  OpBuilder b(q);
+  Location loc = chain.ops.empty() ? q.getLoc() : chain.ops.back()->getLoc();
+  TableOp t = createTable(b, loc, input, q, table);
+  Value result = t.getOutput();
+  if (result.getType() != q.getOutput().getType()) {
+    auto r = b.create<ReshapeOp>(t.getLoc(), q.getOutput().getType(), result);
+    npu::setPlacement(r, NpuPlacement::Npu); // an alias
+    result = r;
+  }
+  q.getOutput().replaceAllUsesWith(result);
+  eraseChain(dq, chain);
+  if (first)
+    first.erase();
+  return t;
+}
+
 void eraseChain(DequantizeOp dq, const Chain &chain) {
   QuantizeOp quantize = chain.quantize;
   quantize.erase();

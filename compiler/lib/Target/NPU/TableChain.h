@@ -64,6 +64,15 @@ graph::TableOp createTable(mlir::OpBuilder &b, mlir::Location loc,
 std::vector<int8_t> requantTable(mlir::quant::UniformQuantizedType in,
                                  mlir::quant::UniformQuantizedType out);
 
+/// Replaces `chain` (after `dq`) by a graph.table of `input` with `table`,
+/// named after the chain's last float op (the report lists it as an NPU op
+/// of that ONNX node), behind a reshape alias when the quantize's shape
+/// differs; erases the chain, `dq` and `first` (a table the new one
+/// composed, or null). Returns the table.
+graph::TableOp replaceChain(graph::DequantizeOp dq, const Chain &chain,
+                            mlir::Value input, llvm::ArrayRef<int8_t> table,
+                            graph::TableOp first);
+
 /// The code a table entry (a storage byte) stands for in type `q`.
 int32_t codeOf(mlir::quant::UniformQuantizedType q, int8_t byte);
 

@@ -122,17 +122,11 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
       v.set(Field::Vmul_u8, u8);
       // Unsigned bytes in u8 mode: the fields' raw bits.
-      auto field = [&](Field f, int64_t value) {
-        if (u8)
-          v.setRaw(f, static_cast<uint64_t>(value) & 0xff);
-        else
-          v.set(f, value);
-      };
-      field(Field::Vmul_lo, lo);
-      field(Field::Vmul_hi, hi);
-      field(Field::Vmul_a_zp, qa.zeroPoint);
-      field(Field::Vmul_b_zp, qb.zeroPoint);
-      field(Field::Vmul_o_zp, qc.zeroPoint);
+      setDomainByte(v, Field::Vmul_lo, lo, u8);
+      setDomainByte(v, Field::Vmul_hi, hi, u8);
+      setDomainByte(v, Field::Vmul_a_zp, qa.zeroPoint, u8);
+      setDomainByte(v, Field::Vmul_b_zp, qb.zeroPoint, u8);
+      setDomainByte(v, Field::Vmul_o_zp, qc.zeroPoint, u8);
       v.set(Field::Vmul_a_addr, (*slots)[0][s]);
       v.set(Field::Vmul_b_addr, (*slots)[1][s]);
       v.set(Field::Vmul_o_addr, (*slots)[2][s]);
@@ -156,13 +150,8 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       v.set(Field::Vadd_a_bcast, scalar && bcastOf(0));
       v.set(Field::Vadd_b_bcast, scalar && bcastOf(1));
       v.set(Field::Vadd_u8, u8);
-      if (u8) {
-        v.setRaw(Field::Vadd_lo, static_cast<uint64_t>(lo) & 0xff);
-        v.setRaw(Field::Vadd_hi, static_cast<uint64_t>(hi) & 0xff);
-      } else {
-        v.set(Field::Vadd_lo, lo);
-        v.set(Field::Vadd_hi, hi);
-      }
+      setDomainByte(v, Field::Vadd_lo, lo, u8);
+      setDomainByte(v, Field::Vadd_hi, hi, u8);
       v.set(Field::Vadd_a_addr, (*slots)[0][s]);
       v.set(Field::Vadd_b_addr, (*slots)[1][s]);
       v.set(Field::Vadd_o_addr, (*slots)[2][s]);
@@ -279,16 +268,11 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
         // uint8: the unit's uint8 mode (docs/isa.md, "The uint8 domain")
         // reads zero points and bounds as unsigned bytes.
         p.set(Field::Pool_u8, x.isUnsigned);
-        auto field = [&](Field f, int64_t value) {
-          if (x.isUnsigned)
-            p.setRaw(f, static_cast<uint64_t>(value + 128) & 0xff);
-          else
-            p.set(f, value);
-        };
-        field(Field::Pool_in_zp, x.zeroPoint);
-        field(Field::Pool_out_zp, y.zeroPoint);
-        field(Field::Pool_lo, lo);
-        field(Field::Pool_hi, hi);
+        int64_t shift = x.isUnsigned ? 128 : 0;
+        setDomainByte(p, Field::Pool_in_zp, x.zeroPoint + shift, x.isUnsigned);
+        setDomainByte(p, Field::Pool_out_zp, y.zeroPoint + shift, x.isUnsigned);
+        setDomainByte(p, Field::Pool_lo, lo + shift, x.isUnsigned);
+        setDomainByte(p, Field::Pool_hi, hi + shift, x.isUnsigned);
       } else {
         p.set(Field::Pool_valid_y0, 0);
         p.set(Field::Pool_valid_y1, (th - 1) * sh + kh);
