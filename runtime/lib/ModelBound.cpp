@@ -38,8 +38,11 @@ ModelBound rt::modelBound(const isa::Program &p) {
     else if (t.kind == isa::TensorKind::Output)
       b.outputBytes += t.sizeBytes;
   }
+  // The model's constants, not the tables and gather matrices the compiler
+  // derives (they cost DRAM time, but no schedule of the model needs them).
   for (const isa::ConstantSegment &c : p.constants)
-    b.constantBytes += c.data.size();
+    if (c.name != isa::kDerivedConstantsName)
+      b.constantBytes += c.data.size();
   b.pes = cfg.array.rows * cfg.array.cols;
   b.bytesPerCycle = cfg.dram.bytesPerCycle;
   b.computeCycles = b.pes ? double(b.macs) / double(b.pes) : 0;

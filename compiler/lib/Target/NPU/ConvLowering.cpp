@@ -406,16 +406,20 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           w.insert(w.end(), all.begin() + r * coutAll + gi * g.cout,
                    all.begin() + r * coutAll + (gi + 1) * g.cout);
       }
+      // A channel gather's 0/1 matrix is the compiler's, not the model's.
+      bool derived = op->hasAttr(graph::kDataMovementAttr);
       if (resident) {
-        wAddrs[gi] = b.constantBase + b.addConstant(w.data(), w.size());
+        wAddrs[gi] =
+            b.constantBase + b.addConstant(w.data(), w.size(), derived);
       } else {
         std::vector<char> tiled = tileColumns(w, K, g.cout, ntMax);
-        wAddrs[gi] = b.constantBase + b.addConstant(tiled.data(), tiled.size());
+        wAddrs[gi] =
+            b.constantBase + b.addConstant(tiled.data(), tiled.size(), derived);
       }
     }
-    std::tie(biasAddr, scaleAddr) =
-        materializeEpilogueConstants(b, op.getBias(), op.getFilter().getType(),
-                                     x.scale, epi.y.scale, coutAll);
+    std::tie(biasAddr, scaleAddr) = materializeEpilogueConstants(
+        b, op.getBias(), op.getFilter().getType(), x.scale, epi.y.scale,
+        coutAll, op->hasAttr(graph::kDataMovementAttr));
     materializeTable(b, epi);
   }
 

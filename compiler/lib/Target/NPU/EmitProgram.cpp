@@ -491,7 +491,21 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
   if (!pool.empty()) {
     prog.memoryPlan.regions.push_back({"constants", isa::RegionKind::Constants,
                                        builder.constantBase, pool.size()});
-    prog.constants.push_back({"weights", builder.constantBase, pool});
+    // One segment per run: the model's constants and the derived ones
+    // (isa::kDerivedConstantsName) alternate, contiguous in DRAM.
+    uint64_t at = 0;
+    auto add = [&](const char *name, uint64_t end) {
+      if (end > at)
+        prog.constants.push_back(
+            {name, builder.constantBase + at,
+             std::vector<uint8_t>(pool.begin() + at, pool.begin() + end)});
+      at = end;
+    };
+    for (auto [begin, end] : builder.derivedRanges()) {
+      add("weights", begin);
+      add(isa::kDerivedConstantsName, end);
+    }
+    add("weights", pool.size());
   }
   return prog;
 }

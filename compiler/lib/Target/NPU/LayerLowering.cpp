@@ -244,24 +244,25 @@ bool isPerChannel(graph::TableOp t) {
 
 void materializeTable(ProgramBuilder &b, Epilogue &e) {
   if (e.lut)
-    e.lutDram = b.constantBase + b.addConstant(e.table.data(), e.table.size());
+    e.lutDram =
+        b.constantBase + b.addConstant(e.table.data(), e.table.size(), true);
 }
 
 std::pair<uint64_t, uint64_t>
 materializeEpilogueConstants(ProgramBuilder &b, Value bias, Type weightType,
                              float inputScale, float outputScale,
-                             int64_t channels) {
+                             int64_t channels, bool derived) {
   std::vector<int32_t> biasWords(channels, 0);
   if (bias)
     std::memcpy(biasWords.data(), constantBytes(bias).data(), channels * 4);
   uint64_t biasAddr =
-      b.constantBase + b.addConstant(biasWords.data(), channels * 4);
+      b.constantBase + b.addConstant(biasWords.data(), channels * 4, derived);
   std::vector<float> scales(channels);
   for (int64_t c = 0; c < channels; ++c)
     scales[c] =
         requantScale(inputScale, channelScale(weightType, c), outputScale);
   uint64_t scaleAddr =
-      b.constantBase + b.addConstant(scales.data(), channels * 4);
+      b.constantBase + b.addConstant(scales.data(), channels * 4, derived);
   return {biasAddr, scaleAddr};
 }
 

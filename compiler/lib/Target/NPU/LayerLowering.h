@@ -153,7 +153,8 @@ void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
 std::pair<uint64_t, uint64_t>
 materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
                              mlir::Type weightType, float inputScale,
-                             float outputScale, int64_t channels);
+                             float outputScale, int64_t channels,
+                             bool derived = false);
 /// REQUANT (int8 outputs), the fused residual add (its tile's load and a
 /// VADD) and the store of `tile.m` rows of `tile.nt`
 /// elements to element `elemOffset` of the tensor at `outBase`, rows

@@ -95,11 +95,18 @@ std::vector<DmaBox> contiguousBoxes(uint64_t dram, uint64_t sram,
 Instruction makeLoad(const DmaBox &box) { return makeDma(Opcode::Load, box); }
 Instruction makeStore(const DmaBox &box) { return makeDma(Opcode::Store, box); }
 
-uint64_t ProgramBuilder::addConstant(const void *data, size_t bytes) {
+uint64_t ProgramBuilder::addConstant(const void *data, size_t bytes,
+                                     bool isDerived) {
   size_t offset = (pool.size() + 63) / 64 * 64;
   pool.resize(offset + bytes);
   if (bytes)
     std::memcpy(pool.data() + offset, data, bytes);
+  if (isDerived && bytes) {
+    if (!derived.empty() && derived.back().second == offset)
+      derived.back().second = offset + bytes;
+    else
+      derived.push_back({offset, offset + bytes});
+  }
   return offset;
 }
 

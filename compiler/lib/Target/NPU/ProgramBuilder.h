@@ -89,8 +89,15 @@ public:
   /// Appends bytes to the constant pool; returns their offset in the pool
   /// (relative: the emitter places the pool in DRAM). 64-byte aligned so
   /// weight rows start on DRAM bursts.
-  uint64_t addConstant(const void *data, size_t bytes);
+  /// `derived`: bytes the compiler made (tables, gather matrices), not the
+  /// model's (weights, biases, scales); kept apart in the binary
+  /// (isa::kDerivedConstantsName) so the model bound leaves them out.
+  uint64_t addConstant(const void *data, size_t bytes, bool derived = false);
   const std::vector<uint8_t> &constantPool() const { return pool; }
+  /// [begin, end) offsets of derived constants in the pool, in order.
+  const std::vector<std::pair<uint64_t, uint64_t>> &derivedRanges() const {
+    return derived;
+  }
   /// DRAM address of the constant pool (set once activations are placed).
   uint64_t constantBase = 0;
 
@@ -125,6 +132,7 @@ public:
 
 private:
   std::vector<uint8_t> pool;
+  std::vector<std::pair<uint64_t, uint64_t>> derived;
   /// Index of the last STORE of the previous layer, whose st->cmp token the
   /// next layer's barrier consumes.
   std::optional<size_t> lastStore;

@@ -132,7 +132,7 @@ llvm::Expected<std::vector<Item>> lowerTable(graph::TableOp op,
   uint64_t lutDram = 0;
   if (io.materializeConstants) {
     std::vector<int8_t> t = tableRows(op);
-    lutDram = b.constantBase + b.addConstant(t.data(), t.size());
+    lutDram = b.constantBase + b.addConstant(t.data(), t.size(), true);
   }
   bool flipIn = perTensorParams(op.getInput().getType()).isUnsigned;
   std::vector<Item> items;
@@ -232,8 +232,8 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   std::vector<uint64_t> lutDram(parts.size(), 0);
   if (io.materializeConstants)
     for (size_t i = 0; i < parts.size(); ++i)
-      lutDram[i] = b.constantBase +
-                   b.addConstant(parts[i].table.data(), parts[i].table.size());
+      lutDram[i] = b.constantBase + b.addConstant(parts[i].table.data(),
+                                                  parts[i].table.size(), true);
   // Input by input, chunk by chunk: a chunk's table is loaded by its first
   // two items (one per slot) and stays.
   std::vector<Item> items;

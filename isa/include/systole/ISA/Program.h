@@ -25,6 +25,10 @@ namespace systole::isa {
 constexpr uint16_t kFormatMajor = 1;
 constexpr uint16_t kFormatMinor = 2; ///< 1: Program.placement; 2: host costs
 constexpr const char *kFileIdentifier = "SNPU";
+/// Name of the constant segments the compiler derives rather than takes
+/// from the model (activation and requantization tables, the 0/1 matrices
+/// of channel gathers): not part of the model bound's compulsory bytes.
+constexpr const char *kDerivedConstantsName = "derived";
 
 enum class DType : uint8_t {
   Int8 = 0,
