@@ -899,6 +899,47 @@ def case_shuffle():
     return fails
 
 
+def case_upsample():
+    """Nearest-neighbour upsampling by integer factors (issue 16: detector
+    and FPN necks; Resize nearest, asymmetric, floor, as PyTorch exports
+    nn.Upsample): a graph.upsample the NPU runs as an identity VLUT and
+    strided stores. 2x2 and 2x3 (scales), then one by sizes; int8 and
+    uint8; nothing on the host but the model's I/O."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "upsample-uint8" if uint8 else "upsample"
+        b = Builder([1, 8, 5, 6], uint8=uint8)
+        b.conv(8, 16, 3, pad=1, ys=0.3, yz=-5)
+        for i, (fy, fx, by_sizes) in enumerate(((2, 2, False), (2, 3, False), (3, 2, True))):
+            j = 990 + i
+            n, c, h, w = b.shape
+            if by_sizes:
+                b.inits.append(init(f"sz{j}", np.array([n, c, h * fy, w * fx], np.int64)))
+                ins = [b.cur, "", "", f"sz{j}"]
+            else:
+                b.inits.append(init(f"sc{j}", np.array([1, 1, fy, fx], np.float32)))
+                ins = [b.cur, "", f"sc{j}"]
+            b.nodes.append(helper.make_node(
+                "Resize", ins, [f"up{j}"], mode="nearest",
+                coordinate_transformation_mode="asymmetric", nearest_mode="floor"))
+            b._requant(j, f"up{j}", b.scale, -5, False)
+            b.shape = [n, c, h * fy, w * fx]
+            if i == 0:
+                b.conv(16, 16, 1, ys=0.25, yz=3)
+        path_shapes[name] = [1, 8, 5, 6]
+        path = b.save(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(name, path, hw, "conv")
+            report = json.loads((work / f"{name}.json").read_text())
+            ups = [l for l in report["layers"] if l["op"] == "graph.upsample"]
+            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                    and p["op"] not in ("quantize", "dequantize", "transpose")]
+            if len(ups) != 3 or host:
+                print(f"{name} {hw}: FAIL: {len(ups)} of 3 upsamples on the NPU, on the host: {host}")
+                fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
@@ -906,7 +947,8 @@ CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_g
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
          "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
-         "avg-pool": case_avg_pool, "shuffle": case_shuffle}
+         "avg-pool": case_avg_pool, "shuffle": case_shuffle,
+         "upsample": case_upsample}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

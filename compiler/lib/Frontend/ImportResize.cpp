@@ -763,6 +763,32 @@ llvm::Error importResize(ImportContext &ic) {
       taps[d] = cubicTaps(s, d);
   }
 
+  // Nearest-neighbour upsampling of the spatial dims of an NCHW tensor by
+  // integer factors, taps o -> o / f exactly: a graph.upsample, which the
+  // NPU runs as strided stores (anything else stays host code).
+  if (s.mode == Mode::Nearest && !s.antialias && rank == 4 &&
+      isa<FloatType>(elem) && !taps[0] && !taps[1]) {
+    SmallVector<int64_t> factors;
+    bool exact = true;
+    for (int64_t d = 2; d < 4 && exact; ++d) {
+      int64_t f = s.out[d] / s.in[d];
+      exact = f >= 1 && s.in[d] * f == s.out[d];
+      if (exact && taps[d]) {
+        exact = !taps[d]->anyOutside();
+        for (int64_t o = 0; exact && o < s.out[d]; ++o)
+          exact = taps[d]->index[o] == o / f;
+      }
+      factors.push_back(f);
+    }
+    if (exact) {
+      Value y = ic.builder.create<graph::UpsampleOp>(
+          ic.loc(), RankedTensorType::get(s.out, elem), *x,
+          ic.builder.getDenseI64ArrayAttr(factors),
+          graph::LayoutAttr::get(ic.ctx(), graph::Layout::NCHW));
+      return ic.defineOutput(0, y);
+    }
+  }
+
   Type compute = elem.isF64() ? Type(Float64Type::get(ic.ctx()))
                               : Type(Float32Type::get(ic.ctx()));
   auto y = ic.hostOp(*x,

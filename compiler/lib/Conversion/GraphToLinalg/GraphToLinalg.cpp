@@ -466,6 +466,36 @@ struct ConcatLowering : F32Pattern<graph::ConcatOp> {
   }
 };
 
+struct UpsampleLowering : F32Pattern<graph::UpsampleOp> {
+  using F32Pattern::F32Pattern;
+  FailureOr<Value> lower(graph::UpsampleOp op,
+                         PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> out = tensorTypeOf(op.getOutput()).getShape();
+    MLIRContext *ctx = rw.getContext();
+    int64_t h = op.getLayout() == graph::Layout::NHWC ? 1 : 2;
+    SmallVector<AffineExpr> in;
+    for (int64_t d = 0; d < 4; ++d) {
+      AffineExpr e = getAffineDimExpr(d, ctx);
+      if (d == h || d == h + 1)
+        e = e.floorDiv(op.getFactors()[d - h]);
+      in.push_back(e);
+    }
+    Value init = emptyTensor(rw, loc, out);
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
+                                   AffineMap::getMultiDimIdentityMap(4, ctx)};
+    return rw
+        .create<linalg::GenericOp>(
+            loc, TypeRange{init.getType()}, ValueRange{op.getInput()},
+            ValueRange{init}, maps,
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange a) {
+              b.create<linalg::YieldOp>(l, a[0]);
+            })
+        .getResult(0);
+  }
+};
+
 struct PadLowering : F32Pattern<graph::PadOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::PadOp op, PatternRewriter &rw) const override {
@@ -503,6 +533,6 @@ void systole::conversion::populateGraphToLinalgPatterns(
                UnaryLowering, ClipLowering, SoftmaxLowering, LayerNormLowering,
                ReduceLowering, MatMulLowering, ConvLowering, PoolLowering,
                GlobalAvgPoolLowering, TransposeLowering, ReshapeLowering,
-               SliceLowering, ConcatLowering, PadLowering>(
+               SliceLowering, ConcatLowering, PadLowering, UpsampleLowering>(
       patterns.getContext());
 }

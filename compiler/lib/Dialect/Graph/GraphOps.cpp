@@ -458,6 +458,25 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+LogicalResult UpsampleOp::verify() {
+  auto in = rankedType(getInput()), out = rankedType(getOutput());
+  if (in.getRank() != 4 || out.getRank() != 4)
+    return emitOpError("expects 4-D input and result");
+  ArrayRef<int64_t> f = getFactors();
+  if (f.size() != 2 || f[0] < 1 || f[1] < 1)
+    return emitOpError("factors must be two integers >= 1");
+  int64_t h = getLayout() == Layout::NHWC ? 1 : 2;
+  for (int64_t d = 0; d < 4; ++d) {
+    int64_t scale = d == h ? f[0] : d == h + 1 ? f[1] : 1;
+    if (in.getDimSize(d) * scale != out.getDimSize(d))
+      return emitOpError("result dim ")
+             << d << " must be " << in.getDimSize(d) * scale;
+  }
+  if (getElementTypeOrSelf(in) != getElementTypeOrSelf(out))
+    return emitOpError("input and result element types must agree");
+  return success();
+}
+
 OpFoldResult PadOp::fold(FoldAdaptor) {
   if (getInput().getType() == getOutput().getType() &&
       llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))

@@ -449,6 +449,10 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return tableCandidates(t);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
+  if (auto u = dyn_cast<graph::UpsampleOp>(op)) {
+    auto in = cast<ShapedType>(u.getInput().getType());
+    return rowCandidates(in.getDimSize(0) * in.getDimSize(1));
+  }
   if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
     std::vector<TilePlan> plans;
     for (int64_t ch = 1 << 15; ch >= 1; ch /= 2)
@@ -478,6 +482,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerTable(t, plan, io, builder);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return lowerConcat(c, plan, io, builder);
+  if (auto u = dyn_cast<graph::UpsampleOp>(op))
+    return lowerUpsample(u, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

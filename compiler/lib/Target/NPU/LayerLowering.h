@@ -216,6 +216,10 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
                                               const TilePlan &plan,
                                               const LayerIO &io,
                                               ProgramBuilder &builder);
+llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
+                                                const TilePlan &plan,
+                                                const LayerIO &io,
+                                                ProgramBuilder &builder);
 std::vector<TilePlan> tableCandidates(graph::TableOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 

@@ -174,6 +174,14 @@ std::string npuRejection(Operation *op) {
     }
     return "";
   }
+  if (auto up = dyn_cast<UpsampleOp>(op)) {
+    // A quantized upsample has no host kernel: the NPU copies it (strided
+    // stores), whatever its size; a float one is host code.
+    if (up.getLayout() != Layout::NHWC ||
+        !isI8PerTensor(up.getInput().getType()))
+      return "upsampling must be 8-bit per-tensor quantized NHWC";
+    return "";
+  }
   if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {
     if (gap.getLayout() != Layout::NHWC ||
         !isI8PerTensor(gap.getInput().getType()) ||

@@ -11,6 +11,10 @@
 // its storage minimum, graph.table's index. Tables hold output storage
 // bytes, stored unflipped.
 //
+// An upsample (nearest, integer factors) copies each input row tile
+// through the identity table and stores it fy * fx times, each a strided
+// box of whole pixels (C bytes) fx pixels and fy rows apart.
+//
 // A concat copies each input's rows into its channel slice of the output
 // (DRAM pixel stride = the output's channels) through that input's table:
 // Q(DQ_i(code)) (requantTable; identity when the parameters agree), and,
@@ -262,6 +266,60 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
         items.push_back(std::move(it));
       }
     }
+  }
+  return items;
+}
+
+llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
+                                                const TilePlan &plan,
+                                                const LayerIO &io,
+                                                ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType()); // NHWC
+  int64_t N = type.getDimSize(0), H = type.getDimSize(1),
+          W = type.getDimSize(2), C = type.getDimSize(3);
+  int64_t fy = op.getFactors()[0], fx = op.getFactors()[1];
+  int64_t rows = plan.at("rows"), outer = N * H;
+  if (W * C > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
+    return loweringError(op, "upsampling tile exceeds the field widths");
+  auto slots = allocateSlotPairs(op, b.hw, {rows * W * C, rows * W * C, 256},
+                                 io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  auto q = tables::quantized8(type);
+  if (!q)
+    return loweringError(op, "upsampling needs an 8-bit per-tensor input");
+  uint64_t lutDram = 0;
+  if (io.materializeConstants) {
+    // Identity: entry k is the storage byte of code min + k.
+    std::vector<int8_t> id(256);
+    for (int k = 0; k < 256; ++k)
+      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
+    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
+  }
+  int64_t outRow = W * fx * C; // bytes of one output row
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < outer; r0 += rows) {
+    int64_t rt = std::min(rows, outer - r0);
+    size_t s = items.size() % 2;
+    uint64_t data = (*slots)[0][s], out = (*slots)[1][s], lut = (*slots)[2][s];
+    Item it;
+    DmaBox in = rowsBox(io.inputs[0] + r0 * W * C, data, rt, W * C, W * C);
+    in.flipSign = !q.isSigned();
+    it.loads.push_back(makeLoad(in));
+    if (r0 < 2 * rows)
+      it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
+    it.computes.push_back(vlut(data, out, lut, rt, W * C, false));
+    for (int64_t dy = 0; dy < fy; ++dy)
+      for (int64_t dx = 0; dx < fx; ++dx) {
+        DmaBox st;
+        st.dram = io.output + (r0 * fy + dy) * outRow + dx * C;
+        st.sram = out;
+        st.n[0] = C, st.n[1] = W, st.n[2] = rt;
+        st.s[1] = fx * C, st.s[2] = fy * outRow;
+        st.t[1] = C, st.t[2] = W * C;
+        it.stores.push_back(makeStore(st));
+      }
+    items.push_back(std::move(it));
   }
   return items;
 }

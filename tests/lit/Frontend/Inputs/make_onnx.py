@@ -75,6 +75,16 @@ save("qdq-float-weights",
      [helper.make_tensor_value_info("x", f32, [1, 1, 3, 4])],
      [helper.make_tensor_value_info("y", f32, [1, 1, 3, 3])], fw_consts)
 
+# Resize nearest (asymmetric, floor) by integer scales: a graph.upsample;
+# with half_pixel coordinates the taps are not o / f: host code.
+for name, coord in (("resize-upsample", "asymmetric"), ("resize-halfpixel", "half_pixel")):
+    save(name,
+         [helper.make_node("Resize", ["x", "", "sc"], ["y"], name="up", mode="nearest",
+                           coordinate_transformation_mode=coord, nearest_mode="floor")],
+         [helper.make_tensor_value_info("x", f32, [1, 2, 3, 4])],
+         [helper.make_tensor_value_info("y", f32, [1, 2, 6, 12])],
+         [numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "sc")])
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],

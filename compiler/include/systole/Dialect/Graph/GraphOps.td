@@ -238,6 +238,23 @@ def Graph_GlobalAvgPoolOp : Graph_PureOp<"global_avg_pool"> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
+def Graph_UpsampleOp : Graph_PureOp<"upsample"> {
+  let summary = "nearest-neighbour upsampling by integer factors";
+  let description = [{
+    `output[n, c, y, x] = input[n, c, y / fy, x / fx]` (integer division;
+    the spatial dims of `layout`), `factors` = [fy, fx]. The importer makes
+    it of an ONNX Resize/Upsample in nearest mode whose taps are exactly
+    that (e.g. asymmetric coordinates with floor rounding and integer
+    scales, as PyTorch exports nn.Upsample(scale_factor=2)); any other
+    Resize stays a graph.host op.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$factors,
+                   Graph_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ConcatOp : Graph_PureOp<"concat"> {
   let summary = "concatenation along `axis`";
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);

@@ -416,7 +416,8 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
-                 ConvertWindowOp<GlobalAvgPoolOp>>(ctx);
+                 ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>>(
+        ctx);
     patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
                  SinkTransposeUnary<QuantizeOp>,
                  SinkTransposeUnary<DequantizeOp>, SinkTransposeUnary<UnaryOp>>(
