@@ -766,8 +766,8 @@ llvm::Error importResize(ImportContext &ic) {
   // Nearest-neighbour upsampling of the spatial dims of an NCHW tensor by
   // integer factors, taps o -> o / f exactly: a graph.upsample, which the
   // NPU runs as strided stores (anything else stays host code).
-  if (s.mode == Mode::Nearest && !s.antialias && rank == 4 &&
-      isa<FloatType>(elem) && !taps[0] && !taps[1]) {
+  if (s.mode == Mode::Nearest && !s.antialias && rank == 4 && elem.isF32() &&
+      !taps[0] && !taps[1]) {
     SmallVector<int64_t> factors;
     bool exact = true;
     for (int64_t d = 2; d < 4 && exact; ++d) {

@@ -222,7 +222,7 @@ std::string hostRejection(Operation *op) {
     return conv.getGroup() == 1 ? "" : "grouped float convolution";
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp, UnaryOp, ClipOp, SoftmaxOp,
                 LayerNormOp, ReduceOp, MatMulOp, PoolOp, GlobalAvgPoolOp,
-                TransposeOp, SliceOp, ConcatOp, PadOp>(op))
+                TransposeOp, SliceOp, ConcatOp, PadOp, UpsampleOp>(op))
     return "";
   return "no host lowering for this op";
 }
