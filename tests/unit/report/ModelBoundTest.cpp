@@ -65,6 +65,23 @@ TEST(ModelBound, FullyConnectedIsMemoryBound) {
   EXPECT_DOUBLE_EQ(b.ratio(256881), 2.0);
 }
 
+// Tables and channel-gather matrices the compiler derives are not the
+// model's: segments named isa::kDerivedConstantsName leave the bound's
+// compulsory bytes (the FC above plus a 64 KiB per-channel table).
+TEST(ModelBound, DerivedConstantsAreNotCompulsory) {
+  isa::Program p = fcProgram(preset("default-32x32"));
+  isa::ConstantSegment t;
+  t.name = isa::kDerivedConstantsName;
+  t.data.resize(65536);
+  p.constants.push_back(t);
+  ModelBound b = modelBound(p);
+  EXPECT_EQ(b.constantBytes, 2052000u); // 2,048,000 + 4,000, not + 65,536
+  EXPECT_EQ(b.compulsoryBytes(), 2055048u);
+  // A segment of another name counts.
+  p.constants.back().name = "weights";
+  EXPECT_EQ(modelBound(p).constantBytes, 2052000u + 65536u);
+}
+
 TEST(ModelBound, WideDramMakesItComputeBound) {
   isa::HwConfig cfg = preset("default-32x32");
   cfg.dram.bytesPerCycle = 2048;
