@@ -8,6 +8,12 @@
 // post-processor: a second busy timer and its own retire stream, so the
 // MATMULs after it issue once the array is free (isa.md §3).
 //
+// With MATMUL_INFLIGHT (array.matmul_inflight) > 1 the array takes a WS
+// MATMUL before the previous ones have drained, by isa::MatmulPipeline's
+// rule (isa/lib/MatmulPipeline.cpp), kept here over the last
+// MATMUL_INFLIGHT MATMULs; every other compute instruction waits until the
+// array has drained.
+//
 // Order of decisions inside one cycle, as in the SystemC model: retirement
 // pushes, then fetch (sees queue occupancy at the start of the cycle), then
 // issue (sees this cycle's pushes and a just-fetched head), then arbitration
@@ -110,7 +116,7 @@ module npu_controller
   logic [63:0] rend[3];
   logic [7:0] rprev[3], rnext[3];
   for (genvar q = 0; q < 3; q++) begin : g_retire
-    npu_retire_queue #(.DEPTH(q == QC ? 4 : int'(INFLIGHT_DEPTH))) u_retire (
+    npu_retire_queue #(.DEPTH(q == QC ? NS + 4 : int'(INFLIGHT_DEPTH))) u_retire (
         .clk, .rst, .cycle,
         .push(rpush[q]), .push_end(rend[q]),
         .push_prev_flag(rq_flags[q][1]), .push_next_flag(rq_flags[q][0]),
@@ -142,6 +148,56 @@ module npu_controller
         .available(tavail[f]), .overflow(tover[f]));
   end
 
+  // ---- the MATMUL pipeline: the last NS MATMULs (0 = newest) ----
+  localparam int NS = int'(MATMUL_INFLIGHT);
+  logic [NS-1:0] mh_valid;
+  logic [INSTR_BITS-1:0] mh_inst[NS];
+  logic [63:0] mh_start[NS], mh_end[NS];
+  logic lp_valid;  // lp_start: issue cycle of the last preloading WS MATMUL
+  logic [63:0] lp_start;
+  function automatic logic mm_ws(input logic [INSTR_BITS-1:0] I);
+    return I[MATMUL_DATAFLOW_LSB +: MATMUL_DATAFLOW_W] == 1'(DATAFLOW_WS);
+  endfunction
+  function automatic logic [63:0] mm_p(input logic [INSTR_BITS-1:0] I);
+    return I[MATMUL_PRELOAD_LSB] ? 64'(ROWS) : 64'd0;
+  endfunction
+  // MatmulPipeline::mayFollow: both WS, accumulator boxes disjoint or the
+  // same tile (the fields' widths keep these sums within 64 bits).
+  function automatic logic may_follow(input logic [INSTR_BITS-1:0] E,
+                                      input logic [INSTR_BITS-1:0] L);
+    logic [63:0] ea, es, em, en, la, ls, lm, ln;
+    ea = 64'(E[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]);
+    es = 64'(E[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]);
+    em = 64'(E[MATMUL_M_LSB +: MATMUL_M_W]);
+    en = 64'(E[MATMUL_N_LSB +: MATMUL_N_W]);
+    la = 64'(L[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]);
+    ls = 64'(L[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]);
+    lm = 64'(L[MATMUL_M_LSB +: MATMUL_M_W]);
+    ln = 64'(L[MATMUL_N_LSB +: MATMUL_N_W]);
+    if (!mm_ws(E) || !mm_ws(L)) return 1'b0;
+    if (ea + (em == 0 ? 0 : em - 1) * es + en <= la ||
+        la + (lm == 0 ? 0 : lm - 1) * ls + ln <= ea)
+      return 1'b1;
+    return ea == la && es == ls && en == ln && (es >= en || (em <= 1 && lm <= 1));
+  endfunction
+  // MatmulPipeline::earliestIssue of the MATMUL I.
+  function automatic logic [63:0] mm_ready(input logic [INSTR_BITS-1:0] I);
+    logic [63:0] r, rows_free;
+    if (!mh_valid[0]) return 64'd0;
+    if (NS <= 1 || !may_follow(mh_inst[0], I)) return mh_end[0];
+    rows_free = mh_start[0] + mm_p(mh_inst[0]) + 64'(mh_inst[0][MATMUL_M_LSB +: MATMUL_M_W]);
+    r = rows_free > mm_p(I) ? rows_free - mm_p(I) : 64'd0;
+    if (mm_p(I) != 0 && lp_valid && lp_start + ROWS + COLS - 1 > r)
+      r = lp_start + ROWS + COLS - 1;
+    if (mh_valid[NS-1] && mh_end[NS-1] > r) r = mh_end[NS-1];
+    for (int k = 0; k < NS; k++)
+      if (mh_valid[k] && !may_follow(mh_inst[k], I) && mh_end[k] > r) r = mh_end[k];
+    return r;
+  endfunction
+  wire [63:0] mm_drained = mh_valid[0] ? mh_end[0] : 64'd0;
+  wire head_mm = hinst[QC][7:0] == OP_MATMUL;
+  logic mm_busy;
+
   // ---- issue ----
   logic [63:0] unit_free[3], last_end[3], post_free;
   logic [2:0] tok_ok, unit_ok, is_dma;
@@ -155,6 +211,9 @@ module npu_controller
       // Only MATMULs issue past a running REQUANT.
       if (q == QC && REQUANT_OVERLAP && hinst[q][7:0] != OP_MATMUL)
         unit_ok[q] = unit_ok[q] && cycle >= post_free;
+      // The array's rule for MATMULs; the rest waits until it has drained.
+      if (q == QC)
+        unit_ok[q] = unit_ok[q] && cycle >= (head_mm ? mm_ready(hinst[q]) : mm_drained);
       is_dma[q] = hinst[q][7:0] == OP_LOAD || hinst[q][7:0] == OP_STORE;
       issue[q] = running && !fault_q && hvalid[q] && unit_ok[q] && tok_ok[q];
     end
@@ -244,11 +303,11 @@ module npu_controller
 
   // ---- status ----
   wire idle = rempty == 3'b111 && pp_empty && qempty == 3'b111 && req_q == 2'b00 &&
-              !dma_active && !c_busy && !p_busy;
+              !dma_active && !c_busy && !p_busy && !mm_busy;
   assign done = running && end_seen && idle;
   assign quiescent = running && !done && issue == 0 && !ev_fetch_valid &&
                      rempty == 3'b111 && pp_empty && req_q == 2'b00 && !dma_active &&
-                     !c_busy && !p_busy;
+                     !c_busy && !p_busy && !mm_busy;
   assign fault_overflow = fault_q;
 
   always_ff @(posedge clk) begin
@@ -261,6 +320,9 @@ module npu_controller
       fault_internal <= 1'b0;
       c_busy <= 1'b0;
       p_busy <= 1'b0;
+      mm_busy <= 1'b0;
+      mh_valid <= '0;
+      lp_valid <= 1'b0;
       post_free <= '0;
       req_q <= '0;
       for (int q = 0; q < 3; q++) begin
@@ -286,7 +348,25 @@ module npu_controller
           p_end <= cycle + cdur;
         end
       end
-      if (issue[QC] && !head_on_pp) begin
+      if (mm_busy && cycle + 1 == mh_end[0]) mm_busy <= 1'b0;
+      if (issue[QC] && head_mm) begin
+        for (int k = NS - 1; k > 0; k--) begin
+          mh_valid[k] <= mh_valid[k-1];
+          mh_inst[k] <= mh_inst[k-1];
+          mh_start[k] <= mh_start[k-1];
+          mh_end[k] <= mh_end[k-1];
+        end
+        mh_valid[0] <= 1'b1;
+        mh_inst[0] <= hinst[QC];
+        mh_start[0] <= cycle;
+        mh_end[0] <= cycle + cdur;
+        if (mm_ws(hinst[QC]) && hinst[QC][MATMUL_PRELOAD_LSB]) begin
+          lp_valid <= 1'b1;
+          lp_start <= cycle;
+        end
+        if (cdur > 1) mm_busy <= 1'b1;
+      end
+      if (issue[QC] && !head_on_pp && !head_mm) begin
         unit_free[QC] <= cycle + cdur;
         if (hinst[QC][7:0] != OP_FENCE && cdur > 1) begin
           c_busy <= 1'b1;

@@ -78,7 +78,8 @@ module npu_datapath
   logic [63:0] mm_a_addr[ROWS], mm_b_addr[COLS], mm_c_addr[COLS];
   logic [7:0] mm_a_data[ROWS], mm_b_data[COLS];
   logic [COLS-1:0] mm_c_en;
-  logic mm_c_acc;
+  logic [COLS-1:0] mm_c_acc;
+  logic mm_overrun;
   logic [31:0] mm_c_data[COLS];
   for (genvar i = 0; i < ROWS; i++) begin : g_a_port
     assign mm_a_data[i] = sp_read(mm_a_addr[i]);
@@ -91,7 +92,7 @@ module npu_datapath
       .start_cycles(c_cycles),
       .a_addr(mm_a_addr), .a_data(mm_a_data), .b_addr(mm_b_addr), .b_data(mm_b_data),
       .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
-      .c_wr_data(mm_c_data));
+      .c_wr_data(mm_c_data), .overrun(mm_overrun));
 
   // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV) ----
   // Each starts in the issue cycle of its instruction and writes its results
@@ -197,7 +198,8 @@ module npu_datapath
       done_q <= '0;
     end else begin
       done_q <= done_now;
-      if ((done_now & ~engine_busy) != 0 || (done_q & engine_busy & ~start_now) != 0)
+      if ((done_now & ~engine_busy) != 0 || (done_q & engine_busy & ~start_now) != 0 ||
+          mm_overrun)
         schedule_error <= 1'b1;
     end
 
@@ -221,7 +223,7 @@ module npu_datapath
       if (dma_wr_valid) write_bytes(dma_wr_acc, dma_wr_addr, dma_wr_len, dma_wr_data);
       if (pad_we) write_bytes(pad_acc, pad_addr, pad_len, pad_data);
       for (int j = 0; j < COLS; j++)
-        if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
+        if (mm_c_en[j]) acc[mm_c_addr[j]] = (mm_c_acc[j] ? acc[mm_c_addr[j]] : 32'd0) + mm_c_data[j];
       for (int l = 0; l < L; l++) begin
         if (rq_we[l]) sp[rq_waddr[l]] = rq_wdata[l];
         if (vu_we[l]) sp[vu_waddr[l]] = vu_wdata[l];

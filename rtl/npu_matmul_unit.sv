@@ -11,14 +11,22 @@
 //       B the two reads of every step serialize: d = K idle cycles first
 //       (as if one operand were fetched ahead), else d = 0.
 // Operands are 9-bit (value minus zero point; WS weights are latched raw and
-// the PEs subtract the current b_zp); rows outside K see A = 0 and columns
-// outside N are not written, so the zero fill contributes nothing.
+// the PEs subtract the b_zp of the MATMUL they serve); rows outside K see
+// A = 0 and columns outside N are not written, so the zero fill contributes
+// nothing.
+// With MATMUL_INFLIGHT = NS > 1 up to NS WS MATMULs are in the array, one
+// per slot (the controller issues by isa::MatmulPipeline's rule, which keeps
+// their rows, weight latches and result columns apart in time): the latch
+// fills the PEs' shadow weights, and row k's switch bit enters with A(0, k)
+// of a preloading MATMUL (t = p + k) whatever its M and K, as the latch of
+// every row does with one slot.
 module npu_matmul_unit
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
 #(
     parameter int NR = int'(ROWS),
-    parameter int NC = int'(COLS)
+    parameter int NC = int'(COLS),
+    parameter int NS = int'(MATMUL_INFLIGHT)
 ) (
     input  logic                  clk,
     input  logic                  rst,
@@ -32,135 +40,214 @@ module npu_matmul_unit
     input  logic [7:0]            b_data[NC],
     // accumulator writes: ACC[c_wr_addr[j]] (+)= c_wr_data[j]
     output logic [NC-1:0]         c_wr_en,
-    output logic                  c_wr_accumulate,
+    output logic [NC-1:0]         c_wr_accumulate,
     output logic [63:0]           c_wr_addr[NC],
-    output logic [31:0]           c_wr_data[NC]
+    output logic [31:0]           c_wr_data[NC],
+    output logic                  overrun     // start with every slot busy (a bug)
 );
   localparam longint R = ROWS, C = COLS;
-  logic [INSTR_BITS-1:0] I_q;
-  logic busy_q;
-  logic [63:0] t_q, delay_q;
-  wire busy = busy_q || start;
-  wire [INSTR_BITS-1:0] I = start ? start_inst : I_q;
-  wire [63:0] t = start ? 64'd0 : t_q;
-  wire ws = I[MATMUL_DATAFLOW_LSB +: MATMUL_DATAFLOW_W] == 1'(DATAFLOW_WS);
-  wire [63:0] M = 64'(I[MATMUL_M_LSB +: MATMUL_M_W]);
-  wire [63:0] K = 64'(I[MATMUL_K_LSB +: MATMUL_K_W]);
-  wire [63:0] N = 64'(I[MATMUL_N_LSB +: MATMUL_N_W]);
-  wire [63:0] p = ws && I[MATMUL_PRELOAD_LSB] ? R : 64'd0;
-  wire [63:0] os_base = K + 2 * R + C - 2;
-  wire [63:0] d = start ? (start_cycles > os_base ? start_cycles - os_base : 64'd0) : delay_q;
-  wire [63:0] mi = 64'(I[MATMUL_A_M_INNER_LSB +: MATMUL_A_M_INNER_W]);
-  wire [63:0] ki = 64'(I[MATMUL_A_K_INNER_LSB +: MATMUL_A_K_INNER_W]);
-  wire signed [8:0] azp = 9'(signed'(I[MATMUL_A_ZP_LSB +: MATMUL_A_ZP_W]));
-  wire signed [8:0] bzp = 9'(signed'(I[MATMUL_B_ZP_LSB +: MATMUL_B_ZP_W]));
+  localparam bit DOUBLE = NS > 1;
 
-  function automatic logic [63:0] a_address(input logic [63:0] m, input logic [63:0] k);
-    logic [63:0] kk;
+  function automatic logic f_ws(input logic [INSTR_BITS-1:0] I);
+    return I[MATMUL_DATAFLOW_LSB +: MATMUL_DATAFLOW_W] == 1'(DATAFLOW_WS);
+  endfunction
+  function automatic logic [63:0] f_m(input logic [INSTR_BITS-1:0] I);
+    return 64'(I[MATMUL_M_LSB +: MATMUL_M_W]);
+  endfunction
+  function automatic logic [63:0] f_k(input logic [INSTR_BITS-1:0] I);
+    return 64'(I[MATMUL_K_LSB +: MATMUL_K_W]);
+  endfunction
+  function automatic logic [63:0] f_n(input logic [INSTR_BITS-1:0] I);
+    return 64'(I[MATMUL_N_LSB +: MATMUL_N_W]);
+  endfunction
+  function automatic logic [63:0] f_p(input logic [INSTR_BITS-1:0] I);
+    return f_ws(I) && I[MATMUL_PRELOAD_LSB] ? R : 64'd0;
+  endfunction
+  function automatic logic [63:0] f_os_base(input logic [INSTR_BITS-1:0] I);
+    return f_k(I) + 2 * R + C - 2;
+  endfunction
+  function automatic logic signed [8:0] f_azp(input logic [INSTR_BITS-1:0] I);
+    return 9'(signed'(I[MATMUL_A_ZP_LSB +: MATMUL_A_ZP_W]));
+  endfunction
+  function automatic logic signed [8:0] f_bzp(input logic [INSTR_BITS-1:0] I);
+    return 9'(signed'(I[MATMUL_B_ZP_LSB +: MATMUL_B_ZP_W]));
+  endfunction
+  function automatic logic [63:0] a_address(input logic [INSTR_BITS-1:0] I, input logic [63:0] m,
+                                            input logic [63:0] k);
+    logic [63:0] kk, mi, ki;
+    mi = 64'(I[MATMUL_A_M_INNER_LSB +: MATMUL_A_M_INNER_W]);
+    ki = 64'(I[MATMUL_A_K_INNER_LSB +: MATMUL_A_K_INNER_W]);
     kk = 64'(I[MATMUL_A_K_OFFSET_LSB +: MATMUL_A_K_OFFSET_W]) + k;
     return 64'(I[MATMUL_A_ADDR_LSB +: MATMUL_A_ADDR_W]) +
            (m / mi) * 64'(I[MATMUL_A_M_OUTER_STRIDE_LSB +: MATMUL_A_M_OUTER_STRIDE_W]) +
            (m % mi) * 64'(I[MATMUL_A_M_INNER_STRIDE_LSB +: MATMUL_A_M_INNER_STRIDE_W]) +
            (kk / ki) * 64'(I[MATMUL_A_K_OUTER_STRIDE_LSB +: MATMUL_A_K_OUTER_STRIDE_W]) + kk % ki;
   endfunction
-  function automatic logic [63:0] b_address(input logic [63:0] k, input logic [63:0] n);
+  function automatic logic [63:0] b_address(input logic [INSTR_BITS-1:0] I, input logic [63:0] k,
+                                            input logic [63:0] n);
     return 64'(I[MATMUL_B_ADDR_LSB +: MATMUL_B_ADDR_W]) +
            k * 64'(I[MATMUL_B_STRIDE_LSB +: MATMUL_B_STRIDE_W]) + n;
   endfunction
+  function automatic logic [63:0] c_address(input logic [INSTR_BITS-1:0] I, input logic [63:0] m,
+                                            input logic [63:0] n);
+    return 64'(I[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]) +
+           m * 64'(I[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]) + n;
+  endfunction
+
+  // ---- slots: the registered state, and this cycle's view of it (a MATMUL
+  // starting now is at t = 0 in the lowest idle slot) ----
+  logic [INSTR_BITS-1:0] I_q[NS];
+  logic [NS-1:0] busy_q;
+  logic [63:0] t_q[NS], delay_q[NS];
+  logic [INSTR_BITS-1:0] I[NS];
+  logic [NS-1:0] busy;
+  logic [63:0] t[NS], d[NS];
+  int sel;
+  always_comb begin
+    sel = 0;
+    for (int k = NS - 1; k >= 0; k--)
+      if (!busy_q[k]) sel = k;
+    for (int k = 0; k < NS; k++) begin
+      automatic logic st = start && sel == k;
+      busy[k] = busy_q[k] || st;
+      I[k] = st ? start_inst : I_q[k];
+      t[k] = st ? 64'd0 : t_q[k];
+      d[k] = !st ? delay_q[k] :
+             start_cycles > f_os_base(start_inst) ? start_cycles - f_os_base(start_inst) : 64'd0;
+    end
+  end
+  assign overrun = start && busy_q == '1;
 
   // ---- feeders ----
-  logic [NR-1:0] a_valid, load_w;
-  logic [NC-1:0] b_valid;
-  logic [NR*9-1:0] a_left;
+  logic [NR-1:0] a_valid, load_w, flip_left;
+  logic [NC-1:0] b_valid, b_raw;
+  logic signed [8:0] a_zp[NR], b_zp[NC];
+  logic [NR*9-1:0] a_left, zp_left;
   logic [NC*9-1:0] b_top;
-  logic capture, shift;
+  logic capture, shift, os_mode;
+  logic signed [8:0] w_zp;
   always_comb begin
     load_w = '0;
+    flip_left = '0;
+    zp_left = '0;
     capture = 1'b0;
     shift = 1'b0;
+    os_mode = 1'b0;
+    w_zp = '0;
+    a_valid = '0;
+    b_valid = '0;
+    b_raw = '0;
     for (int i = 0; i < NR; i++) begin
-      automatic logic [63:0] k = 64'(i), m = 64'(i), kk = '0;
-      a_valid[i] = 1'b0;
       a_addr[i] = '0;
-      if (busy && ws && t >= p + k && t - p - k < M && k < K) begin
-        a_valid[i] = 1'b1;
-        a_addr[i] = a_address(t - p - k, k);
-      end
-      if (busy && !ws && t >= d + m && t - d - m < K && m < M) begin
-        kk = t - d - m;
-        a_valid[i] = 1'b1;
-        a_addr[i] = a_address(m, kk);
-      end
+      a_zp[i] = '0;
     end
     for (int j = 0; j < NC; j++) begin
-      automatic logic [63:0] n = 64'(j);
-      b_valid[j] = 1'b0;
       b_addr[j] = '0;
-      if (busy && ws && t < p && R - 1 - t < K && n < N) begin
-        b_valid[j] = 1'b1;
-        b_addr[j] = b_address(R - 1 - t, n);
-      end
-      if (busy && !ws && t >= d + n && t - d - n < K && n < N) begin
-        b_valid[j] = 1'b1;
-        b_addr[j] = b_address(t - d - n, n);
-      end
+      b_zp[j] = '0;
     end
-    if (busy && ws && p != 0 && t == R - 1) load_w = '1;
-    if (busy && !ws && t == d + K + R + C - 3) capture = 1'b1;
-    if (busy && !ws && t >= d + K + R + C - 2) shift = 1'b1;
+    for (int s = 0; s < NS; s++) begin
+      automatic logic ws = busy[s] && f_ws(I[s]), os = busy[s] && !f_ws(I[s]);
+      automatic logic [63:0] M = f_m(I[s]), K = f_k(I[s]), N = f_n(I[s]), p = f_p(I[s]);
+      automatic logic [63:0] ts = t[s], ds = d[s];
+      if (os) os_mode = 1'b1;
+      if (!DOUBLE && busy[s]) w_zp = f_bzp(I[s]);
+      for (int i = 0; i < NR; i++) begin
+        automatic logic [63:0] k = 64'(i), m = 64'(i);
+        if (ws && ts >= p + k && ts - p - k < M) begin
+          if (DOUBLE) zp_left[i*9 +: 9] = f_bzp(I[s]);
+          if (k < K) begin
+            a_valid[i] = 1'b1;
+            a_addr[i] = a_address(I[s], ts - p - k, k);
+            a_zp[i] = f_azp(I[s]);
+          end
+        end
+        if (DOUBLE && ws && p != 0 && ts == p + k) flip_left[i] = 1'b1;
+        if (os && ts >= ds + m && ts - ds - m < K && m < M) begin
+          a_valid[i] = 1'b1;
+          a_addr[i] = a_address(I[s], m, ts - ds - m);
+          a_zp[i] = f_azp(I[s]);
+        end
+      end
+      for (int j = 0; j < NC; j++) begin
+        automatic logic [63:0] n = 64'(j);
+        if (ws && ts < p && R - 1 - ts < K && n < N) begin
+          b_valid[j] = 1'b1;
+          b_raw[j] = 1'b1;
+          b_addr[j] = b_address(I[s], R - 1 - ts, n);
+        end
+        if (os && ts >= ds + n && ts - ds - n < K && n < N) begin
+          b_valid[j] = 1'b1;
+          b_addr[j] = b_address(I[s], ts - ds - n, n);
+          b_zp[j] = f_bzp(I[s]);
+        end
+      end
+      if (ws && p != 0 && ts == R - 1) load_w = '1;
+      if (os && ts == ds + K + R + C - 3) capture = 1'b1;
+      if (os && ts >= ds + K + R + C - 2) shift = 1'b1;
+    end
   end
 
   // Operands minus zero points (a separate process from the addresses: the
   // read data depends on them).
   always_comb begin
     for (int i = 0; i < NR; i++)
-      a_left[i*9 +: 9] = a_valid[i] ? 9'(signed'(a_data[i])) - azp : 9'sd0;
+      a_left[i*9 +: 9] = a_valid[i] ? 9'(signed'(a_data[i])) - a_zp[i] : 9'sd0;
     for (int j = 0; j < NC; j++)
       // WS weights enter raw (the PE subtracts the zero point at use).
       b_top[j*9 +: 9] = !b_valid[j] ? 9'sd0 :
-                        ws ? 9'(signed'(b_data[j])) : 9'(signed'(b_data[j])) - bzp;
+                        b_raw[j] ? 9'(signed'(b_data[j])) : 9'(signed'(b_data[j])) - b_zp[j];
   end
 
   logic [NC*32-1:0] c_bottom;
-  npu_pe_array #(.ROWS(NR), .COLS(NC)) u_array (
-      .clk, .rst, .os_mode(busy ? !ws : 1'b0), .load_w, .w_zp(bzp), .capture, .shift,
-      .a_left, .b_top, .c_bottom);
+  npu_pe_array #(.ROWS(NR), .COLS(NC), .DOUBLE_BUF(DOUBLE)) u_array (
+      .clk, .rst, .os_mode, .load_w, .w_zp, .capture, .shift,
+      .a_left, .flip_left, .zp_left, .b_top, .c_bottom);
 
   // ---- results: written in the cycle they are visible at the bottom ----
-  assign c_wr_accumulate = I[MATMUL_ACCUMULATE_LSB];
   always_comb
     for (int j = 0; j < NC; j++) begin
-      automatic logic [63:0] n = 64'(j), m = '0;
+      automatic logic [63:0] n = 64'(j);
       c_wr_en[j] = 1'b0;
+      c_wr_accumulate[j] = 1'b0;
       c_wr_addr[j] = '0;
       c_wr_data[j] = c_bottom[j*32 +: 32];
-      if (busy_q && ws && t >= p + R + n && t - p - R - n < M && n < N) begin
-        m = t - p - R - n;
-        c_wr_en[j] = 1'b1;
-        c_wr_addr[j] = 64'(I[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]) +
-                       m * 64'(I[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]) + n;
-      end
-      if (busy_q && !ws && t >= d + K + R + C - 2 && n < N) begin
-        // row R-1 first: row i leaves at d + K + R + C - 2 + (R - 1 - i)
-        m = R - 1 - (t - (d + K + R + C - 2));
-        if (m < M) begin
-          c_wr_en[j] = 1'b1;
-          c_wr_addr[j] = 64'(I[MATMUL_C_ADDR_LSB +: MATMUL_C_ADDR_W]) +
-                         m * 64'(I[MATMUL_C_STRIDE_LSB +: MATMUL_C_STRIDE_W]) + n;
+      for (int s = 0; s < NS; s++) begin
+        automatic logic ws = f_ws(I_q[s]);
+        automatic logic [63:0] M = f_m(I_q[s]), K = f_k(I_q[s]), N = f_n(I_q[s]);
+        automatic logic [63:0] p = f_p(I_q[s]), ts = t_q[s], ds = delay_q[s];
+        automatic logic [63:0] m = '0;
+        if (busy_q[s]) begin
+          if (ws && ts >= p + R + n && ts - p - R - n < M && n < N) begin
+            c_wr_en[j] = 1'b1;
+            c_wr_accumulate[j] = I_q[s][MATMUL_ACCUMULATE_LSB];
+            c_wr_addr[j] = c_address(I_q[s], ts - p - R - n, n);
+          end
+          if (!ws && ts >= ds + K + R + C - 2 && n < N) begin
+            // row R-1 first: row i leaves at d + K + R + C - 2 + (R - 1 - i)
+            m = R - 1 - (ts - (ds + K + R + C - 2));
+            if (m < M) begin
+              c_wr_en[j] = 1'b1;
+              c_wr_accumulate[j] = I_q[s][MATMUL_ACCUMULATE_LSB];
+              c_wr_addr[j] = c_address(I_q[s], m, n);
+            end
+          end
         end
       end
     end
 
-  wire [63:0] total = ws ? p + M + R + C - 1 : d + os_base;
   always_ff @(posedge clk) begin
-    if (rst) busy_q <= 1'b0;
-    else if (busy) begin
-      if (start) begin
-        I_q <= start_inst;
-        delay_q <= d;
-      end
-      t_q <= t + 1;
-      busy_q <= t + 1 < total;
-    end
+    if (rst) busy_q <= '0;
+    else
+      for (int s = 0; s < NS; s++)
+        if (busy[s]) begin
+          automatic logic [63:0] total =
+              f_ws(I[s]) ? f_p(I[s]) + f_m(I[s]) + R + C - 1 : d[s] + f_os_base(I[s]);
+          if (start && sel == s) begin
+            I_q[s] <= start_inst;
+            delay_q[s] <= d[s];
+          end
+          t_q[s] <= t[s] + 1;
+          busy_q[s] <= t[s] + 1 < total;
+        end
   end
 endmodule

@@ -29,7 +29,8 @@ flatbuffers::Offset<fb::HwConfig> writeConfig(flatbuffers::FlatBufferBuilder &b,
     flows.push_back(fb::Dataflow_OS);
   auto name = b.CreateString(c.name);
   auto flowVec = b.CreateVector(flows);
-  auto array = fb::CreateArrayConfig(b, c.array.rows, c.array.cols, flowVec);
+  auto array = fb::CreateArrayConfig(b, c.array.rows, c.array.cols, flowVec,
+                                     c.array.matmulInflight);
   auto sram =
       fb::CreateSramConfig(b, c.sram.scratchpadBytes, c.sram.scratchpadBanks,
                            c.sram.accumulatorBytes, c.sram.accumulatorBanks);
@@ -68,6 +69,9 @@ llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
   h.name = c->name()->str();
   h.array.rows = c->array()->rows();
   h.array.cols = c->array()->cols();
+  // Binaries written before the field existed ran one MATMUL at a time.
+  h.array.matmulInflight =
+      c->array()->matmul_inflight() ? c->array()->matmul_inflight() : 1;
   if (const auto *flows = c->array()->dataflows()) {
     for (auto f : *flows) {
       if (f == fb::Dataflow_WS && !h.array.ws)

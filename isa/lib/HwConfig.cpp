@@ -31,6 +31,10 @@ const Spec kSpecs[] = {
      "columns C of the systolic array"},
     {"array.dataflows", Spec::DataflowList, true, 0, 0, "",
      "supported dataflows, subset of [\"ws\", \"os\"]"},
+    {"array.matmul_inflight", Spec::UInt, false, 1, 8, "MATMULs",
+     "WS MATMULs streaming through the array at once (double-buffered PE "
+     "weights, docs/isa.md section 6); 1 (default): each waits until the "
+     "previous one has drained"},
     {"sram.scratchpad_bytes", Spec::UInt, true, 1024, k2_32, "bytes",
      "int8 scratchpad capacity S"},
     {"sram.scratchpad_banks", Spec::UInt, true, 1, 1024, "banks",
@@ -88,6 +92,8 @@ uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
     return &c.array.rows;
   if (p == "array.cols")
     return &c.array.cols;
+  if (p == "array.matmul_inflight")
+    return &c.array.matmulInflight;
   if (p == "sram.scratchpad_bytes")
     return &c.sram.scratchpadBytes;
   if (p == "sram.scratchpad_banks")
@@ -186,11 +192,11 @@ bool HwConfig::operator==(const HwConfig &o) const {
   auto tie = [](const HwConfig &c) {
     return std::make_tuple(
         c.name, c.array.rows, c.array.cols, c.array.ws, c.array.os,
-        c.sram.scratchpadBytes, c.sram.scratchpadBanks, c.sram.accumulatorBytes,
-        c.sram.accumulatorBanks, c.dram.bytesPerCycle, c.dram.latencyCycles,
-        c.dram.burstBytes, c.dram.capacityBytes, c.vector.lanes,
-        c.vector.pipelineDepth, c.vector.requantOverlap, c.queues.cmdDepth,
-        c.queues.tokenDepth, c.clockMhz, c.energy.macPj,
+        c.array.matmulInflight, c.sram.scratchpadBytes, c.sram.scratchpadBanks,
+        c.sram.accumulatorBytes, c.sram.accumulatorBanks, c.dram.bytesPerCycle,
+        c.dram.latencyCycles, c.dram.burstBytes, c.dram.capacityBytes,
+        c.vector.lanes, c.vector.pipelineDepth, c.vector.requantOverlap,
+        c.queues.cmdDepth, c.queues.tokenDepth, c.clockMhz, c.energy.macPj,
         c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
         c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
         c.energy.dramPjPerByte, c.energy.vectorOpPj, c.energy.leakagePjPerCycle,

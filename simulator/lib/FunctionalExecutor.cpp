@@ -128,6 +128,7 @@ RunResult sim::runFunctional(llvm::ArrayRef<Instruction> stream,
       break;
     }
     popTokens(I, state);
+    noteIssue(I, state);
     executeInstruction(I, state);
     InstructionRecord &r = st.instructions[index];
     r.start = order;

@@ -186,6 +186,18 @@ std::optional<Fault> sim::checkInstruction(const Instruction &I,
   return std::nullopt;
 }
 
+void sim::noteIssue(const Instruction &I, MachineState &S) {
+  if (I.opcode() != Opcode::Matmul)
+    return;
+  if (I.raw(F::Matmul_dataflow) != isa::Dataflow_ws) {
+    S.weightsLoaded = false; // OS uses the PE registers for partial sums
+  } else if (I.getFlag(F::Matmul_preload)) {
+    S.weightsLoaded = true;
+    S.weightRows = static_cast<uint32_t>(I.raw(F::Matmul_k));
+    S.weightCols = static_cast<uint32_t>(I.raw(F::Matmul_n));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // DMA
 //===----------------------------------------------------------------------===//
@@ -282,14 +294,10 @@ static void executeMatmul(const Instruction &I, MachineState &S) {
     for (uint64_t k = 0; k < K; ++k)
       std::memcpy(&bRaw[k * N],
                   sp + U(F::Matmul_b_addr) + k * U(F::Matmul_b_stride), N);
-    if (ws) {
+    // The block's shape (the weight-reuse check) changed at issue
+    // (noteIssue); its values change here, in program order.
+    if (ws)
       S.weights = bRaw;
-      S.weightRows = static_cast<uint32_t>(K);
-      S.weightCols = static_cast<uint32_t>(N);
-      S.weightsLoaded = true;
-    } else {
-      S.weightsLoaded = false; // OS uses the PE registers for partial sums
-    }
   }
   std::vector<int32_t> b(K * N);
   for (uint64_t i = 0; i < K * N; ++i)

@@ -28,7 +28,7 @@ def random_hw(rng, name="fuzz", min_token_depth=1):
     acc_bytes = 4 * acc_banks * int(rng.integers(max(1, 256 // acc_banks), 16384 // acc_banks + 1))
     bpc = _pow2(rng, 0, 5)                  # 1 .. 32 B/cycle
     burst = bpc * _pow2(rng, 0, 3)
-    return {
+    cfg = {
         "name": name,
         "array": {"rows": rows, "cols": cols, "dataflows": dataflows},
         "sram": {"scratchpad_bytes": int(sp_bytes), "scratchpad_banks": sp_banks,
@@ -42,3 +42,6 @@ def random_hw(rng, name="fuzz", min_token_depth=1):
                    "token_depth": max(min_token_depth, int(rng.choice([1, 2, 3, 4, 8, 16])))},
         "clock_mhz": 1000,
     }
+    # Drawn last so the other fields of a seed's config stay what they were.
+    cfg["array"]["matmul_inflight"] = int(rng.choice([1, 1, 2, 3, 4]))
+    return cfg

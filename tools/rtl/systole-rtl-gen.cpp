@@ -30,6 +30,8 @@ static void emitConfigPackage(const isa::HwConfig &c, llvm::raw_ostream &os) {
      << "  localparam longint COLS = " << c.array.cols << ";\n"
      << "  localparam bit HAS_WS = 1'b" << ws << ";\n"
      << "  localparam bit HAS_OS = 1'b" << os_ << ";\n"
+     << "  localparam longint MATMUL_INFLIGHT = " << c.array.matmulInflight
+     << ";\n"
      << "  localparam longint SP_BYTES = " << c.sram.scratchpadBytes << ";\n"
      << "  localparam longint SP_BANKS = " << c.sram.scratchpadBanks << ";\n"
      << "  localparam longint ACC_WORDS = " << c.sram.accumulatorBytes / 4

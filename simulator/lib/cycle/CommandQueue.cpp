@@ -58,6 +58,10 @@ void CommandQueue::issueLoop() {
     uint64_t ready = std::max({rec.fetch, unitFree, nextIssue});
     if (overlap && !isMatmul)
       ready = std::max(ready, postFree);
+    // The array decides when a MATMUL may enter it; everything else on the
+    // compute queue waits until it has drained.
+    if (array)
+      ready = std::max(ready, isMatmul ? array->ready(I) : array->drained());
     waitUntil(ready, kIssue);
     if (sc_time_stamp().value() % kPeriod != kIssue)
       waitPhase(kIssue);
@@ -92,6 +96,7 @@ void CommandQueue::issueLoop() {
         return;
       }
     popTokens(I, S);
+    noteIssue(I, S);
     entries.pop_front();
     slotFreed.notify();
     rec.start = now;
@@ -107,7 +112,7 @@ void CommandQueue::issueLoop() {
       uint64_t d;
       switch (executingUnit(I)) {
       case Unit::SystolicArray:
-        d = array->cycles(I);
+        d = array->issue(I, now) - now;
         break;
       case Unit::PostProcessor:
         d = post->cycles(I);
@@ -122,9 +127,11 @@ void CommandQueue::issueLoop() {
       end = now + d;
       if (onPost)
         postFree = end, postIdx = idx;
-      else
+      else if (!isMatmul)
         unitFree = end;
     }
+    // Overlapping MATMULs count their common cycles once.
+    uint64_t busyFrom = isMatmul ? std::max(now, lastEnd) : now;
     if (!onPost) {
       end = std::max(end, lastEnd); // in-order retirement
       lastEnd = end;
@@ -133,7 +140,7 @@ void CommandQueue::issueLoop() {
     Unit qUnit = which == isa::Queue::Load      ? Unit::LoadQueue
                  : which == isa::Queue::Compute ? Unit::ComputeQueue
                                                 : Unit::StoreQueue;
-    st.unitBusy[unsigned(qUnit)] += end - now;
+    st.unitBusy[unsigned(qUnit)] += end - std::min(busyFrom, end);
     if (onPost) {
       postInFlight.emplace_back(idx, end);
       postRetireQueued.notify();

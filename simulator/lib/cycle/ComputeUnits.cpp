@@ -8,18 +8,27 @@
 //===----------------------------------------------------------------------===//
 #include "Modules.h"
 
+#include <algorithm>
+
 using namespace systole;
 using namespace systole::sim;
 using namespace systole::sim::cycle;
 using F = isa::Field;
 
 uint64_t SystolicArray::cycles(const isa::Instruction &I) {
-  uint64_t c = isa::computeCycles(I, *ctx.cfg);
+  return isa::computeCycles(I, *ctx.cfg);
+}
+
+uint64_t SystolicArray::issue(const isa::Instruction &I, uint64_t start) {
   if (I.raw(F::Matmul_dataflow) == isa::Dataflow_os &&
       isa::matmulBankConflict(I, *ctx.cfg))
     ctx.stats->stalls[unsigned(StallCause::BankConflict)] += I.raw(F::Matmul_k);
-  ctx.stats->unitBusy[unsigned(Unit::SystolicArray)] += c;
-  return c;
+  uint64_t before = pipeline.drained();
+  uint64_t end = pipeline.issue(I, start);
+  // Busy cycles: the union of the MATMULs' intervals (they may overlap).
+  ctx.stats->unitBusy[unsigned(Unit::SystolicArray)] +=
+      end - std::max(start, before);
+  return end;
 }
 
 uint64_t PostProcessor::cycles(const isa::Instruction &I) {

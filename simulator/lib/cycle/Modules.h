@@ -20,6 +20,7 @@
 #ifndef SYSTOLE_SIMULATOR_CYCLE_MODULES_H
 #define SYSTOLE_SIMULATOR_CYCLE_MODULES_H
 
+#include "systole/ISA/MatmulPipeline.h"
 #include "systole/ISA/Timing.h"
 #include "systole/Simulator/Simulator.h"
 
@@ -122,12 +123,23 @@ struct ExecUnit {
   virtual uint64_t cycles(const isa::Instruction &inst) = 0;
 };
 
+/// The array holds up to array.matmul_inflight WS MATMULs at once
+/// (isa::MatmulPipeline); its busy time counts cycles with any in it.
 struct SystolicArray : sc_core::sc_module, ExecUnit {
   SystolicArray(sc_core::sc_module_name name, Context &ctx, Sram &sp)
-      : sc_module(name), ctx(ctx), sp(sp) {}
+      : sc_module(name), ctx(ctx), sp(sp), pipeline(*ctx.cfg) {}
   uint64_t cycles(const isa::Instruction &inst) override;
+  /// Earliest issue cycle of MATMUL `inst` as far as the array is concerned.
+  uint64_t ready(const isa::Instruction &inst) const {
+    return pipeline.earliestIssue(inst);
+  }
+  /// Cycle at which every MATMUL issued so far has completed.
+  uint64_t drained() const { return pipeline.drained(); }
+  /// Starts MATMUL `inst` at `start`; returns its completion cycle.
+  uint64_t issue(const isa::Instruction &inst, uint64_t start);
   Context &ctx;
   Sram &sp;
+  isa::MatmulPipeline pipeline;
 };
 struct PostProcessor : sc_core::sc_module, ExecUnit {
   PostProcessor(sc_core::sc_module_name name, Context &ctx)
@@ -183,7 +195,8 @@ struct CommandQueue : sc_core::sc_module {
   sc_core::sc_event postRetireQueued;
   uint64_t lastEnd = 0;
   // Units this queue drives.
-  ExecUnit *array = nullptr, *post = nullptr, *vector = nullptr;
+  SystolicArray *array = nullptr;
+  ExecUnit *post = nullptr, *vector = nullptr;
   DmaEngine *dma = nullptr;
   bool headBlocked = false; ///< head waits for a token
 };

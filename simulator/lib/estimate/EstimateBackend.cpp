@@ -14,6 +14,7 @@
 
 #include "../PostProcessorHazard.h"
 
+#include "systole/ISA/MatmulPipeline.h"
 #include "systole/ISA/Timing.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -55,7 +56,7 @@ public:
   EstimateModel(llvm::ArrayRef<Instruction> stream, const isa::HwConfig &cfg,
                 const RunOptions &options, RunStats &st)
       : stream(stream), cfg(cfg), options(options), st(st),
-        capacity(cfg.queues.cmdDepth ? cfg.queues.cmdDepth : 1) {}
+        capacity(cfg.queues.cmdDepth ? cfg.queues.cmdDepth : 1), array(cfg) {}
 
   std::optional<Fault> run();
   uint64_t endFetched = kNever;
@@ -88,6 +89,8 @@ private:
   int fetchBlockedOn = -1; ///< queue whose fullness stalls fetch
   uint64_t fetchBlockedFrom = 0;
   std::optional<Fault> fault;
+  /// The systolic array's MATMULs in flight (the cycle model's rule).
+  isa::MatmulPipeline array;
 };
 
 template <typename Fn> void forPops(const Instruction &I, Fn fn) {
@@ -212,6 +215,10 @@ uint64_t EstimateModel::readyCycle(unsigned q, size_t idx) const {
   if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
       stream[idx].opcode() != isa::Opcode::Matmul)
     ready = std::max(ready, Q.postFree);
+  if (q == unsigned(isa::Queue::Compute))
+    ready = std::max(ready, stream[idx].opcode() == isa::Opcode::Matmul
+                                ? array.earliestIssue(stream[idx])
+                                : array.drained());
   return ready;
 }
 
@@ -257,9 +264,15 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
     }
     uint64_t d = isa::computeCycles(I, cfg);
     Unit u = executingUnit(I);
-    if (u == Unit::SystolicArray || u == Unit::PostProcessor ||
-        u == Unit::VectorUnit)
+    bool isMatmul = I.opcode() == isa::Opcode::Matmul;
+    if (isMatmul) {
+      // Overlapping MATMULs count their common cycles once.
+      uint64_t before = array.drained();
+      d = array.issue(I, t) - t;
+      st.unitBusy[unsigned(u)] += t + d - std::max(t, before);
+    } else if (u == Unit::PostProcessor || u == Unit::VectorUnit) {
       st.unitBusy[unsigned(u)] += d;
+    }
     if (I.opcode() == isa::Opcode::Matmul &&
         I.raw(F::Matmul_dataflow) == isa::Dataflow_os &&
         isa::matmulBankConflict(I, cfg))
@@ -280,10 +293,12 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
       continue;
     }
     uint64_t end = std::max(t + d, Q.lastEnd);
-    Q.unitFree = t + d;
+    uint64_t busyFrom = isMatmul ? std::max(t, Q.lastEnd) : t;
+    if (!isMatmul)
+      Q.unitFree = t + d;
     Q.lastEnd = end;
     rec.end = end;
-    st.unitBusy[unsigned(queueUnit(q))] += end - t;
+    st.unitBusy[unsigned(queueUnit(q))] += end - std::min(busyFrom, end);
     Q.inFlight.emplace_back(idx, end);
   }
 }

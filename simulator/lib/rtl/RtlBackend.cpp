@@ -11,8 +11,8 @@ using namespace systole::sim::rtl;
 
 bool RtlParams::operator==(const RtlParams &o) const {
   return rows == o.rows && cols == o.cols && ws == o.ws && os == o.os &&
-         spBytes == o.spBytes && spBanks == o.spBanks &&
-         accWords == o.accWords && dramBw == o.dramBw &&
+         matmulInflight == o.matmulInflight && spBytes == o.spBytes &&
+         spBanks == o.spBanks && accWords == o.accWords && dramBw == o.dramBw &&
          dramLatency == o.dramLatency && dramBurst == o.dramBurst &&
          lanes == o.lanes && pipeDepth == o.pipeDepth &&
          requantOverlap == o.requantOverlap && cmdDepth == o.cmdDepth &&
@@ -24,6 +24,7 @@ RtlParams RtlParams::of(const isa::HwConfig &c) {
           c.array.cols,
           c.array.ws,
           c.array.os,
+          c.array.matmulInflight,
           c.sram.scratchpadBytes,
           c.sram.scratchpadBanks,
           c.sram.accumulatorBytes / 4,
@@ -38,8 +39,11 @@ RtlParams RtlParams::of(const isa::HwConfig &c) {
 }
 
 std::string RtlParams::str() const {
-  return std::to_string(rows) + "x" + std::to_string(cols) + ", SP " +
-         std::to_string(spBytes) + " B/" + std::to_string(spBanks) +
+  return std::to_string(rows) + "x" + std::to_string(cols) +
+         (matmulInflight > 1
+              ? " (" + std::to_string(matmulInflight) + " MATMULs in flight)"
+              : "") +
+         ", SP " + std::to_string(spBytes) + " B/" + std::to_string(spBanks) +
          " banks, ACC " + std::to_string(accWords) + " words, DRAM " +
          std::to_string(dramBw) + " B/cycle burst " +
          std::to_string(dramBurst) + " latency " + std::to_string(dramLatency) +

@@ -307,7 +307,7 @@ private:
         }
         if (q == 1 && !checkPostProcessor(i, cycle))
           return;
-        trackWeights(stream[i]);
+        noteIssue(stream[i], state);
         recs[i].tokenWait = 0;
       }
       if ((top->ev_sched_valid >> q) & 1) {
@@ -346,22 +346,6 @@ private:
       }
     }
     return true;
-  }
-
-  // The weight-reuse check needs which K x N block the array holds: a WS
-  // preload latches it, an OS matmul clears it (instructions of the compute
-  // queue issue in order, so issue order is latch order).
-  void trackWeights(const isa::Instruction &I) {
-    using F = isa::Field;
-    if (I.opcode() != isa::Opcode::Matmul)
-      return;
-    if (I.raw(F::Matmul_dataflow) != isa::Dataflow_ws) {
-      state.weightsLoaded = false;
-    } else if (I.getFlag(F::Matmul_preload)) {
-      state.weightsLoaded = true;
-      state.weightRows = uint32_t(I.raw(F::Matmul_k));
-      state.weightCols = uint32_t(I.raw(F::Matmul_n));
-    }
   }
 
   llvm::ArrayRef<isa::Instruction> stream;

@@ -18,8 +18,9 @@ namespace systole::sim::rtl {
 /// The parameters that shape the RTL (what systole-rtl-gen puts in
 /// npu_cfg_pkg); configs equal in these run on the same Verilated model.
 struct RtlParams {
-  uint64_t rows, cols, ws, os, spBytes, spBanks, accWords, dramBw, dramLatency,
-      dramBurst, lanes, pipeDepth, requantOverlap, cmdDepth, tokenDepth;
+  uint64_t rows, cols, ws, os, matmulInflight, spBytes, spBanks, accWords,
+      dramBw, dramLatency, dramBurst, lanes, pipeDepth, requantOverlap,
+      cmdDepth, tokenDepth;
   bool operator==(const RtlParams &o) const;
   static RtlParams of(const isa::HwConfig &cfg);
   std::string str() const;

@@ -182,6 +182,7 @@ TEST(RtlCosim, AssembledMatmulTile) {
 void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   isa::HwConfig cfg = preset(presetName);
   unsigned clean = 0, paddingBound = 0, conflicts = 0, luts = 0, lutColumns = 0;
+  unsigned overlapped = 0, maxInArray = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -192,6 +193,24 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
     if (::testing::Test::HasFailure())
       return;
     clean += ok;
+    // MATMULs that entered the array before the previous one had drained
+    // (array.matmul_inflight > 1), and the most in it at once.
+    if (ok && cfg.array.matmulInflight > 1) {
+      MachineState cs = init;
+      RunResult c = runCycleAccurate(prog, cfg, cs);
+      std::vector<uint64_t> ends;
+      for (size_t i = 0; i < prog.size(); ++i) {
+        if (prog[i].opcode() != Opcode::Matmul)
+          continue;
+        const InstructionRecord &rec = c.stats.instructions[i];
+        unsigned inArray = 1;
+        for (uint64_t e : ends)
+          inArray += e > rec.start;
+        overlapped += inArray > 1;
+        maxInArray = std::max(maxInArray, inArray);
+        ends.push_back(rec.end);
+      }
+    }
     // What the clean runs exercised of the padding writer and of the
     // bank_conflict bit (its timing in both models).
     for (const Instruction &I : prog) {
@@ -217,10 +236,17 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(luts, 5u) << presetName;
   EXPECT_GE(lutColumns, 2u) << presetName;
   EXPECT_GE(conflicts, 5u) << presetName;
+  if (cfg.array.matmulInflight > 1) {
+    std::printf("%s: %u MATMULs issued into a busy array, at most %u in it\n",
+                presetName, overlapped, maxInArray);
+    EXPECT_GE(overlapped, 10u) << presetName;
+    EXPECT_EQ(maxInArray, cfg.array.matmulInflight) << presetName;
+  }
 }
 
 TEST(RtlCosim, RandomTokenSynchronizedProgramsOnRtl8x8) {
   ASSERT_EQ(preset("rtl-8x8").vector.requantOverlap, 1u);
+  ASSERT_GT(preset("rtl-8x8").array.matmulInflight, 1u);
   randomPrograms("rtl-8x8", 25, 15);
 }
 

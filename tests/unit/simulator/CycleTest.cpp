@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
 
+#include "systole/Simulator/Estimate.h"
+
 using namespace systole;
 using namespace systole::sim;
 using namespace systole::sim::test;
@@ -352,4 +354,60 @@ TEST(CycleOverlap, MatmulTouchingTheRunningRequantsOperandsFaults) {
   // Without the overlap the same program is legal: the MATMUL waits.
   cfg.vector.requantOverlap = 0;
   EXPECT_FALSE(runCycles(twoTiles(16), cfg).fault);
+}
+
+// array.matmul_inflight = 3 on a 16 x 16 array (docs/isa.md §6): WS M=5
+// K=16 N=16 with preload occupies 16 + 5 + 31 = 52 cycles, the reuse
+// 5 + 31 = 36; OS M=4 K=8 N=4 8 + 32 + 16 - 2 = 54. The rule,
+// s >= s' + p' + M' - p (rows), s >= sL + R + C - 1 = sL + 31 (shadow
+// weights), at most 3 in the array, and a MATMUL whose ACC box overlaps an
+// earlier one's without being the same tile waits for it:
+//   #0 preload, C at 0:    0-52
+//   #1 reuse,   C at 128:  0 + 16 + 5 - 0 = 21            -> 21-57
+//   #2 preload, C at 0 (the same tile as #0):
+//        max(21 + 0 + 5 - 16, 0 + 31) = 31                -> 31-83
+//   #3 preload, C at 8 (overlaps #2's tile): waits for #2 -> 83-135
+//   #4 preload, C at 256: max(83 + 16 + 5 - 16, 83 + 31, #1's end 57) = 114
+//                                                         -> 114-166
+//   #5 OS: waits until the array has drained              -> 166-220
+// One at a time (matmul_inflight = 1) the same program takes
+// 52 + 36 + 52 + 52 + 52 + 54 = 298 cycles.
+TEST(CyclePipeline, WsMatmulsStreamBackToBack) {
+  std::vector<Instruction> prog = {
+      matmul(isa::Dataflow_ws, 5, 16, 16, true, 0, 4096, 0),
+      matmul(isa::Dataflow_ws, 5, 16, 16, false, 256, 4096, 128),
+      matmul(isa::Dataflow_ws, 5, 16, 16, true, 512, 6144, 0),
+      matmul(isa::Dataflow_ws, 5, 16, 16, true, 768, 4096, 8),
+      matmul(isa::Dataflow_ws, 5, 16, 16, true, 1024, 6144, 256),
+      matmul(isa::Dataflow_os, 4, 8, 4, false, 1280, 8192, 512),
+      end()};
+  isa::HwConfig cfg = arrayConfig(16, 16);
+  cfg.array.matmulInflight = 3;
+  MachineState init = MachineState::create(cfg, 1 << 16);
+  for (size_t i = 0; i < 12288; ++i)
+    init.scratchpad[i] = uint8_t(i * 29 + 7);
+  MachineState cs = init, fs = init;
+  RunResult r = runCycleAccurate(prog, cfg, cs);
+  ASSERT_FALSE(r.fault) << r.fault->message();
+  uint64_t want[6][2] = {{0, 52},   {21, 57},   {31, 83},
+                         {83, 135}, {114, 166}, {166, 220}};
+  for (unsigned i = 0; i < 6; ++i) {
+    EXPECT_EQ(r.stats.instructions[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(r.stats.instructions[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_EQ(r.stats.totalCycles, 220u);
+  // Busy: the union of the intervals, here all of them.
+  EXPECT_EQ(r.stats.unitBusy[unsigned(Unit::SystolicArray)], 220u);
+  // The values are the program-order ones.
+  RunResult f = runFunctional(prog, cfg, fs);
+  ASSERT_FALSE(f.fault);
+  EXPECT_EQ(cs.accumulator, fs.accumulator);
+  // The estimate model applies the same rule.
+  RunResult e = runEstimate(prog, cfg);
+  EXPECT_EQ(e.stats.totalCycles, 220u);
+  for (unsigned i = 0; i < 6; ++i)
+    EXPECT_EQ(e.stats.instructions[i].start, want[i][0]) << "#" << i;
+
+  cfg.array.matmulInflight = 1;
+  EXPECT_EQ(runCycles(prog, cfg).stats.totalCycles, 298u);
 }

@@ -68,6 +68,10 @@ private:
   std::mt19937_64 rng;
   isa::HwConfig cfg;
   bool weightsLatched = false;
+  // A run of WS MATMULs into one accumulator tile (a K split) or apart,
+  // which array.matmul_inflight > 1 streams back to back.
+  unsigned burst = 0;
+  uint64_t burstC = 0, burstCStride = 0, burstN = 0;
   uint64_t latchedK = 0, latchedN = 0;
 };
 
@@ -132,13 +136,17 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
-    unsigned kind = r(0, 7);
+    unsigned kind = burst ? 0 : r(0, 7);
     Instruction I;
     if (kind <= 1) { // MATMUL
-      bool ws = coin();
+      // In a burst: the same tile (c_addr, c_stride, N) or, one time in
+      // four, wherever it lands.
+      bool follow = burst && coin(75);
+      bool ws = burst || coin();
       uint64_t M = ws ? r(1, 20) : r(1, R), K = ws ? r(1, R) : r(1, 40),
-               N = r(1, C);
-      bool preload = ws && (!weightsLatched || coin(60));
+               N = follow ? burstN : r(1, C);
+      bool preload =
+          ws && (!weightsLatched || coin(60) || (follow && N != latchedN));
       if (ws && !preload) {
         K = latchedK;
         N = latchedN;
@@ -162,10 +170,18 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Matmul_a_k_offset, r(0, 6))
           .with(F::Matmul_b_addr, kWeights + r(0, 500))
           .with(F::Matmul_b_stride, N + r(0, 20))
-          .with(F::Matmul_c_addr, cBase(b) + r(0, 100))
-          .with(F::Matmul_c_stride, N + r(0, 8));
+          .with(F::Matmul_c_addr, follow ? burstC : cBase(b) + r(0, 100))
+          .with(F::Matmul_c_stride, follow ? burstCStride : N + r(0, 8));
       if (!fits(I, reads, writes))
         continue;
+      if (burst) {
+        --burst;
+      } else if (ws && coin(40)) {
+        burst = r(1, 4);
+        burstC = I.raw(F::Matmul_c_addr);
+        burstCStride = I.raw(F::Matmul_c_stride);
+        burstN = N;
+      }
       if (ws) {
         weightsLatched = true;
         latchedK = K;

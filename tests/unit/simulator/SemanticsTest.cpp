@@ -17,6 +17,7 @@ struct Machine {
   void run(const Instruction &I) {
     auto f = checkInstruction(I, s);
     ASSERT_FALSE(f) << f->detail;
+    noteIssue(I, s);
     executeInstruction(I, s);
   }
   int8_t sp(uint64_t a) const { return int8_t(s.scratchpad[a]); }
@@ -176,6 +177,7 @@ TEST(Matmul, ImplicitIm2colMatchesNaiveConvolution) {
         .with(F::Matmul_c_addr, cAddr)
         .with(F::Matmul_c_stride, Cout);
     ASSERT_FALSE(checkInstruction(I, s));
+    noteIssue(I, s);
     executeInstruction(I, s);
   }
   for (int oy = 0; oy < OH; ++oy)

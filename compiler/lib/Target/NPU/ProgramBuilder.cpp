@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramBuilder.h"
 
+#include "systole/ISA/MatmulPipeline.h"
 #include "systole/ISA/Timing.h"
 
 #include <algorithm>
@@ -239,6 +240,7 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   }
   OutputGroups groups = outputGroups(items);
   const size_t d = lookahead();
+  isa::MatmulPipeline array(hw);
   const int64_t dq = static_cast<int64_t>(d);
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
@@ -341,6 +343,7 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // With d = 1 they wait for compute i and follow its store. A stage's
   // computes wait for the stage's loads.
   const size_t d = lookahead();
+  isa::MatmulPipeline array(hw);
   // Staged items are priced on a reordered copy (emitLayer reorders the same
   // way); the others as they are.
   std::vector<const Item *> view(items.size());
@@ -379,7 +382,15 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
         t = std::max(t, stageDone[i][s++]);
       const Instruction &inst = view[i]->computes[k];
       uint64_t d = isa::computeCycles(inst, hw);
-      if (!overlap || inst.opcode() == Opcode::Matmul) {
+      if (inst.opcode() == Opcode::Matmul) {
+        // The array's own rule (several WS MATMULs may be in flight).
+        uint64_t issue = std::max(t, array.earliestIssue(inst));
+        last = array.issue(inst, issue);
+        t = issue + 1;
+        continue;
+      }
+      t = std::max(t, array.drained());
+      if (!overlap) {
         last = t += d;
       } else if (inst.opcode() == Opcode::Requant) {
         last = postFree = std::max(t, postFree) + d;
@@ -387,6 +398,7 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
         last = t = std::max(t, postFree) + d;
       }
     }
+    t = std::max(t, array.drained());
     computeDone = t;
     computeEnd[i] = std::max(t, last);
     storeEnd[i] = transfer(view[i]->stores, computeDone);

@@ -26,6 +26,12 @@ struct HwConfig {
     uint64_t cols = 0;
     bool ws = false; ///< weight-stationary supported
     bool os = false; ///< output-stationary supported
+    /// WS MATMULs in the array at once (docs/isa.md, section 6): with more
+    /// than 1 each PE holds a second weight register that the next
+    /// MATMUL's preload fills while the current one streams, so consecutive
+    /// WS MATMULs follow each other without draining the array. 1: every
+    /// MATMUL waits for the previous one's last result.
+    uint64_t matmulInflight = 1;
   } array;
   struct Sram {
     uint64_t scratchpadBytes = 0;

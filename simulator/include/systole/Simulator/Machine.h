@@ -27,6 +27,8 @@ struct MachineState {
   /// Tokens currently held by each FIFO (isa::TokenFifo order).
   uint64_t tokens[isa::kNumTokenFifos] = {};
   /// WS weight registers: B(k, n) as loaded by the last preloading matmul.
+  /// The shape is the issue-order view (sim::noteIssue), the values the
+  /// completion-order one.
   bool weightsLoaded = false;
   uint32_t weightRows = 0, weightCols = 0;
   std::vector<int8_t> weights; ///< weightRows x weightCols, row-major

@@ -49,6 +49,14 @@ ActionCounts countActions(const isa::Instruction &inst,
 std::optional<Fault> checkInstruction(const isa::Instruction &inst,
                                       const MachineState &state);
 
+/// What issuing `inst` changes before it completes: a WS preload latches
+/// the shape of its K x N weight block, an OS matmul clears it. The weight-
+/// reuse check of checkInstruction() reads that shape, and with
+/// array.matmul_inflight > 1 a MATMUL issues before the previous one has
+/// completed, so every executor calls this at issue (after the check) and
+/// executeInstruction() only moves the weight values.
+void noteIssue(const isa::Instruction &inst, MachineState &state);
+
 /// Applies `inst` to `state`. Precondition: checkInstruction() passed.
 /// Token pushes/pops are not part of this (the queues own them).
 void executeInstruction(const isa::Instruction &inst, MachineState &state);

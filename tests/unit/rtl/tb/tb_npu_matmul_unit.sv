@@ -25,9 +25,12 @@ module tb_npu_matmul_unit
   logic [63:0] a_addr[R], b_addr[C], c_wr_addr[C];
   logic [7:0] a_data[R], b_data[C];
   logic [C-1:0] c_wr_en;
-  logic c_wr_accumulate;
+  logic [C-1:0] c_wr_accumulate;
+  logic overrun;
   logic [31:0] c_wr_data[C];
   npu_matmul_unit dut (.*);
+  always_ff @(posedge clk)
+    if (overrun) $error("a MATMUL started with every slot of the unit busy");
 
   logic [7:0] sp[SPN];
   int acc[ACCN];
@@ -148,7 +151,7 @@ module tb_npu_matmul_unit
         if (c_wr_en[j]) begin
           automatic int addr = int'(c_wr_addr[j]);
           automatic int rel = cyc - issue_cyc;
-          automatic int v = (c_wr_accumulate ? acc[addr] : 0) + int'(c_wr_data[j]);
+          automatic int v = (c_wr_accumulate[j] ? acc[addr] : 0) + int'(c_wr_data[j]);
           if (!busy || !exp_val.exists(addr))
             $error("cycle %0d: unexpected ACC write at %0d (instruction %0d)", cyc, addr, n_inst);
           else begin

@@ -11,6 +11,9 @@ module tb_npu_pe (
   logic rst = 1'b1, os_mode = 1'b0, load_w = 1'b0, capture = 1'b0, shift = 1'b0;
   logic signed [8:0] w_zp = '0, a_in = '0, b_in = '0, a_out, b_out;
   logic signed [31:0] psum_in = '0, psum_out;
+  // One weight register (DOUBLE_BUF = 0): switch bit and zero point unused.
+  logic flip_in = 1'b0, flip_out;
+  logic signed [8:0] zp_in = '0, zp_out;
   npu_pe dut (.*);
 
   int cyc = -1, checks = 0, n_ws = 0, n_cap = 0, n_shift = 0, n_wrap = 0;

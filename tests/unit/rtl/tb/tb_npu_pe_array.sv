@@ -12,6 +12,9 @@ module tb_npu_pe_array (
   logic [8:0] w_zp = 9'd0;
   logic [R-1:0] load_w = '0;
   logic [R*9-1:0] a_left = '0;
+  // One weight register (DOUBLE_BUF = 0): no switch bits, zero points.
+  logic [R-1:0] flip_left = '0;
+  logic [R*9-1:0] zp_left = '0;
   logic [C*9-1:0] b_top = '0;
   logic [C*32-1:0] c_bottom;
   npu_pe_array #(.ROWS(R), .COLS(C)) dut (.*);
