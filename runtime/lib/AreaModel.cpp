@@ -53,15 +53,20 @@ std::string rt::defaultAreaTable() {
 #endif
 }
 
-/// The PE array from synth_lanes.sh's table (a JSON array of {rows, cols,
-/// pes, area_um2_45nm}): the synthesized area itself when the config's array
-/// has a synthesized shape, else the per-PE area of the largest synthesized
-/// array (the most PEs, so the least edge logic per PE) times rows x cols.
+/// The PE array from synth_pe_array.sh's table (a JSON array of {rows,
+/// cols, pes, area_um2_45nm, optional double_buf}): among the entries of the
+/// config's PE (double-buffered weights when array.matmul_inflight > 1),
+/// the synthesized area itself when the config's array has a synthesized
+/// shape, else the per-PE area of the largest synthesized array (the most
+/// PEs, so the least edge logic per PE) times rows x cols. A table without
+/// entries of that PE leaves the model's figure.
 static llvm::Error peArrayFromSynthesis(const llvm::json::Array &rows,
                                         llvm::StringRef path,
                                         const isa::HwConfig &cfg,
                                         double &arrayUm2, std::string &how) {
   const llvm::json::Object *largest = nullptr;
+  const bool doubleBuf = cfg.array.matmulInflight > 1;
+  bool any = false;
   for (const llvm::json::Value &v : rows) {
     const llvm::json::Object *o = v.getAsObject();
     if (!o || !o->getInteger("rows") || !o->getInteger("cols") ||
@@ -69,6 +74,9 @@ static llvm::Error peArrayFromSynthesis(const llvm::json::Array &rows,
         *o->getInteger("pes") <= 0)
       return tableError(path, "each entry needs rows, cols, pes and "
                               "area_um2_45nm");
+    any = true;
+    if ((o->getInteger("double_buf").value_or(0) != 0) != doubleBuf)
+      continue;
     if (uint64_t(*o->getInteger("rows")) == cfg.array.rows &&
         uint64_t(*o->getInteger("cols")) == cfg.array.cols) {
       arrayUm2 = *o->getNumber("area_um2_45nm");
@@ -79,8 +87,13 @@ static llvm::Error peArrayFromSynthesis(const llvm::json::Array &rows,
     if (!largest || *o->getInteger("pes") > *largest->getInteger("pes"))
       largest = o;
   }
-  if (!largest)
+  if (!any)
     return tableError(path, "no synthesized array");
+  if (!largest) {
+    how = llvm::formatv("model ({0} has no {1} PE)", path,
+                        doubleBuf ? "double-buffered" : "single-buffered");
+    return llvm::Error::success();
+  }
   double perPe = *largest->getNumber("area_um2_45nm") /
                  double(*largest->getInteger("pes"));
   arrayUm2 = perPe * double(cfg.array.rows * cfg.array.cols);

@@ -5,11 +5,15 @@
 # (GE x the NAND2 area of a 45 nm library, Nangate FreePDK45 NAND2_X1 =
 # 0.798 um^2). Writes a JSON table the co-design sweep can read.
 #   usage: tools/rtl/synth_pe_array.sh OUT.json [SIZES...]   (default 2 4 8)
+# DOUBLE_BUF=1 in the environment synthesizes the double-buffered PE of
+# array.matmul_inflight > 1 (shadow weight, switch bit, travelling zero
+# point); its entries carry "double_buf": 1.
 set -euo pipefail
 command -v yosys >/dev/null || { echo "yosys not found: install the Debian package 'yosys'" >&2; exit 1; }
 out=${1:?usage: synth_pe_array.sh OUT.json [SIZES...]}
 shift
 sizes=${*:-2 4 8}
+dbuf=${DOUBLE_BUF:-0}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,7 +26,7 @@ for n in $sizes; do
   log=$tmp/synth_$n.log
   yosys -q -l "$log" -p "
     read_verilog -sv $root/rtl/npu_pe.sv $root/rtl/npu_pe_array.sv
-    chparam -set ROWS $n -set COLS $n npu_pe_array
+    chparam -set ROWS $n -set COLS $n -set DOUBLE_BUF $dbuf npu_pe_array
     synth -flatten -top npu_pe_array
     abc -g AND,NAND,OR,NOR,XOR,XNOR,ANDNOT,ORNOT,MUX
     opt_clean
@@ -38,9 +42,9 @@ for n in $sizes; do
   um2=$(awk -v g="$area" 'BEGIN{printf "%.1f", g*0.798}')
   [ $first = 1 ] || echo "," >> "$out"
   first=0
-  printf '  {"rows": %d, "cols": %d, "pes": %d, "cells": %d, "area_ge": %s, "area_um2_45nm": %s, "cells_by_type": {%s}}' \
-    "$n" "$n" $((n*n)) "$cells" "$area" "$um2" "${detail%, }" >> "$out"
-  echo "pe array ${n}x${n}: $cells cells, $area GE, $um2 um^2 (45 nm)" >&2
+  printf '  {"rows": %d, "cols": %d, "pes": %d, "double_buf": %d, "cells": %d, "area_ge": %s, "area_um2_45nm": %s, "cells_by_type": {%s}}' \
+    "$n" "$n" $((n*n)) "$dbuf" "$cells" "$area" "$um2" "${detail%, }" >> "$out"
+  echo "pe array ${n}x${n} (double_buf $dbuf): $cells cells, $area GE, $um2 um^2 (45 nm)" >&2
 done
 echo "" >> "$out"
 echo "]" >> "$out"

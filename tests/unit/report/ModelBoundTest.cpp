@@ -176,17 +176,29 @@ TEST(Area, PeArrayFromTheSynthesisResults) {
   std::string table = defaultAreaTable();
   ASSERT_TRUE(llvm::StringRef(table).ends_with("rtl/synth/pe_array_area.json"))
       << table;
-  // rtl-8x8 was synthesized: 98,151.4 um^2 for its 64 PEs.
+  // tiny-4x4 (one weight register) was synthesized: 23,764.8 um^2.
+  auto t = estimateArea(preset("tiny-4x4"), table);
+  ASSERT_TRUE(bool(t)) << llvm::toString(t.takeError());
+  EXPECT_NEAR(t->arrayMm2, 23764.8 / 1e6, 1e-12);
+  // rtl-8x8 (matmul_inflight 3: the double-buffered PE) was synthesized
+  // too: 103,091.0 um^2 for its 64 PEs, not the single-register 98,229.7.
+  ASSERT_GT(preset("rtl-8x8").array.matmulInflight, 1u);
   auto a = estimateArea(preset("rtl-8x8"), table);
   ASSERT_TRUE(bool(a)) << llvm::toString(a.takeError());
-  EXPECT_NEAR(a->arrayMm2, 98151.4 / 1e6, 1e-12);
-  // 32x32 was not: 98,151.4 / 64 = 1533.6 um^2 per PE x 1024 PEs, 2.41x the
-  // model's 636.96 um^2.
+  EXPECT_NEAR(a->arrayMm2, 103091.0 / 1e6, 1e-12);
+  // 32x32 was not: 103,091.0 / 64 = 1610.8 um^2 per double-buffered PE x
+  // 1024 PEs, 2.53x the model's 636.96 um^2.
   auto b = estimateArea(preset("default-32x32"), table);
   ASSERT_TRUE(bool(b)) << llvm::toString(b.takeError());
-  EXPECT_NEAR(b->arrayMm2, 98151.4 / 64 * 1024 / 1e6, 1e-12);
+  EXPECT_NEAR(b->arrayMm2, 103091.0 / 64 * 1024 / 1e6, 1e-12);
   EXPECT_NEAR(b->sramMm2, 786432 * 5.536 / 1e6, 1e-9); // SRAM: the model
   EXPECT_NE(b->source.find("per PE of 8x8"), std::string::npos);
+  // matmul_inflight = 1: the single-register PE's 98,229.7 / 64 per PE.
+  isa::HwConfig single = preset("default-32x32");
+  single.array.matmulInflight = 1;
+  auto c = estimateArea(single, table);
+  ASSERT_TRUE(bool(c)) << llvm::toString(c.takeError());
+  EXPECT_NEAR(c->arrayMm2, 98229.7 / 64 * 1024 / 1e6, 1e-12);
 }
 
 TEST(Area, MalformedSynthesisTableIsAnError) {
