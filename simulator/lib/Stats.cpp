@@ -127,6 +127,7 @@ void sim::aggregateLayers(RunStats &stats,
     ls.firstInstruction = L.firstInstruction;
     ls.instructionCount = L.instructionCount;
     bool any = false;
+    uint64_t busyUntil = 0; // compute instructions issue in order
     uint64_t end =
         std::min<uint64_t>(uint64_t(L.firstInstruction) + L.instructionCount,
                            std::min(stream.size(), stats.instructions.size()));
@@ -138,8 +139,12 @@ void sim::aggregateLayers(RunStats &stats,
       ls.endCycle = any ? std::max(ls.endCycle, r.end) : r.end;
       any = true;
       ls.actions += countActions(stream[i], cfg);
-      if (stream[i].queue() == isa::Queue::Compute)
-        ls.computeBusyCycles += r.end - r.start;
+      // Cycles with a compute instruction in flight: overlapping ones
+      // (MATMULs in the array together, a REQUANT beside them) count once.
+      if (stream[i].queue() == isa::Queue::Compute && r.end > busyUntil) {
+        ls.computeBusyCycles += r.end - std::max(r.start, busyUntil);
+        busyUntil = r.end;
+      }
     }
     stats.layers.push_back(std::move(ls));
   }

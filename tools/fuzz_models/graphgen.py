@@ -401,8 +401,93 @@ class GraphBuilder:
         return True
 
 
+    def slice(self):
+        """Slice of one axis (start, end, step > 0): ORT copies the int8 codes
+        when input and output share scale and zero point, so it is exact."""
+        rng = self.rng
+        t = self.pick(lambda t: any(d > 1 for d in t.shape))
+        if t is None:
+            return False
+        axes = [i for i, d in enumerate(t.shape) if d > 1]
+        axis = int(rng.choice(axes))
+        d = t.shape[axis]
+        start = int(rng.integers(0, d - 1))
+        end = int(rng.integers(start + 1, d + 1))
+        step = 1 if rng.random() < 0.7 else int(rng.integers(1, 3))
+        n = (end - start + step - 1) // step
+        shape = list(t.shape)
+        shape[axis] = n
+        ins = [self.dq(t), self.const("st", np.array([start], np.int64)),
+               self.const("en", np.array([end], np.int64)),
+               self.const("ax", np.array([axis if rng.random() < 0.7 else axis - len(t.shape)],
+                                         np.int64))]
+        if step != 1 or rng.random() < 0.3:
+            ins.append(self.const("sp", np.array([step], np.int64)))
+        f = self.node("Slice", ins)
+        self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        self.layers.append((f"Slice {t.shape} axis {axis} [{start}:{end}:{step}]", True))
+        return True
+
+    def resize(self):
+        """Nearest Resize of H and W by integer factors (asymmetric, floor:
+        output pixel o reads o // f) or by a non-integer scale; nearest copies
+        codes, so it is exact with shared scale and zero point."""
+        rng = self.rng
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        N, C, H, W = t.shape
+        if rng.random() < 0.75:
+            fy, fx = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        else:
+            fy, fx = float(rng.choice([0.5, 1.5, 2.5])), float(rng.choice([0.5, 1.5, 2.0]))
+        OH, OW = int(np.floor(H * fy)), int(np.floor(W * fx))
+        if OH < 1 or OW < 1 or N * C * OH * OW > self.max_elems:
+            return False
+        roi = self.const("roi", np.array([], np.float32))
+        scales = self.const("sc", np.array([1, 1, fy, fx], np.float32))
+        f = self.node("Resize", [self.dq(t), roi, scales], mode="nearest",
+                      coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+        self.q(f, [N, C, OH, OW], t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        self.layers.append((f"Resize nearest {t.shape} x({fy}, {fx})", True))
+        return True
+
+    def batchnorm(self):
+        """BatchNormalization (inference) on NCHW: ORT computes it in float,
+        the NPU as a per-channel table of the same float operations."""
+        rng = self.rng
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        C = t.shape[1]
+        gamma = rng.uniform(0.5, 1.5, C).astype(np.float32)
+        beta = (rng.standard_normal(C) * t.std * 0.3).astype(np.float32)
+        mean = (rng.standard_normal(C) * t.std * 0.3).astype(np.float32)
+        var = (rng.uniform(0.5, 2.0, C) * t.std * t.std).astype(np.float32)
+        f = self.node("BatchNormalization",
+                      [self.dq(t), self.const("g", gamma), self.const("b", beta),
+                       self.const("m", mean), self.const("v", var)],
+                      epsilon=float(rng.choice([1e-5, 1e-3])))
+        self.q(f, t.shape, t.std)
+        self.layers.append((f"BatchNormalization {t.shape}", True))
+        return True
+
+    def leaky_relu(self):
+        """LeakyRelu: ORT's QLinearLeakyRelu is a table of the float function
+        over the input codes, as is the NPU's."""
+        t = self.pick()
+        if t is None:
+            return False
+        alpha = float(np.float32(self.rng.choice([0.01, 0.1, 0.2, 0.3])))
+        f = self.node("LeakyRelu", [self.dq(t)], alpha=alpha)
+        self.q(f, t.shape, t.std)
+        self.layers.append((f"LeakyRelu {alpha} {t.shape}", True))
+        return True
+
+
 LAYERS = [("conv", 5), ("matmul", 3), ("add", 3), ("pool", 2), ("relu", 1),
-          ("concat", 2), ("reshape", 2), ("float_op", 1)]
+          ("concat", 2), ("reshape", 2), ("float_op", 1), ("slice", 1),
+          ("resize", 1), ("batchnorm", 1), ("leaky_relu", 1)]
 
 
 # Features --avoid can leave out, to look past open bugs (docs/security.md).
