@@ -940,6 +940,44 @@ def case_upsample():
     return fails
 
 
+def case_depth_to_space():
+    """DepthToSpace (issue 16: super-resolution heads; PyTorch's
+    pixel_shuffle exports CRD, TensorFlow's depth_to_space DCR): the NPU
+    stores each b x b block of channel runs with strides (identity VLUT
+    first, as upsampling); a CRD one is a 1x1 channel gather into DCR order
+    first. Blocks 2 (DCR, then CRD) and 3 (CRD); nothing on the host but
+    the model's I/O. uint8 only: ORT 1.23.2 drops the DequantizeLinear /
+    QuantizeLinear pair around a DepthToSpace and its CPU DepthToSpace
+    kernel has no int8 (float, double, uint8), so an int8 QDQ model does not
+    load there (the NPU path is the same but for the identity table's bytes
+    and the uint8 sign flips, which uint8 adds)."""
+    fails = 0
+    for uint8 in (True,):
+        name = "depth-to-space-uint8"
+        b = Builder([1, 8, 5, 6], uint8=uint8)
+        for i, (bs, mode) in enumerate(((2, "DCR"), (2, "CRD"), (3, "CRD"))):
+            j = 980 + i
+            b.conv(b.shape[1], 4 * bs * bs if i < 2 else 2 * bs * bs, 3, pad=1,
+                   ys=0.3, yz=-5 + i)
+            n, c, h, w = b.shape
+            b.nodes.append(helper.make_node("DepthToSpace", [b.cur], [f"d2s{j}"],
+                                            blocksize=bs, mode=mode))
+            b._requant(j, f"d2s{j}", b.scale, -5 + i, False)
+            b.shape = [n, c // (bs * bs), h * bs, w * bs]
+        path_shapes[name] = [1, 8, 5, 6]
+        path = b.save(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(name, path, hw, "conv")
+            report = json.loads((work / f"{name}.json").read_text())
+            d2s = [l for l in report["layers"] if l["op"] == "graph.depth_to_space"]
+            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                    and p["op"] not in ("quantize", "dequantize", "transpose")]
+            if len(d2s) != 3 or host:
+                print(f"{name} {hw}: FAIL: {len(d2s)} of 3 DepthToSpace on the NPU, on the host: {host}")
+                fails += 1
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
@@ -948,7 +986,7 @@ CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_g
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
          "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
          "avg-pool": case_avg_pool, "shuffle": case_shuffle,
-         "upsample": case_upsample}
+         "upsample": case_upsample, "depth-to-space": case_depth_to_space}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

@@ -551,6 +551,15 @@ llvm::Error importDepthToSpace(ImportContext &ic) {
     return ic.fail("mode '" + mode + "' is not supported (DCR, CRD are)");
   int64_t c = in[1] / (b * b);
   SmallVector<int64_t> shape = {in[0], c, outH, outW};
+  Type elem = cast<RankedTensorType>(x->getType()).getElementType();
+  if (elem.isF32()) {
+    // An op of its own, so that a quantized one can run on the NPU.
+    Value y = ic.builder.create<graph::DepthToSpaceOp>(
+        ic.loc(), RankedTensorType::get(shape, elem), *x,
+        ic.builder.getI64IntegerAttr(b), ic.builder.getBoolAttr(mode == "CRD"),
+        graph::LayoutAttr::get(ic.ctx(), graph::Layout::NCHW));
+    return ic.defineOutput(0, y);
+  }
   MLIRContext *ctx = ic.ctx();
   AffineExpr n = getAffineDimExpr(0, ctx), ch = getAffineDimExpr(1, ctx),
              h = getAffineDimExpr(2, ctx), w = getAffineDimExpr(3, ctx);

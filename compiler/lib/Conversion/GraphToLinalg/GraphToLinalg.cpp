@@ -496,6 +496,41 @@ struct UpsampleLowering : F32Pattern<graph::UpsampleOp> {
   }
 };
 
+struct DepthToSpaceLowering : F32Pattern<graph::DepthToSpaceOp> {
+  using F32Pattern::F32Pattern;
+  FailureOr<Value> lower(graph::DepthToSpaceOp op,
+                         PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> out = tensorTypeOf(op.getOutput()).getShape();
+    MLIRContext *ctx = rw.getContext();
+    bool nhwc = op.getLayout() == graph::Layout::NHWC;
+    int64_t c = nhwc ? 3 : 1, h = nhwc ? 1 : 2;
+    int64_t b = op.getBlocksize(), cOut = out[c];
+    AffineExpr y = getAffineDimExpr(h, ctx), x = getAffineDimExpr(h + 1, ctx),
+               ch = getAffineDimExpr(c, ctx);
+    AffineExpr src = op.getCrd() ? ch * (b * b) + (y % b) * b + x % b
+                                 : ((y % b) * b + x % b) * cOut + ch;
+    SmallVector<AffineExpr> in;
+    for (int64_t d = 0; d < 4; ++d)
+      in.push_back(d == c ? src
+                   : d == h || d == h + 1
+                       ? getAffineDimExpr(d, ctx).floorDiv(b)
+                       : getAffineDimExpr(d, ctx));
+    Value init = emptyTensor(rw, loc, out);
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
+                                   AffineMap::getMultiDimIdentityMap(4, ctx)};
+    return rw
+        .create<linalg::GenericOp>(
+            loc, TypeRange{init.getType()}, ValueRange{op.getInput()},
+            ValueRange{init}, maps,
+            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange a) {
+              b.create<linalg::YieldOp>(l, a[0]);
+            })
+        .getResult(0);
+  }
+};
+
 struct PadLowering : F32Pattern<graph::PadOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::PadOp op, PatternRewriter &rw) const override {
@@ -533,6 +568,7 @@ void systole::conversion::populateGraphToLinalgPatterns(
                UnaryLowering, ClipLowering, SoftmaxLowering, LayerNormLowering,
                ReduceLowering, MatMulLowering, ConvLowering, PoolLowering,
                GlobalAvgPoolLowering, TransposeLowering, ReshapeLowering,
-               SliceLowering, ConcatLowering, PadLowering, UpsampleLowering>(
+               SliceLowering, ConcatLowering, PadLowering, UpsampleLowering,
+               DepthToSpaceLowering>(
       patterns.getContext());
 }

@@ -449,8 +449,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return tableCandidates(t);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
-  if (auto u = dyn_cast<graph::UpsampleOp>(op)) {
-    auto in = cast<ShapedType>(u.getInput().getType());
+  if (llvm::isa<graph::UpsampleOp, graph::DepthToSpaceOp>(op)) {
+    auto in = cast<ShapedType>(op->getOperand(0).getType());
     return rowCandidates(in.getDimSize(0) * in.getDimSize(1));
   }
   if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
@@ -484,6 +484,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerConcat(c, plan, io, builder);
   if (auto u = dyn_cast<graph::UpsampleOp>(op))
     return lowerUpsample(u, plan, io, builder);
+  if (auto d = dyn_cast<graph::DepthToSpaceOp>(op))
+    return lowerDepthToSpace(d, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

@@ -182,6 +182,16 @@ std::string npuRejection(Operation *op) {
       return "upsampling must be 8-bit per-tensor quantized NHWC";
     return "";
   }
+  if (auto d2s = dyn_cast<DepthToSpaceOp>(op)) {
+    // Like upsampling: quantized, the NPU copies it; float, host code.
+    if (d2s.getLayout() != Layout::NHWC ||
+        !isI8PerTensor(d2s.getInput().getType()))
+      return "DepthToSpace must be 8-bit per-tensor quantized NHWC";
+    if (d2s.getCrd())
+      return "a CRD DepthToSpace runs as a channel gather and a DCR one "
+             "(graph-to-nhwc did not rewrite this one)";
+    return "";
+  }
   if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {
     if (gap.getLayout() != Layout::NHWC ||
         !isI8PerTensor(gap.getInput().getType()) ||
@@ -222,7 +232,8 @@ std::string hostRejection(Operation *op) {
     return conv.getGroup() == 1 ? "" : "grouped float convolution";
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp, UnaryOp, ClipOp, SoftmaxOp,
                 LayerNormOp, ReduceOp, MatMulOp, PoolOp, GlobalAvgPoolOp,
-                TransposeOp, SliceOp, ConcatOp, PadOp, UpsampleOp>(op))
+                TransposeOp, SliceOp, ConcatOp, PadOp, UpsampleOp,
+                DepthToSpaceOp>(op))
     return "";
   return "no host lowering for this op";
 }

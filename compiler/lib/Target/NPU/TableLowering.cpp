@@ -270,24 +270,28 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   return items;
 }
 
-llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
-                                                const TilePlan &plan,
-                                                const LayerIO &io,
-                                                ProgramBuilder &b) {
-  auto type = cast<ShapedType>(op.getInput().getType()); // NHWC
+/// The rows of an NHWC tensor ([N, H, W, C], 8-bit per tensor) copied
+/// through the identity VLUT (the NPU's int8 codes back to storage bytes)
+/// and written out by the strided stores `stores` makes for a chunk of
+/// input rows [r0, r0 + rt) copied to SP address `sp`: upsampling and
+/// DepthToSpace are such copies.
+using RowStores = llvm::function_ref<void(int64_t r0, int64_t rt, uint64_t sp,
+                                          std::vector<Instruction> &out)>;
+static llvm::Expected<std::vector<Item>>
+copyRowsByStores(Operation *op, ShapedType type, const TilePlan &plan,
+                 const LayerIO &io, ProgramBuilder &b, RowStores stores) {
   int64_t N = type.getDimSize(0), H = type.getDimSize(1),
           W = type.getDimSize(2), C = type.getDimSize(3);
-  int64_t fy = op.getFactors()[0], fx = op.getFactors()[1];
   int64_t rows = plan.at("rows"), outer = N * H;
   if (W * C > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
-    return loweringError(op, "upsampling tile exceeds the field widths");
+    return loweringError(op, "row tile exceeds the field widths");
   auto slots = allocateSlotPairs(op, b.hw, {rows * W * C, rows * W * C, 256},
                                  io.spMirrored);
   if (!slots)
     return slots.takeError();
   auto q = tables::quantized8(type);
   if (!q)
-    return loweringError(op, "upsampling needs an 8-bit per-tensor input");
+    return loweringError(op, "the copy needs an 8-bit per-tensor input");
   uint64_t lutDram = 0;
   if (io.materializeConstants) {
     // Identity: entry k is the storage byte of code min + k.
@@ -296,7 +300,6 @@ llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
       id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
     lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
   }
-  int64_t outRow = W * fx * C; // bytes of one output row
   std::vector<Item> items;
   for (int64_t r0 = 0; r0 < outer; r0 += rows) {
     int64_t rt = std::min(rows, outer - r0);
@@ -309,19 +312,61 @@ llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
     if (r0 < 2 * rows)
       it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
     it.computes.push_back(vlut(data, out, lut, rt, W * C, false));
-    for (int64_t dy = 0; dy < fy; ++dy)
-      for (int64_t dx = 0; dx < fx; ++dx) {
-        DmaBox st;
-        st.dram = io.output + (r0 * fy + dy) * outRow + dx * C;
-        st.sram = out;
-        st.n[0] = C, st.n[1] = W, st.n[2] = rt;
-        st.s[1] = fx * C, st.s[2] = fy * outRow;
-        st.t[1] = C, st.t[2] = W * C;
-        it.stores.push_back(makeStore(st));
-      }
+    stores(r0, rt, out, it.stores);
     items.push_back(std::move(it));
   }
   return items;
+}
+
+llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
+                                                const TilePlan &plan,
+                                                const LayerIO &io,
+                                                ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType()); // NHWC
+  int64_t W = type.getDimSize(2), C = type.getDimSize(3);
+  int64_t fy = op.getFactors()[0], fx = op.getFactors()[1];
+  int64_t outRow = W * fx * C; // bytes of one output row
+  return copyRowsByStores(
+      op, type, plan, io, b,
+      [&](int64_t r0, int64_t rt, uint64_t sp, std::vector<Instruction> &out) {
+        for (int64_t dy = 0; dy < fy; ++dy)
+          for (int64_t dx = 0; dx < fx; ++dx) {
+            DmaBox st;
+            st.dram = io.output + (r0 * fy + dy) * outRow + dx * C;
+            st.sram = sp;
+            st.n[0] = C, st.n[1] = W, st.n[2] = rt;
+            st.s[1] = fx * C, st.s[2] = fy * outRow;
+            st.t[1] = C, st.t[2] = W * C;
+            out.push_back(makeStore(st));
+          }
+      });
+}
+
+llvm::Expected<std::vector<Item>>
+lowerDepthToSpace(graph::DepthToSpaceOp op, const TilePlan &plan,
+                  const LayerIO &io, ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType()); // NHWC, DCR
+  if (op.getCrd())
+    return loweringError(op, "a CRD DepthToSpace must become a gather first");
+  int64_t W = type.getDimSize(2), C = type.getDimSize(3);
+  int64_t bs = op.getBlocksize(), cOut = C / (bs * bs);
+  int64_t outRow = W * bs * cOut; // bytes of one output row
+  // Input pixel (y, x)'s channel run (i * b + j) * C' .. + C' is output
+  // pixel (y * b + i, x * b + j).
+  return copyRowsByStores(
+      op, type, plan, io, b,
+      [&](int64_t r0, int64_t rt, uint64_t sp, std::vector<Instruction> &out) {
+        for (int64_t i = 0; i < bs; ++i)
+          for (int64_t j = 0; j < bs; ++j) {
+            DmaBox st;
+            st.dram = io.output + (r0 * bs + i) * outRow + j * cOut;
+            st.sram = sp + (i * bs + j) * cOut;
+            st.n[0] = cOut, st.n[1] = W, st.n[2] = rt;
+            st.s[1] = bs * cOut, st.s[2] = bs * outRow;
+            st.t[1] = C, st.t[2] = W * C;
+            out.push_back(makeStore(st));
+          }
+      });
 }
 
 } // namespace systole::npu

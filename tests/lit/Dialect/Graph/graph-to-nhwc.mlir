@@ -199,3 +199,20 @@ func.func @qkv_split(%x: tensor<3x1x6x!q3>) -> tensor<3x1x2x!q3> {
   %q = graph.quantize %s : tensor<3x1x2xf32> -> tensor<3x1x2x!q3>
   return %q : tensor<3x1x2x!q3>
 }
+
+// -----
+
+// A CRD DepthToSpace (PyTorch's pixel_shuffle) of an int8 tensor becomes a
+// channel gather into DCR order and a DCR one in NHWC: DCR channel
+// (i * 2 + j) * 2 + c reads CRD channel c * 4 + i * 2 + j, so output
+// channels 0..7 read 0, 4, 1, 5, 2, 6, 3, 7 (hand-derived; rows of the HWIO
+// weights are input channels).
+// CHECK-LABEL: func @depth_to_space_crd
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[1, 0, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 0, 0, 1, 0], [0, 1, 0, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 0, 0, 1]]]]> : tensor<1x1x8x8xi8>
+// CHECK: %[[G:.*]] = graph.conv2d %{{.*}} {{{.*}}layout = #graph<layout nhwc>{{.*}}} : (tensor<1x3x4x8x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x3x4x8x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: graph.depth_to_space %[[G]] {blocksize = 2 : i64, crd = false, layout = #graph<layout nhwc>} : tensor<1x3x4x8x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x6x8x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+!q = !quant.uniform<i8:f32, 0.5:3>
+func.func @depth_to_space_crd(%x: tensor<1x8x3x4x!q>) -> tensor<1x2x6x8x!q> {
+  %y = graph.depth_to_space %x {blocksize = 2 : i64, crd = true, layout = #graph<layout nchw>} : tensor<1x8x3x4x!q> -> tensor<1x2x6x8x!q>
+  return %y : tensor<1x2x6x8x!q>
+}

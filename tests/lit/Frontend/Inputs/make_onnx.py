@@ -85,6 +85,12 @@ for name, coord in (("resize-upsample", "asymmetric"), ("resize-halfpixel", "hal
          [helper.make_tensor_value_info("y", f32, [1, 2, 6, 12])],
          [numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "sc")])
 
+# DepthToSpace of a float tensor: a graph.depth_to_space (CRD: crd = true).
+save("depth-to-space",
+     [helper.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2, mode="CRD")],
+     [helper.make_tensor_value_info("x", f32, [1, 8, 3, 4])],
+     [helper.make_tensor_value_info("y", f32, [1, 2, 6, 8])])
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],

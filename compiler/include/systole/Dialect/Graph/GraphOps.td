@@ -255,6 +255,23 @@ def Graph_UpsampleOp : Graph_PureOp<"upsample"> {
   let hasVerifier = 1;
 }
 
+def Graph_DepthToSpaceOp : Graph_PureOp<"depth_to_space"> {
+  let summary = "ONNX DepthToSpace: blocks of channels to b x b pixels";
+  let description = [{
+    `output[n, c, y, x] = input[n, src, y / b, x / b]` (the channel and
+    spatial dims of `layout`), b = `blocksize`, C' = output channels: with
+    i = y mod b, j = x mod b, src = (i * b + j) * C' + c (DCR, `crd` false)
+    or c * b^2 + i * b + j (CRD, PyTorch's pixel_shuffle). A data movement:
+    the NPU copies DCR blocks with strided stores; a CRD one is a channel
+    gather followed by DCR (graph-to-nhwc).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$blocksize,
+                   BoolAttr:$crd, Graph_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ConcatOp : Graph_PureOp<"concat"> {
   let summary = "concatenation along `axis`";
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);

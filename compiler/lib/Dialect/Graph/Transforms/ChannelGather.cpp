@@ -256,9 +256,37 @@ struct QuantizedChannelSliceToConv : OpRewritePattern<SliceOp> {
   }
 };
 
+/// A quantized CRD DepthToSpace (PyTorch's pixel_shuffle) in NHWC: a
+/// channel gather into DCR order, then a DCR DepthToSpace, whose b x b
+/// blocks of each pixel are contiguous channel runs the NPU stores with
+/// strides. DCR channel (i * b + j) * C' + c is CRD channel
+/// c * b^2 + i * b + j.
+struct CrdDepthToSpaceToGather : OpRewritePattern<DepthToSpaceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DepthToSpaceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getCrd() || op.getLayout() != Layout::NHWC ||
+        !quantized8(op.getInput().getType()))
+      return failure();
+    int64_t b = op.getBlocksize();
+    int64_t cOut = cast<RankedTensorType>(op.getOutput().getType()).getShape().back();
+    std::vector<int64_t> src(b * b * cOut);
+    for (int64_t i = 0; i < b; ++i)
+      for (int64_t j = 0; j < b; ++j)
+        for (int64_t c = 0; c < cOut; ++c)
+          src[(i * b + j) * cOut + c] = c * b * b + i * b + j;
+    Value g = gatherConv(rewriter, op.getLoc(), op.getInput(), src);
+    rewriter.replaceOpWithNewOp<DepthToSpaceOp>(
+        op, op.getOutput().getType(), g, op.getBlocksizeAttr(),
+        rewriter.getBoolAttr(false), op.getLayoutAttr());
+    return success();
+  }
+};
+
 } // namespace
 
 void systole::graph::populateChannelGatherPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ChannelShuffleToConv, ChannelSliceToConv>(patterns.getContext());
+  patterns.add<ChannelShuffleToConv, ChannelSliceToConv,
+               CrdDepthToSpaceToGather>(patterns.getContext());
 }

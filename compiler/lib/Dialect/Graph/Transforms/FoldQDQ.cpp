@@ -43,7 +43,8 @@ bool isRequantizingOp(Operation *op) {
 /// Ops that only move or select values: exact on integers when the input and
 /// output parameters agree.
 bool isDataMovementOp(Operation *op) {
-  return isa<ReshapeOp, TransposeOp, ConcatOp, PadOp, UpsampleOp>(op) ||
+  return isa<ReshapeOp, TransposeOp, ConcatOp, PadOp, UpsampleOp,
+             DepthToSpaceOp>(op) ||
          (isa<PoolOp>(op) && cast<PoolOp>(op).getKind() == PoolKind::Max);
 }
 

@@ -416,7 +416,8 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
     patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
-                 ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>>(
+                 ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>,
+                 ConvertWindowOp<DepthToSpaceOp>>(
         ctx);
     patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
                  SinkTransposeUnary<QuantizeOp>,
