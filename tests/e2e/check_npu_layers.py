@@ -899,6 +899,23 @@ def case_shuffle():
     return fails
 
 
+def check_all_on_npu(name, path, op, count):
+    """check() on default-32x32 and rtl-8x8 (RTL == SystemC), and that the
+    compile put `count` layers of `op` on the NPU and nothing but the
+    model's I/O on the host."""
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check(name, path, hw, "conv")
+        report = json.loads((work / f"{name}.json").read_text())
+        layers = [l for l in report["layers"] if l["op"] == op]
+        host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                and p["op"] not in ("quantize", "dequantize", "transpose")]
+        if len(layers) != count or host:
+            print(f"{name} {hw}: FAIL: {len(layers)} of {count} {op} on the NPU, on the host: {host}")
+            fails += 1
+    return fails
+
+
 def case_upsample():
     """Nearest-neighbour upsampling by integer factors (issue 16: detector
     and FPN necks; Resize nearest, asymmetric, floor, as PyTorch exports
@@ -928,15 +945,7 @@ def case_upsample():
                 b.conv(16, 16, 1, ys=0.25, yz=3)
         path_shapes[name] = [1, 8, 5, 6]
         path = b.save(name)
-        for hw in ("default-32x32", "rtl-8x8"):
-            fails += check(name, path, hw, "conv")
-            report = json.loads((work / f"{name}.json").read_text())
-            ups = [l for l in report["layers"] if l["op"] == "graph.upsample"]
-            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
-                    and p["op"] not in ("quantize", "dequantize", "transpose")]
-            if len(ups) != 3 or host:
-                print(f"{name} {hw}: FAIL: {len(ups)} of 3 upsamples on the NPU, on the host: {host}")
-                fails += 1
+        fails += check_all_on_npu(name, path, "graph.upsample", 3)
     return fails
 
 
@@ -966,15 +975,7 @@ def case_depth_to_space():
             b.shape = [n, c // (bs * bs), h * bs, w * bs]
         path_shapes[name] = [1, 8, 5, 6]
         path = b.save(name)
-        for hw in ("default-32x32", "rtl-8x8"):
-            fails += check(name, path, hw, "conv")
-            report = json.loads((work / f"{name}.json").read_text())
-            d2s = [l for l in report["layers"] if l["op"] == "graph.depth_to_space"]
-            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
-                    and p["op"] not in ("quantize", "dequantize", "transpose")]
-            if len(d2s) != 3 or host:
-                print(f"{name} {hw}: FAIL: {len(d2s)} of 3 DepthToSpace on the NPU, on the host: {host}")
-                fails += 1
+        fails += check_all_on_npu(name, path, "graph.depth_to_space", 3)
     return fails
 
 

@@ -466,12 +466,28 @@ struct ConcatLowering : F32Pattern<graph::ConcatOp> {
   }
 };
 
+/// A 4-D copy: output element (d0..d3) is input element `in`(d0..d3).
+Value gatherCopy(PatternRewriter &rw, Location loc, Value input,
+                 ArrayRef<int64_t> out, ArrayRef<AffineExpr> in) {
+  MLIRContext *ctx = rw.getContext();
+  Value init = emptyTensor(rw, loc, out);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
+                                 AffineMap::getMultiDimIdentityMap(4, ctx)};
+  return rw
+      .create<linalg::GenericOp>(
+          loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+          maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &b, Location l, ValueRange a) {
+            b.create<linalg::YieldOp>(l, a[0]);
+          })
+      .getResult(0);
+}
+
 struct UpsampleLowering : F32Pattern<graph::UpsampleOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::UpsampleOp op,
                          PatternRewriter &rw) const override {
-    Location loc = op.getLoc();
-    ArrayRef<int64_t> out = tensorTypeOf(op.getOutput()).getShape();
     MLIRContext *ctx = rw.getContext();
     int64_t h = op.getLayout() == graph::Layout::NHWC ? 1 : 2;
     SmallVector<AffineExpr> in;
@@ -481,18 +497,8 @@ struct UpsampleLowering : F32Pattern<graph::UpsampleOp> {
         e = e.floorDiv(op.getFactors()[d - h]);
       in.push_back(e);
     }
-    Value init = emptyTensor(rw, loc, out);
-    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
-                                   AffineMap::getMultiDimIdentityMap(4, ctx)};
-    return rw
-        .create<linalg::GenericOp>(
-            loc, TypeRange{init.getType()}, ValueRange{op.getInput()},
-            ValueRange{init}, maps,
-            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange a) {
-              b.create<linalg::YieldOp>(l, a[0]);
-            })
-        .getResult(0);
+    return gatherCopy(rw, op.getLoc(), op.getInput(),
+                      tensorTypeOf(op.getOutput()).getShape(), in);
   }
 };
 
@@ -500,7 +506,6 @@ struct DepthToSpaceLowering : F32Pattern<graph::DepthToSpaceOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::DepthToSpaceOp op,
                          PatternRewriter &rw) const override {
-    Location loc = op.getLoc();
     ArrayRef<int64_t> out = tensorTypeOf(op.getOutput()).getShape();
     MLIRContext *ctx = rw.getContext();
     bool nhwc = op.getLayout() == graph::Layout::NHWC;
@@ -512,22 +517,10 @@ struct DepthToSpaceLowering : F32Pattern<graph::DepthToSpaceOp> {
                                  : ((y % b) * b + x % b) * cOut + ch;
     SmallVector<AffineExpr> in;
     for (int64_t d = 0; d < 4; ++d)
-      in.push_back(d == c ? src
-                   : d == h || d == h + 1
-                       ? getAffineDimExpr(d, ctx).floorDiv(b)
-                       : getAffineDimExpr(d, ctx));
-    Value init = emptyTensor(rw, loc, out);
-    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, in, ctx),
-                                   AffineMap::getMultiDimIdentityMap(4, ctx)};
-    return rw
-        .create<linalg::GenericOp>(
-            loc, TypeRange{init.getType()}, ValueRange{op.getInput()},
-            ValueRange{init}, maps,
-            SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange a) {
-              b.create<linalg::YieldOp>(l, a[0]);
-            })
-        .getResult(0);
+      in.push_back(d == c                 ? src
+                   : d == h || d == h + 1 ? getAffineDimExpr(d, ctx).floorDiv(b)
+                                          : getAffineDimExpr(d, ctx));
+    return gatherCopy(rw, op.getLoc(), op.getInput(), out, in);
   }
 };
 
@@ -569,6 +562,5 @@ void systole::conversion::populateGraphToLinalgPatterns(
                ReduceLowering, MatMulLowering, ConvLowering, PoolLowering,
                GlobalAvgPoolLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, ConcatLowering, PadLowering, UpsampleLowering,
-               DepthToSpaceLowering>(
-      patterns.getContext());
+               DepthToSpaceLowering>(patterns.getContext());
 }
