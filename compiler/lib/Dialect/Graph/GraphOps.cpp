@@ -487,7 +487,7 @@ LogicalResult DepthToSpaceOp::verify() {
   int64_t c = getLayout() == Layout::NHWC ? 3 : 1;
   int64_t h = getLayout() == Layout::NHWC ? 1 : 2;
   for (int64_t d = 0; d < 4; ++d) {
-    int64_t want = d == c          ? in.getDimSize(d) / (b * b)
+    int64_t want = d == c                 ? in.getDimSize(d) / (b * b)
                    : d == h || d == h + 1 ? in.getDimSize(d) * b
                                           : in.getDimSize(d);
     if ((d == c && in.getDimSize(d) % (b * b)) || out.getDimSize(d) != want)

@@ -220,9 +220,10 @@ llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
                                                 const TilePlan &plan,
                                                 const LayerIO &io,
                                                 ProgramBuilder &builder);
-llvm::Expected<std::vector<Item>>
-lowerDepthToSpace(graph::DepthToSpaceOp op, const TilePlan &plan,
-                  const LayerIO &io, ProgramBuilder &b);
+llvm::Expected<std::vector<Item>> lowerDepthToSpace(graph::DepthToSpaceOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b);
 std::vector<TilePlan> tableCandidates(graph::TableOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 

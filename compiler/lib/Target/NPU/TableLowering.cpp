@@ -342,9 +342,10 @@ llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
       });
 }
 
-llvm::Expected<std::vector<Item>>
-lowerDepthToSpace(graph::DepthToSpaceOp op, const TilePlan &plan,
-                  const LayerIO &io, ProgramBuilder &b) {
+llvm::Expected<std::vector<Item>> lowerDepthToSpace(graph::DepthToSpaceOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b) {
   auto type = cast<ShapedType>(op.getInput().getType()); // NHWC, DCR
   if (op.getCrd())
     return loweringError(op, "a CRD DepthToSpace must become a gather first");

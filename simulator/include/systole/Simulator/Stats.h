@@ -68,7 +68,8 @@ struct LayerStats {
   uint64_t startCycle = 0; ///< first start of its instructions
   uint64_t endCycle = 0;   ///< last end of its instructions
   uint64_t cycles() const { return endCycle - startCycle; }
-  uint64_t computeBusyCycles = 0; ///< cycles with a compute instruction in flight
+  uint64_t computeBusyCycles =
+      0; ///< cycles with a compute instruction in flight
   ActionCounts actions;
 };
 

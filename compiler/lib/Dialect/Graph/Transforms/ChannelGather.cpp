@@ -269,7 +269,8 @@ struct CrdDepthToSpaceToGather : OpRewritePattern<DepthToSpaceOp> {
         !quantized8(op.getInput().getType()))
       return failure();
     int64_t b = op.getBlocksize();
-    int64_t cOut = cast<RankedTensorType>(op.getOutput().getType()).getShape().back();
+    int64_t cOut =
+        cast<RankedTensorType>(op.getOutput().getType()).getShape().back();
     std::vector<int64_t> src(b * b * cOut);
     for (int64_t i = 0; i < b; ++i)
       for (int64_t j = 0; j < b; ++j)
@@ -287,6 +288,7 @@ struct CrdDepthToSpaceToGather : OpRewritePattern<DepthToSpaceOp> {
 
 void systole::graph::populateChannelGatherPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<ChannelShuffleToConv, ChannelSliceToConv,
-               CrdDepthToSpaceToGather>(patterns.getContext());
+  patterns
+      .add<ChannelShuffleToConv, ChannelSliceToConv, CrdDepthToSpaceToGather>(
+          patterns.getContext());
 }

@@ -417,8 +417,7 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
                  ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>,
-                 ConvertWindowOp<DepthToSpaceOp>>(
-        ctx);
+                 ConvertWindowOp<DepthToSpaceOp>>(ctx);
     patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
                  SinkTransposeUnary<QuantizeOp>,
                  SinkTransposeUnary<DequantizeOp>, SinkTransposeUnary<UnaryOp>>(
