@@ -979,6 +979,34 @@ def case_depth_to_space():
     return fails
 
 
+def case_pad_conv():
+    """An explicit Pad of 0.0 before a VALID strided convolution, as
+    TensorFlow converters write "SAME" padding (one more row and column at
+    the bottom and right), before a dense and a depthwise convolution
+    (issue 16): graph-fold-pad moves it into the convolutions' padding, so
+    the Pad is not a host op between NPU segments. int8 and uint8."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "pad-conv-uint8" if uint8 else "pad-conv"
+        b = Builder([1, 8, 9, 9], uint8=uint8)
+        b.conv(8, 16, 3, pad=1, ys=0.3, yz=-5)
+        for i, (pads, group) in enumerate((([0, 0, 0, 0, 0, 0, 1, 1], 1),
+                                           ([0, 0, 1, 1, 0, 0, 1, 1], 16))):
+            j = 970 + i
+            n, c, h, w = b.shape
+            b.inits.append(init(f"pads{j}", np.array(pads, np.int64)))
+            b.inits.append(init(f"pv{j}", np.float32(0.0)))
+            b.nodes.append(helper.make_node("Pad", [b.cur, f"pads{j}", f"pv{j}"], [f"pd{j}"],
+                                            mode="constant"))
+            b._requant(j, f"pd{j}", b.scale, -5 if i == 0 else 2, False)
+            b.shape = [n, c, h + pads[2] + pads[6], w + pads[3] + pads[7]]
+            b.conv(16, 16, 3, group=group, stride=2, pad=0, ys=0.25, yz=2)
+        path_shapes[name] = [1, 8, 9, 9]
+        path = b.save(name)
+        fails += check_all_on_npu(name, path, "graph.conv2d", 3)
+    return fails
+
+
 CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
@@ -987,7 +1015,8 @@ CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_g
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl, "broadcast": case_broadcast,
          "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
          "avg-pool": case_avg_pool, "shuffle": case_shuffle,
-         "upsample": case_upsample, "depth-to-space": case_depth_to_space}
+         "upsample": case_upsample, "depth-to-space": case_depth_to_space,
+         "pad-conv": case_pad_conv}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

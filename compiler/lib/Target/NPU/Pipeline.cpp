@@ -13,6 +13,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   mlir::OpPassManager &fn = pm.nest<mlir::func::FuncOp>();
   fn.addPass(graph::createFoldQDQ());
   fn.addPass(mlir::createCanonicalizerPass());
+  fn.addPass(graph::createFoldPad());
   fn.addPass(graph::createToNHWC());
   fn.addPass(graph::createFoldConstants());
   fn.addPass(graph::createDropPaddingTaps());

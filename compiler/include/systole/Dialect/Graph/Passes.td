@@ -44,6 +44,19 @@ def FoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
+def FoldPad : Pass<"graph-fold-pad", "mlir::func::FuncOp"> {
+  let summary = "Fold a Pad of the zero point into the quantized convolution "
+                "after it";
+  let description = [{
+    A constant Pad of a quantized per-tensor tensor whose value is its zero
+    point (a Pad of 0.0, as TensorFlow converters write "SAME" padding of
+    strided convolutions) pads exactly as the convolution's own padding
+    does: its spatial amounts move into the convolution's pads.
+  }];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::mlir::quant::QuantizationDialect"];
+}
+
 def DropPaddingTaps : Pass<"graph-drop-padding-taps", "mlir::func::FuncOp"> {
   let summary = "Slice quantized convolution filters to the taps that reach "
                 "the input";
