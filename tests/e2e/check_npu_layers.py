@@ -979,6 +979,29 @@ def case_depth_to_space():
     return fails
 
 
+def case_space_to_depth():
+    """SpaceToDepth (issue 16; YOLO-style "focus" stems, TensorFlow's
+    space_to_depth): the NPU copies each of the b x b pixel planes of a
+    unit of b input rows to its channel run with strided stores. Blocks 2
+    and 3 between convolutions; nothing on the host but the model's I/O.
+    uint8 (ORT 1.23.2's SpaceToDepth kernel, like its DepthToSpace, has no
+    int8)."""
+    fails = 0
+    name = "space-to-depth-uint8"
+    b = Builder([1, 4, 12, 12], uint8=True)
+    for i, bs in enumerate((2, 3)):
+        j = 960 + i
+        b.conv(b.shape[1], 6 if i == 0 else 5, 3, pad=1, ys=0.3, yz=-5 + i)
+        n, c, h, w = b.shape
+        b.nodes.append(helper.make_node("SpaceToDepth", [b.cur], [f"s2d{j}"], blocksize=bs))
+        b._requant(j, f"s2d{j}", b.scale, -5 + i, False)
+        b.shape = [n, c * bs * bs, h // bs, w // bs]
+    b.conv(b.shape[1], 8, 1, ys=0.25, yz=2)
+    path_shapes[name] = [1, 4, 12, 12]
+    path = b.save(name)
+    return check_all_on_npu(name, path, "graph.space_to_depth", 2)
+
+
 def case_pad_conv():
     """An explicit Pad of 0.0 before a VALID strided convolution, as
     TensorFlow converters write "SAME" padding (one more row and column at
@@ -1016,7 +1039,7 @@ CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_g
          "elementwise-host": case_elementwise_host, "dense-block": case_dense_block,
          "avg-pool": case_avg_pool, "shuffle": case_shuffle,
          "upsample": case_upsample, "depth-to-space": case_depth_to_space,
-         "pad-conv": case_pad_conv}
+         "pad-conv": case_pad_conv, "space-to-depth": case_space_to_depth}
 failed = 0
 for c in sys.argv[3:]:
     failed += CASES[c]()

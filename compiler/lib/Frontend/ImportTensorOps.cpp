@@ -585,6 +585,15 @@ llvm::Error importSpaceToDepth(ImportContext &ic) {
                    "by blocksize");
   int64_t c = in[1];
   SmallVector<int64_t> shape = {in[0], c * b * b, in[2] / b, in[3] / b};
+  Type elem = cast<RankedTensorType>(x->getType()).getElementType();
+  if (elem.isF32()) {
+    // An op of its own, so that a quantized one can run on the NPU.
+    Value y = ic.builder.create<graph::SpaceToDepthOp>(
+        ic.loc(), RankedTensorType::get(shape, elem), *x,
+        ic.builder.getI64IntegerAttr(b),
+        graph::LayoutAttr::get(ic.ctx(), graph::Layout::NCHW));
+    return ic.defineOutput(0, y);
+  }
   MLIRContext *ctx = ic.ctx();
   AffineExpr n = getAffineDimExpr(0, ctx), oc = getAffineDimExpr(1, ctx),
              h = getAffineDimExpr(2, ctx), w = getAffineDimExpr(3, ctx);

@@ -524,6 +524,29 @@ struct DepthToSpaceLowering : F32Pattern<graph::DepthToSpaceOp> {
   }
 };
 
+struct SpaceToDepthLowering : F32Pattern<graph::SpaceToDepthOp> {
+  using F32Pattern::F32Pattern;
+  FailureOr<Value> lower(graph::SpaceToDepthOp op,
+                         PatternRewriter &rw) const override {
+    MLIRContext *ctx = rw.getContext();
+    bool nhwc = op.getLayout() == graph::Layout::NHWC;
+    int64_t c = nhwc ? 3 : 1, h = nhwc ? 1 : 2;
+    int64_t b = op.getBlocksize();
+    int64_t cIn = tensorTypeOf(op.getInput()).getShape()[c];
+    AffineExpr oc = getAffineDimExpr(c, ctx), block = oc.floorDiv(cIn);
+    SmallVector<AffineExpr> in;
+    for (int64_t d = 0; d < 4; ++d) {
+      AffineExpr e = getAffineDimExpr(d, ctx);
+      in.push_back(d == c       ? oc % cIn
+                   : d == h     ? e * b + block.floorDiv(b)
+                   : d == h + 1 ? e * b + block % b
+                                : e);
+    }
+    return gatherCopy(rw, op.getLoc(), op.getInput(),
+                      tensorTypeOf(op.getOutput()).getShape(), in);
+  }
+};
+
 struct PadLowering : F32Pattern<graph::PadOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::PadOp op, PatternRewriter &rw) const override {
@@ -562,5 +585,6 @@ void systole::conversion::populateGraphToLinalgPatterns(
                ReduceLowering, MatMulLowering, ConvLowering, PoolLowering,
                GlobalAvgPoolLowering, TransposeLowering, ReshapeLowering,
                SliceLowering, ConcatLowering, PadLowering, UpsampleLowering,
-               DepthToSpaceLowering>(patterns.getContext());
+               DepthToSpaceLowering, SpaceToDepthLowering>(
+      patterns.getContext());
 }

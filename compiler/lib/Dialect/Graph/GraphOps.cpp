@@ -499,6 +499,29 @@ LogicalResult DepthToSpaceOp::verify() {
   return success();
 }
 
+LogicalResult SpaceToDepthOp::verify() {
+  auto in = rankedType(getInput()), out = rankedType(getOutput());
+  if (in.getRank() != 4 || out.getRank() != 4)
+    return emitOpError("expects 4-D input and result");
+  int64_t b = getBlocksize();
+  if (b < 1)
+    return emitOpError("blocksize must be >= 1");
+  int64_t c = getLayout() == Layout::NHWC ? 3 : 1;
+  int64_t h = getLayout() == Layout::NHWC ? 1 : 2;
+  for (int64_t d = 0; d < 4; ++d) {
+    bool spatial = d == h || d == h + 1;
+    int64_t want = d == c    ? in.getDimSize(d) * b * b
+                   : spatial ? in.getDimSize(d) / b
+                             : in.getDimSize(d);
+    if ((spatial && in.getDimSize(d) % b) || out.getDimSize(d) != want)
+      return emitOpError("result dim ")
+             << d << " does not match blocksize " << b;
+  }
+  if (getElementTypeOrSelf(in) != getElementTypeOrSelf(out))
+    return emitOpError("input and result element types must agree");
+  return success();
+}
+
 OpFoldResult PadOp::fold(FoldAdaptor) {
   if (getInput().getType() == getOutput().getType() &&
       llvm::all_of(getPads(), [](int64_t p) { return p == 0; }))

@@ -453,6 +453,11 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     auto in = cast<ShapedType>(op->getOperand(0).getType());
     return rowCandidates(in.getDimSize(0) * in.getDimSize(1));
   }
+  if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op)) {
+    // Units of blocksize input rows: one output row each.
+    auto out = cast<ShapedType>(s2d.getOutput().getType());
+    return rowCandidates(out.getDimSize(0) * out.getDimSize(1));
+  }
   if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
     std::vector<TilePlan> plans;
     for (int64_t ch = 1 << 15; ch >= 1; ch /= 2)
@@ -486,6 +491,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerUpsample(u, plan, io, builder);
   if (auto d = dyn_cast<graph::DepthToSpaceOp>(op))
     return lowerDepthToSpace(d, plan, io, builder);
+  if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op))
+    return lowerSpaceToDepth(s2d, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

@@ -224,6 +224,10 @@ llvm::Expected<std::vector<Item>> lowerDepthToSpace(graph::DepthToSpaceOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
                                                     ProgramBuilder &b);
+llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b);
 std::vector<TilePlan> tableCandidates(graph::TableOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 

@@ -192,6 +192,12 @@ std::string npuRejection(Operation *op) {
              "(graph-to-nhwc did not rewrite this one)";
     return "";
   }
+  if (auto s2d = dyn_cast<SpaceToDepthOp>(op)) {
+    if (s2d.getLayout() != Layout::NHWC ||
+        !isI8PerTensor(s2d.getInput().getType()))
+      return "SpaceToDepth must be 8-bit per-tensor quantized NHWC";
+    return "";
+  }
   if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {
     if (gap.getLayout() != Layout::NHWC ||
         !isI8PerTensor(gap.getInput().getType()) ||
@@ -233,7 +239,7 @@ std::string hostRejection(Operation *op) {
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp, UnaryOp, ClipOp, SoftmaxOp,
                 LayerNormOp, ReduceOp, MatMulOp, PoolOp, GlobalAvgPoolOp,
                 TransposeOp, SliceOp, ConcatOp, PadOp, UpsampleOp,
-                DepthToSpaceOp>(op))
+                DepthToSpaceOp, SpaceToDepthOp>(op))
     return "";
   return "no host lowering for this op";
 }

@@ -273,16 +273,18 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
 /// The rows of an NHWC tensor ([N, H, W, C], 8-bit per tensor) copied
 /// through the identity VLUT (the NPU's int8 codes back to storage bytes)
 /// and written out by the strided stores `stores` makes for a chunk of
-/// input rows [r0, r0 + rt) copied to SP address `sp`: upsampling and
-/// DepthToSpace are such copies.
-using RowStores = llvm::function_ref<void(int64_t r0, int64_t rt, uint64_t sp,
+/// units [u0, u0 + ut) copied to SP address `sp`, a unit being `unit`
+/// input rows (the plan's "rows" counts units): upsampling and DepthToSpace
+/// (one row) and SpaceToDepth (b rows, one output row) are such copies.
+using RowStores = llvm::function_ref<void(int64_t u0, int64_t ut, uint64_t sp,
                                           std::vector<Instruction> &out)>;
 static llvm::Expected<std::vector<Item>>
 copyRowsByStores(Operation *op, ShapedType type, const TilePlan &plan,
-                 const LayerIO &io, ProgramBuilder &b, RowStores stores) {
+                 const LayerIO &io, ProgramBuilder &b, RowStores stores,
+                 int64_t unit = 1) {
   int64_t N = type.getDimSize(0), H = type.getDimSize(1),
           W = type.getDimSize(2), C = type.getDimSize(3);
-  int64_t rows = plan.at("rows"), outer = N * H;
+  int64_t rows = plan.at("rows") * unit, outer = N * H;
   if (W * C > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
     return loweringError(op, "row tile exceeds the field widths");
   auto slots = allocateSlotPairs(op, b.hw, {rows * W * C, rows * W * C, 256},
@@ -312,7 +314,7 @@ copyRowsByStores(Operation *op, ShapedType type, const TilePlan &plan,
     if (r0 < 2 * rows)
       it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
     it.computes.push_back(vlut(data, out, lut, rt, W * C, false));
-    stores(r0, rt, out, it.stores);
+    stores(r0 / unit, rt / unit, out, it.stores);
     items.push_back(std::move(it));
   }
   return items;
@@ -368,6 +370,34 @@ llvm::Expected<std::vector<Item>> lowerDepthToSpace(graph::DepthToSpaceOp op,
             out.push_back(makeStore(st));
           }
       });
+}
+
+llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType()); // NHWC
+  int64_t W = type.getDimSize(2), C = type.getDimSize(3);
+  int64_t bs = op.getBlocksize();
+  int64_t outRow = (W / bs) * bs * bs * C; // bytes of one output row
+  // Input pixel (y b + i, x b + j) is output pixel (y, x)'s channel run
+  // (i * b + j) * C .. + C: store (i, j) reads row i of each unit of b rows,
+  // every b-th pixel from j.
+  return copyRowsByStores(
+      op, type, plan, io, b,
+      [&](int64_t u0, int64_t ut, uint64_t sp, std::vector<Instruction> &out) {
+        for (int64_t i = 0; i < bs; ++i)
+          for (int64_t j = 0; j < bs; ++j) {
+            DmaBox st;
+            st.dram = io.output + u0 * outRow + (i * bs + j) * C;
+            st.sram = sp + (i * W + j) * C;
+            st.n[0] = C, st.n[1] = W / bs, st.n[2] = ut;
+            st.s[1] = bs * bs * C, st.s[2] = outRow;
+            st.t[1] = bs * C, st.t[2] = bs * W * C;
+            out.push_back(makeStore(st));
+          }
+      },
+      bs);
 }
 
 } // namespace systole::npu

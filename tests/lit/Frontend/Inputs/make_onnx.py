@@ -91,6 +91,12 @@ save("depth-to-space",
      [helper.make_tensor_value_info("x", f32, [1, 8, 3, 4])],
      [helper.make_tensor_value_info("y", f32, [1, 2, 6, 8])])
 
+# SpaceToDepth of a float tensor: a graph.space_to_depth.
+save("space-to-depth",
+     [helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=2)],
+     [helper.make_tensor_value_info("x", f32, [1, 2, 4, 6])],
+     [helper.make_tensor_value_info("y", f32, [1, 8, 2, 3])])
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],

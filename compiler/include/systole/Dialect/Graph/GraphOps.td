@@ -272,6 +272,21 @@ def Graph_DepthToSpaceOp : Graph_PureOp<"depth_to_space"> {
   let hasVerifier = 1;
 }
 
+def Graph_SpaceToDepthOp : Graph_PureOp<"space_to_depth"> {
+  let summary = "ONNX SpaceToDepth: b x b pixels to blocks of channels";
+  let description = [{
+    The inverse of a DCR DepthToSpace: `output[n, (i * b + j) * C + c, y, x]
+    = input[n, c, y * b + i, x * b + j]` (the channel and spatial dims of
+    `layout`), b = `blocksize`, C = input channels. A data movement: the
+    NPU copies each (i, j) plane with strided stores.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$blocksize,
+                   Graph_LayoutAttr:$layout);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ConcatOp : Graph_PureOp<"concat"> {
   let summary = "concatenation along `axis`";
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);

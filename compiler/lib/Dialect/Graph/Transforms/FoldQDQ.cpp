@@ -44,7 +44,7 @@ bool isRequantizingOp(Operation *op) {
 /// output parameters agree.
 bool isDataMovementOp(Operation *op) {
   return isa<ReshapeOp, TransposeOp, ConcatOp, PadOp, UpsampleOp,
-             DepthToSpaceOp>(op) ||
+             DepthToSpaceOp, SpaceToDepthOp>(op) ||
          (isa<PoolOp>(op) && cast<PoolOp>(op).getKind() == PoolKind::Max);
 }
 

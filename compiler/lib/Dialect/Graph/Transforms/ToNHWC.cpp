@@ -415,9 +415,11 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
-                 ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>,
-                 ConvertWindowOp<DepthToSpaceOp>>(ctx);
+    patterns
+        .add<ConvertWindowOp<Conv2DOp>, ConvertWindowOp<PoolOp>,
+             ConvertWindowOp<GlobalAvgPoolOp>, ConvertWindowOp<UpsampleOp>,
+             ConvertWindowOp<DepthToSpaceOp>, ConvertWindowOp<SpaceToDepthOp>>(
+            ctx);
     patterns.add<SinkTransposeUnary<RequantizeOp>, SinkTransposeUnary<ClipOp>,
                  SinkTransposeUnary<QuantizeOp>,
                  SinkTransposeUnary<DequantizeOp>, SinkTransposeUnary<UnaryOp>>(
