@@ -472,6 +472,52 @@ class GraphBuilder:
         self.layers.append((f"BatchNormalization {t.shape}", True))
         return True
 
+    def space_depth(self):
+        """DepthToSpace (DCR or CRD) or SpaceToDepth of a uint8 NCHW tensor:
+        ORT copies the codes (it drops the Q/DQ pair; its kernels have no
+        int8, so int8 graphs do not get these layers)."""
+        rng = self.rng
+        t = self.pick(lambda t: len(t.shape) == 4 and t.dtype == "uint8")
+        if t is None:
+            return False
+        N, C, H, W = t.shape
+        b = int(rng.integers(2, 4))
+        if rng.random() < 0.5 and C % (b * b) == 0:
+            mode = "DCR" if rng.random() < 0.5 else "CRD"
+            f = self.node("DepthToSpace", [self.dq(t)], blocksize=b, mode=mode)
+            shape, desc = [N, C // (b * b), H * b, W * b], f"DepthToSpace {mode} {b}"
+        elif H % b == 0 and W % b == 0:
+            f = self.node("SpaceToDepth", [self.dq(t)], blocksize=b)
+            shape, desc = [N, C * b * b, H // b, W // b], f"SpaceToDepth {b}"
+        else:
+            return False
+        if int(np.prod(shape)) > self.max_elems:
+            return False
+        self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        self.layers.append((f"{desc} {t.shape}", True))
+        return True
+
+    def pad(self):
+        """A constant Pad of 0.0 (the zero point once quantized, as
+        TensorFlow's explicit SAME padding) of H and W, or of another value:
+        exact (ORT pads the codes or quantizes the padded floats)."""
+        rng = self.rng
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        N, C, H, W = t.shape
+        pads = [0, 0] + [int(rng.integers(0, 3)) for _ in range(2)] + \
+               [0, 0] + [int(rng.integers(0, 3)) for _ in range(2)]
+        shape = [N, C, H + pads[2] + pads[6], W + pads[3] + pads[7]]
+        if int(np.prod(shape)) > self.max_elems:
+            return False
+        value = 0.0 if rng.random() < 0.8 else float(np.float32(t.scale * 3))
+        f = self.node("Pad", [self.dq(t), self.const("pads", np.array(pads, np.int64)),
+                              self.const("pv", np.float32(value))], mode="constant")
+        self.q(f, shape, t.std, scale=t.scale, zp=t.zp, dtype=t.dtype)
+        self.layers.append((f"Pad {pads} value {value} {t.shape}", True))
+        return True
+
     def leaky_relu(self):
         """LeakyRelu: ORT's QLinearLeakyRelu is a table of the float function
         over the input codes, as is the NPU's."""
@@ -487,7 +533,8 @@ class GraphBuilder:
 
 LAYERS = [("conv", 5), ("matmul", 3), ("add", 3), ("pool", 2), ("relu", 1),
           ("concat", 2), ("reshape", 2), ("float_op", 1), ("slice", 1),
-          ("resize", 1), ("batchnorm", 1), ("leaky_relu", 1)]
+          ("resize", 1), ("batchnorm", 1), ("leaky_relu", 1), ("space_depth", 1),
+          ("pad", 1)]
 
 
 # Features --avoid can leave out, to look past open bugs (docs/security.md).

@@ -341,6 +341,16 @@ Operation *runQuantizedOpInFloat(Operation *op) {
   Operation *f = b.clone(*op);
   f->removeAttr("act_min");
   f->removeAttr("act_max");
+  // A quantized pad's value is the stored integer (graph-fold-qdq); in float
+  // it is the real value that integer stands for (the pad's output has the
+  // input's parameters, so the quantize after it gives the integer back).
+  if (auto pad = dyn_cast<PadOp>(f))
+    if (auto q = dyn_cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(op->getOperand(0).getType())))
+      pad.setValueAttr(b.getF64FloatAttr(
+          double(static_cast<float>(pad.getValue().convertToDouble() -
+                                    q.getZeroPoint()) *
+                 static_cast<float>(q.getScale()))));
   for (OpResult r : f->getResults())
     r.setType(floatType(r.getType()));
   llvm::SmallVector<Operation *> dequantizes;

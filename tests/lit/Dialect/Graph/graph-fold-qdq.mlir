@@ -93,3 +93,30 @@ func.func @reshape_below_clip_and_q(%x: tensor<1x4x1x2x!a>) -> tensor<1x4x2x!b> 
   %q = graph.quantize %c : tensor<1x4x2xf32> -> tensor<1x4x2x!b>
   return %q : tensor<1x4x2x!b>
 }
+
+// -----
+
+// A Pad between DQ and Q: its value becomes the stored integer it
+// quantizes to (0.0 -> the zero point -3). Requantized to other parameters,
+// a value the input's quantization represents (0.5 = 10 steps of 0.05)
+// still folds; 0.07 (1.4 steps) stays a float pad, as ORT quantizes the
+// value itself.
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.1:-128>
+// CHECK-LABEL: func @pad_value
+// CHECK: %[[D:.*]] = graph.dequantize %arg0
+// CHECK: graph.pad %arg0 {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = -3.000000e+00 : f64} : tensor<1x1x2x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>
+// CHECK: graph.pad %arg0 {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 7.000000e+00 : f64}
+// CHECK-NEXT: graph.requantize
+// CHECK: graph.pad %[[D]] {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 7.000000e-02 : f64} : tensor<1x1x2x2xf32>
+// CHECK-NEXT: graph.quantize
+func.func @pad_value(%x: tensor<1x1x2x2x!x>) -> (tensor<1x1x4x4x!x>, tensor<1x1x4x4x!y>, tensor<1x1x4x4x!y>) {
+  %xf = graph.dequantize %x : tensor<1x1x2x2x!x> -> tensor<1x1x2x2xf32>
+  %p0 = graph.pad %xf {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.0 : f64} : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+  %q0 = graph.quantize %p0 : tensor<1x1x4x4xf32> -> tensor<1x1x4x4x!x>
+  %p1 = graph.pad %xf {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.5 : f64} : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+  %q1 = graph.quantize %p1 : tensor<1x1x4x4xf32> -> tensor<1x1x4x4x!y>
+  %p2 = graph.pad %xf {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, value = 0.07 : f64} : tensor<1x1x2x2xf32> -> tensor<1x1x4x4xf32>
+  %q2 = graph.quantize %p2 : tensor<1x1x4x4xf32> -> tensor<1x1x4x4x!y>
+  return %q0, %q1, %q2 : tensor<1x1x4x4x!x>, tensor<1x1x4x4x!y>, tensor<1x1x4x4x!y>
+}

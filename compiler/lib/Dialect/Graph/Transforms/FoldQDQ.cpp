@@ -140,10 +140,19 @@ struct FoldQuantizedIsland : OpRewritePattern<QuantizeOp> {
     state.addAttributes(producer->getAttrs());
     state.addTypes(resultType);
     if (auto pad = dyn_cast<PadOp>(producer)) {
-      // The pad value becomes the stored integer it quantizes to.
+      // The pad value becomes the stored integer it quantizes to. With a
+      // requantize after it, that integer is dequantized again before the
+      // output's quantize, which ORT applies to the value itself: exact only
+      // if the input's parameters represent the value.
       auto inQuant = cast<quant::UniformQuantizedType>(inElement);
-      double value = quantizeScalar(pad.getValue().convertToDouble(), inQuant);
-      state.attributes.set("value", rewriter.getF64FloatAttr(value));
+      float real = static_cast<float>(pad.getValue().convertToDouble());
+      int64_t stored = quantizeScalar(real, inQuant);
+      float back = static_cast<float>(stored - inQuant.getZeroPoint()) *
+                   static_cast<float>(inQuant.getScale());
+      if (resultType != q.getOutput().getType() && back != real)
+        return rewriter.notifyMatchFailure(
+            q, "pad value not representable in the input's parameters");
+      state.attributes.set("value", rewriter.getF64FloatAttr(double(stored)));
     }
     Operation *folded = rewriter.create(state);
     Value result = folded->getResult(0);
