@@ -33,3 +33,18 @@ func.func @kept(%x: tensor<1x2x6x6x!q>, %w: tensor<4x2x3x3x!w>, %w3: tensor<4x3x
   %c2 = graph.conv2d %p2, %w3 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x3x6x6x!q>, tensor<4x3x3x3x!w>) -> tensor<1x4x4x4x!q>
   return %c, %c2 : tensor<1x4x5x5x!q>, tensor<1x4x4x4x!q>
 }
+
+// -----
+
+// Padding as wide as the kernel (3 columns on the left of a 3x3 kernel:
+// some outputs would read only padding) is left to the Pad.
+// CHECK-LABEL: func @too_wide
+// CHECK: graph.pad
+// CHECK: graph.conv2d {{.*}}pads = array<i64: 0, 1, 0, 0>
+!q = !quant.uniform<i8:f32, 0.5:3>
+!w = !quant.uniform<i8:f32, 0.25>
+func.func @too_wide(%x: tensor<1x2x6x6x!q>, %w: tensor<4x2x3x3x!w>) -> tensor<1x4x4x7x!q> {
+  %p = graph.pad %x {pads = array<i64: 0, 0, 0, 2, 0, 0, 0, 0>, value = 3.0 : f64} : tensor<1x2x6x6x!q> -> tensor<1x2x6x8x!q>
+  %c = graph.conv2d %p, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 1, 0, 0>, group = 1 : i64, layout = #graph<layout nchw>} : (tensor<1x2x6x8x!q>, tensor<4x2x3x3x!w>) -> tensor<1x4x4x7x!q>
+  return %c : tensor<1x4x4x7x!q>
+}

@@ -51,6 +51,16 @@ struct FoldPadIntoConv : OpRewritePattern<Conv2DOp> {
     ArrayRef<int64_t> cp = conv.getPads(); // [top, left, bottom, right]
     SmallVector<int64_t> pads = {cp[0] + p[h], cp[1] + p[h + 1],
                                  cp[2] + p[h + 4], cp[3] + p[h + 5]};
+    // Padding at least a kernel extent wide gives outputs that read only
+    // padding, which the NPU's convolution tiling does not produce: such a
+    // Pad stays.
+    auto filter = cast<RankedTensorType>(conv.getFilter().getType());
+    int64_t kh = filter.getDimSize(conv.getLayout() == Layout::NHWC ? 0 : 2);
+    int64_t kw = filter.getDimSize(conv.getLayout() == Layout::NHWC ? 1 : 3);
+    ArrayRef<int64_t> dil = conv.getDilations();
+    int64_t eh = (kh - 1) * dil[0] + 1, ew = (kw - 1) * dil[1] + 1;
+    if (pads[0] >= eh || pads[2] >= eh || pads[1] >= ew || pads[3] >= ew)
+      return rewriter.notifyMatchFailure(conv, "padding as wide as the kernel");
     rewriter.modifyOpInPlace(conv, [&] {
       conv.getInputMutable().assign(pad.getInput());
       conv.setPads(pads);
