@@ -240,7 +240,6 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   }
   OutputGroups groups = outputGroups(items);
   const size_t d = lookahead();
-  isa::MatmulPipeline array(hw);
   const int64_t dq = static_cast<int64_t>(d);
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
