@@ -313,3 +313,44 @@ TEST(RtlCosim, RequantBesideTheNextMatmulOnRtl8x8) {
   EXPECT_EQ(h->fault->cycle, 40u);
   expectSameRun(overlappedTiles(8), cfg, init, "hazard", /*sameFault=*/true);
 }
+
+// array.matmul_inflight = 3 through the RTL (rtl-8x8: R = C = 8), every
+// start and end hand-derived from docs/isa.md §6 ("MATMULs in flight"):
+// WS with preload takes 8 + M + 15 cycles, a reuse M + 15, OS K + 22.
+//   #0 WS M=4 preload, C at 0:     0-27
+//   #1 WS M=4 preload, C at 64:    max(0 + 8 + 4 - 8, shadow 0 + 15) = 15,
+//   15-42 #2 WS M=20 reuse, C at 128:    15 + 8 + 4 - 0 = 27, 27-62 #3 WS M=4
+//   preload, C at 0 (#0's tile): max(27 + 0 + 20 - 8 = 39,
+//      shadow 15 + 15 = 30, three in the array: #0's end 27) = 39, 39-66
+//   #4 OS M=8 K=8 N=8 (A and B in different banks): the array drains
+//      first, 66-96.
+// One at a time the same program takes 27 + 27 + 35 + 27 + 30 = 146.
+TEST(RtlCosim, MatmulsInFlightOnRtl8x8) {
+  isa::HwConfig cfg = preset("rtl-8x8");
+  ASSERT_EQ(cfg.array.matmulInflight, 3u);
+  Instruction os = matmul(isa::Dataflow_os, 8, 8, 8, false, 0, 20000, 256);
+  isa::setBankConflictFlag(os, cfg);
+  ASSERT_FALSE(os.getFlag(isa::Field::Matmul_bank_conflict));
+  std::vector<Instruction> prog = {
+      matmul(isa::Dataflow_ws, 4, 8, 8, true, 0, 4096, 0),
+      matmul(isa::Dataflow_ws, 4, 8, 8, true, 256, 4608, 64),
+      matmul(isa::Dataflow_ws, 20, 8, 8, false, 512, 4608, 128),
+      matmul(isa::Dataflow_ws, 4, 8, 8, true, 1024, 5120, 0),
+      os,
+      end()};
+  MachineState init = randomState(cfg, 1 << 16, 13);
+  MachineState rs = init;
+  auto r = runRtl(prog, cfg, rs);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_FALSE(r->fault) << r->fault->message();
+  uint64_t want[5][2] = {{0, 27}, {15, 42}, {27, 62}, {39, 66}, {66, 96}};
+  for (unsigned i = 0; i < 5; ++i) {
+    EXPECT_EQ(r->stats.instructions[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(r->stats.instructions[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_EQ(r->stats.totalCycles, 96u);
+  expectSameRun(prog, cfg, init, "matmuls in flight");
+  cfg.array.matmulInflight = 1;
+  MachineState cs = init;
+  EXPECT_EQ(runCycleAccurate(prog, cfg, cs).stats.totalCycles, 146u);
+}
