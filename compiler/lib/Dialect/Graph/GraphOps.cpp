@@ -477,49 +477,40 @@ LogicalResult UpsampleOp::verify() {
   return success();
 }
 
-LogicalResult DepthToSpaceOp::verify() {
-  auto in = rankedType(getInput()), out = rankedType(getOutput());
+/// DepthToSpace (`toSpace`: channels / b^2, H and W * b) and SpaceToDepth
+/// (the inverse): 4-D, the dims of `layout`, divisible where they shrink.
+static LogicalResult verifyBlockMove(Operation *op, Value input, Value output,
+                                     int64_t b, Layout layout, bool toSpace) {
+  auto in = rankedType(input), out = rankedType(output);
   if (in.getRank() != 4 || out.getRank() != 4)
-    return emitOpError("expects 4-D input and result");
-  int64_t b = getBlocksize();
+    return op->emitOpError("expects 4-D input and result");
   if (b < 1)
-    return emitOpError("blocksize must be >= 1");
-  int64_t c = getLayout() == Layout::NHWC ? 3 : 1;
-  int64_t h = getLayout() == Layout::NHWC ? 1 : 2;
+    return op->emitOpError("blocksize must be >= 1");
+  int64_t c = layout == Layout::NHWC ? 3 : 1;
+  int64_t h = layout == Layout::NHWC ? 1 : 2;
   for (int64_t d = 0; d < 4; ++d) {
-    int64_t want = d == c                 ? in.getDimSize(d) / (b * b)
-                   : d == h || d == h + 1 ? in.getDimSize(d) * b
-                                          : in.getDimSize(d);
-    if ((d == c && in.getDimSize(d) % (b * b)) || out.getDimSize(d) != want)
-      return emitOpError("result dim ")
+    // The factor a dim grows by (> 0) or shrinks by (< 0).
+    int64_t f = d == c                 ? (toSpace ? -b * b : b * b)
+                : d == h || d == h + 1 ? (toSpace ? b : -b)
+                                       : 1;
+    int64_t n = in.getDimSize(d);
+    if ((f < 0 && n % -f) || out.getDimSize(d) != (f < 0 ? n / -f : n * f))
+      return op->emitOpError("result dim ")
              << d << " does not match blocksize " << b;
   }
   if (getElementTypeOrSelf(in) != getElementTypeOrSelf(out))
-    return emitOpError("input and result element types must agree");
+    return op->emitOpError("input and result element types must agree");
   return success();
 }
 
+LogicalResult DepthToSpaceOp::verify() {
+  return verifyBlockMove(*this, getInput(), getOutput(), getBlocksize(),
+                         getLayout(), /*toSpace=*/true);
+}
+
 LogicalResult SpaceToDepthOp::verify() {
-  auto in = rankedType(getInput()), out = rankedType(getOutput());
-  if (in.getRank() != 4 || out.getRank() != 4)
-    return emitOpError("expects 4-D input and result");
-  int64_t b = getBlocksize();
-  if (b < 1)
-    return emitOpError("blocksize must be >= 1");
-  int64_t c = getLayout() == Layout::NHWC ? 3 : 1;
-  int64_t h = getLayout() == Layout::NHWC ? 1 : 2;
-  for (int64_t d = 0; d < 4; ++d) {
-    bool spatial = d == h || d == h + 1;
-    int64_t want = d == c    ? in.getDimSize(d) * b * b
-                   : spatial ? in.getDimSize(d) / b
-                             : in.getDimSize(d);
-    if ((spatial && in.getDimSize(d) % b) || out.getDimSize(d) != want)
-      return emitOpError("result dim ")
-             << d << " does not match blocksize " << b;
-  }
-  if (getElementTypeOrSelf(in) != getElementTypeOrSelf(out))
-    return emitOpError("input and result element types must agree");
-  return success();
+  return verifyBlockMove(*this, getInput(), getOutput(), getBlocksize(),
+                         getLayout(), /*toSpace=*/false);
 }
 
 OpFoldResult PadOp::fold(FoldAdaptor) {

@@ -69,3 +69,19 @@ func.func @host_bad_arg(%a: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+func.func @depth_to_space_bad_channels(%x: tensor<1x6x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  // expected-error @+1 {{result dim 1 does not match blocksize 2}}
+  %y = graph.depth_to_space %x {blocksize = 2 : i64, crd = false, layout = #graph<layout nchw>} : tensor<1x6x2x2xf32> -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @space_to_depth_indivisible(%x: tensor<1x2x5x4xf32>) -> tensor<1x8x2x2xf32> {
+  // expected-error @+1 {{result dim 2 does not match blocksize 2}}
+  %y = graph.space_to_depth %x {blocksize = 2 : i64, layout = #graph<layout nchw>} : tensor<1x2x5x4xf32> -> tensor<1x8x2x2xf32>
+  return %y : tensor<1x8x2x2xf32>
+}
