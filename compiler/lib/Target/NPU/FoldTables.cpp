@@ -64,12 +64,9 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
       std::optional<Chain> chain = chainAfter(dq);
       if (!chain)
         continue;
-      auto table = evaluate(dq, *chain);
-      if (!table) {
-        dq.emitError() << "cannot compute the activation table: "
-                       << llvm::toString(table.takeError());
+      std::optional<std::vector<int8_t>> table = tableOf(dq, *chain);
+      if (!table)
         return signalPassFailure();
-      }
       // After a table: one table of the table's input, the chain's entries
       // read at the table's codes.
       Value input = dq.getInput();
@@ -82,6 +79,17 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
     }
     if (standalone)
       foldStandalone();
+  }
+
+  /// The chain's table, or an error at `dq` (the caller fails the pass).
+  static std::optional<std::vector<int8_t>> tableOf(DequantizeOp dq,
+                                                    const Chain &chain) {
+    auto table = evaluate(dq, chain);
+    if (table)
+      return std::move(*table);
+    dq.emitError() << "cannot compute the activation table: "
+                   << llvm::toString(table.takeError());
+    return std::nullopt;
   }
 
   /// The chains no producer's REQUANT can apply (after an add, a pool, a
@@ -103,12 +111,9 @@ struct FoldTablesPass : systole::npu::impl::FoldTablesBase<FoldTablesPass> {
           chainAfter(dq, /*allowTranspose=*/false, /*allowPerChannel=*/true);
       if (!chain)
         continue;
-      auto table = evaluate(dq, *chain);
-      if (!table) {
-        dq.emitError() << "cannot compute the activation table: "
-                       << llvm::toString(table.takeError());
+      std::optional<std::vector<int8_t>> table = tableOf(dq, *chain);
+      if (!table)
         return signalPassFailure();
-      }
       Value input = dq.getInput();
       // A table whose only reader is this chain (applied by its producer
       // or not) takes the chain in: one lookup. A per-channel result
