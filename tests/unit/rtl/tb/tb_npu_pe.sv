@@ -5,6 +5,10 @@
 // adds A * (W - w_zp) to the partial sum from above (the current w_zp, 32-bit
 // wraparound); OS accumulates A * B, `capture` moves acc + A * B to the
 // output register and clears acc, `shift` passes the output from above.
+// A second PE with DOUBLE_BUF (array.matmul_inflight > 1) beside it: load_w
+// latches the shadow weight; in a cycle whose flip_in is set the WS product
+// uses the shadow weight and it becomes the weight in use; the zero point
+// is zp_in, which moves right with A like flip_in.
 module tb_npu_pe (
     input logic clk
 );
@@ -15,6 +19,15 @@ module tb_npu_pe (
   logic flip_in = 1'b0, flip_out;
   logic signed [8:0] zp_in = '0, zp_out;
   npu_pe dut (.*);
+  logic signed [8:0] a_out2, b_out2, zp_out2;
+  logic flip_out2;
+  logic signed [31:0] psum_out2;
+  npu_pe #(.DOUBLE_BUF(1'b1)) dut2 (
+      .clk, .rst, .os_mode, .load_w, .w_zp, .capture, .shift, .a_in, .flip_in, .zp_in, .b_in,
+      .psum_in, .a_out(a_out2), .flip_out(flip_out2), .zp_out(zp_out2), .b_out(b_out2),
+      .psum_out(psum_out2));
+  int w_sh2 = 0, w2 = 0, acc2 = 0, rpsum2 = 0, rzp2 = 0, n_flip = 0;
+  logic rflip2 = 1'b0;
 
   int cyc = -1, checks = 0, n_ws = 0, n_cap = 0, n_shift = 0, n_wrap = 0;
   int w = 0, acc = 0, ra = 0, rb = 0, rpsum = 0;
@@ -33,6 +46,8 @@ module tb_npu_pe (
     capture <= os && $urandom_range(0, 5) == 0;
     shift <= os && $urandom_range(0, 2) == 0;
     w_zp <= r9(-128, 127);
+    flip_in <= !os && $urandom_range(0, 4) == 0;
+    zp_in <= r9(-128, 127);
     a_in <= os ? r9(-256, 255) : r9(-255, 255);
     b_in <= os ? r9(-256, 255) : r9(-128, 127);  // WS: raw int8 weights
     psum_in <= $urandom_range(0, 3) == 0 ? 32'sh7fff0000 + $signed(32'($urandom_range(0, 'hffff)))
@@ -45,7 +60,32 @@ module tb_npu_pe (
       if (a_out !== 9'(ra) || b_out !== 9'(rb) || psum_out !== 32'(rpsum))
         $error("cycle %0d: a_out %0d b_out %0d psum_out %0d, expected %0d %0d %0d", cyc, a_out,
                b_out, psum_out, ra, rb, rpsum);
+      if (a_out2 !== 9'(ra) || b_out2 !== 9'(rb) || psum_out2 !== 32'(rpsum2) ||
+          flip_out2 !== rflip2 || zp_out2 !== 9'(rzp2))
+        $error("cycle %0d: double-buffered PE a_out %0d b_out %0d psum_out %0d flip %0d zp %0d, expected %0d %0d %0d %0d %0d",
+               cyc, a_out2, b_out2, psum_out2, flip_out2, zp_out2, ra, rb, rpsum2, rflip2, rzp2);
+      if (flip_out !== 1'b0 || zp_out !== 9'sd0)
+        $error("cycle %0d: the single-register PE passes flip %0d zp %0d on", cyc, flip_out, zp_out);
       checks++;
+      // The double-buffered PE's reference (before the shared one below
+      // updates os-mode state; it reads the same inputs).
+      rflip2 = flip_in;
+      rzp2 = int'(zp_in);
+      if (!os_mode) begin
+        automatic int wu = flip_in ? w_sh2 : w2;
+        rpsum2 = int'(psum_in) + int'(a_in) * (wu - int'(zp_in));
+        if (flip_in) begin
+          w2 = w_sh2;
+          n_flip++;
+        end
+      end else if (capture) begin
+        rpsum2 = acc2 + int'(a_in) * int'(b_in);
+        acc2 = 0;
+      end else begin
+        acc2 = acc2 + int'(a_in) * int'(b_in);
+        if (shift) rpsum2 = int'(psum_in);
+      end
+      if (load_w) w_sh2 = int'(b_in);
       // The reference registers for the next cycle (int arithmetic wraps at 32 bits).
       ra = int'(a_in);
       rb = int'(b_in);
@@ -67,10 +107,11 @@ module tb_npu_pe (
       if (load_w) w = int'(b_in);
     end
     if (cyc == 4000) begin
-      if (n_ws < 1000 || n_cap < 100 || n_shift < 300 || n_wrap < 10)
-        $error("coverage: %0d WS, %0d captures, %0d shifts, %0d wraps", n_ws, n_cap, n_shift, n_wrap);
-      $display("tb_npu_pe: %0d cycles checked (%0d WS MACs, %0d OS captures, %0d shifts, %0d wraps)",
-               checks, n_ws, n_cap, n_shift, n_wrap);
+      if (n_ws < 1000 || n_cap < 100 || n_shift < 300 || n_wrap < 10 || n_flip < 200)
+        $error("coverage: %0d WS, %0d captures, %0d shifts, %0d wraps, %0d switches", n_ws,
+               n_cap, n_shift, n_wrap, n_flip);
+      $display("tb_npu_pe: %0d cycles checked (%0d WS MACs, %0d OS captures, %0d shifts, %0d wraps; double-buffered PE: %0d weight switches)",
+               checks, n_ws, n_cap, n_shift, n_wrap, n_flip);
       $finish;
     end
   end
