@@ -15,10 +15,6 @@ using namespace systole::sim;
 using namespace systole::sim::cycle;
 using F = isa::Field;
 
-uint64_t SystolicArray::cycles(const isa::Instruction &I) {
-  return isa::computeCycles(I, *ctx.cfg);
-}
-
 uint64_t SystolicArray::issue(const isa::Instruction &I, uint64_t start) {
   if (I.raw(F::Matmul_dataflow) == isa::Dataflow_os &&
       isa::matmulBankConflict(I, *ctx.cfg))

@@ -125,10 +125,9 @@ struct ExecUnit {
 
 /// The array holds up to array.matmul_inflight WS MATMULs at once
 /// (isa::MatmulPipeline); its busy time counts cycles with any in it.
-struct SystolicArray : sc_core::sc_module, ExecUnit {
+struct SystolicArray : sc_core::sc_module {
   SystolicArray(sc_core::sc_module_name name, Context &ctx, Sram &sp)
       : sc_module(name), ctx(ctx), sp(sp), pipeline(*ctx.cfg) {}
-  uint64_t cycles(const isa::Instruction &inst) override;
   /// Earliest issue cycle of MATMUL `inst` as far as the array is concerned.
   uint64_t ready(const isa::Instruction &inst) const {
     return pipeline.earliestIssue(inst);

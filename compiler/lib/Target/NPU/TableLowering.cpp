@@ -270,6 +270,19 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   return items;
 }
 
+/// A STORE of n0 x n1 x n2 bytes: runs of n0, DRAM strides s1, s2, SP
+/// strides t1, t2.
+static Instruction blockStore(uint64_t dram, uint64_t sram, int64_t n0,
+                              int64_t n1, int64_t n2, int64_t s1, int64_t s2,
+                              int64_t t1, int64_t t2) {
+  DmaBox st;
+  st.dram = dram, st.sram = sram;
+  st.n[0] = n0, st.n[1] = n1, st.n[2] = n2;
+  st.s[1] = s1, st.s[2] = s2;
+  st.t[1] = t1, st.t[2] = t2;
+  return makeStore(st);
+}
+
 /// The rows of an NHWC tensor ([N, H, W, C], 8-bit per tensor) copied
 /// through the identity VLUT (the NPU's int8 codes back to storage bytes)
 /// and written out by the strided stores `stores` makes for a chunk of
@@ -333,13 +346,9 @@ llvm::Expected<std::vector<Item>> lowerUpsample(graph::UpsampleOp op,
       [&](int64_t r0, int64_t rt, uint64_t sp, std::vector<Instruction> &out) {
         for (int64_t dy = 0; dy < fy; ++dy)
           for (int64_t dx = 0; dx < fx; ++dx) {
-            DmaBox st;
-            st.dram = io.output + (r0 * fy + dy) * outRow + dx * C;
-            st.sram = sp;
-            st.n[0] = C, st.n[1] = W, st.n[2] = rt;
-            st.s[1] = fx * C, st.s[2] = fy * outRow;
-            st.t[1] = C, st.t[2] = W * C;
-            out.push_back(makeStore(st));
+            out.push_back(
+                blockStore(io.output + (r0 * fy + dy) * outRow + dx * C, sp, C,
+                           W, rt, fx * C, fy * outRow, C, W * C));
           }
       });
 }
@@ -361,13 +370,10 @@ llvm::Expected<std::vector<Item>> lowerDepthToSpace(graph::DepthToSpaceOp op,
       [&](int64_t r0, int64_t rt, uint64_t sp, std::vector<Instruction> &out) {
         for (int64_t i = 0; i < bs; ++i)
           for (int64_t j = 0; j < bs; ++j) {
-            DmaBox st;
-            st.dram = io.output + (r0 * bs + i) * outRow + j * cOut;
-            st.sram = sp + (i * bs + j) * cOut;
-            st.n[0] = cOut, st.n[1] = W, st.n[2] = rt;
-            st.s[1] = bs * cOut, st.s[2] = bs * outRow;
-            st.t[1] = C, st.t[2] = W * C;
-            out.push_back(makeStore(st));
+            out.push_back(
+                blockStore(io.output + (r0 * bs + i) * outRow + j * cOut,
+                           sp + (i * bs + j) * cOut, cOut, W, rt, bs * cOut,
+                           bs * outRow, C, W * C));
           }
       });
 }
@@ -388,13 +394,9 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
       [&](int64_t u0, int64_t ut, uint64_t sp, std::vector<Instruction> &out) {
         for (int64_t i = 0; i < bs; ++i)
           for (int64_t j = 0; j < bs; ++j) {
-            DmaBox st;
-            st.dram = io.output + u0 * outRow + (i * bs + j) * C;
-            st.sram = sp + (i * W + j) * C;
-            st.n[0] = C, st.n[1] = W / bs, st.n[2] = ut;
-            st.s[1] = bs * bs * C, st.s[2] = outRow;
-            st.t[1] = bs * C, st.t[2] = bs * W * C;
-            out.push_back(makeStore(st));
+            out.push_back(blockStore(io.output + u0 * outRow + (i * bs + j) * C,
+                                     sp + (i * W + j) * C, C, W / bs, ut,
+                                     bs * bs * C, outRow, bs * C, bs * W * C));
           }
       },
       bs);
