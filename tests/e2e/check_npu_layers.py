@@ -34,7 +34,8 @@ equal ORT's:
 - grouped: grouped convolutions on the array (ResNeXt-like 32 groups of 4
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
-  int32 bias, in both ONNX forms (QDQ and QLinearConv).
+  int32 bias, in both ONNX forms (QDQ and QLinearConv);
+- cascade: layers kept on chip (issue 18), also on the Verilated RTL.
 The models have no ReLU between a Conv and its QuantizeLinear: ORT fuses
 Conv + Relu into a float FusedConv before its QDQ fusion, so such a layer's
 reference would be float arithmetic, not ORT's integer kernel.
@@ -1030,7 +1031,40 @@ def case_pad_conv():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "residual": case_residual, "gate": case_gate,
+def case_cascade():
+    """Layers kept on chip (issue 18, npu-plan-cascades): a chain of
+    convolutions whose outputs only the next one reads, so each may write
+    its output straight into the next one's padded input tile in the
+    scratchpad (a HardSwish table applied on the way, a strided consumer,
+    a 1x1 one). The compile report marks a kept output ">sp" and an input
+    read on chip "<sp"; the test requires at least two kept edges on
+    default-32x32 and on rtl-8x8 (64 KiB of scratchpad; RTL == SystemC in
+    values and cycles), int8 and uint8."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "cascade-uint8" if uint8 else "cascade"
+        b = Builder([1, 16, 20, 20], uint8=uint8)
+        b.conv(16, 32, 3, pad=1, ys=0.4, yz=-5)
+        b.conv(32, 32, 3, pad=1, ys=0.3, yz=4)
+        b.activation("HardSwish", 0.2, -20)
+        b.conv(32, 24, 1, ys=0.5, yz=1)
+        b.conv(24, 32, 3, stride=2, pad=1, ys=0.6, yz=-2)
+        path_shapes[name] = [1, 16, 20, 20]
+        path = b.save(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(name, path, hw, "conv")
+            layers = [l for l in json.loads((work / f"{name}.json").read_text())["layers"]
+                      if l["op"] == "graph.conv2d"]
+            kept = [l["mapping"] for l in layers]
+            edges = sum(">sp" in a and "<sp" in b for a, b in zip(kept, kept[1:]))
+            orphans = sum(("<sp" in b) != (">sp" in a) for a, b in zip(kept, kept[1:]))
+            if edges < 2 or orphans or "<sp" in kept[0] or ">sp" in kept[-1]:
+                print(f"{name} {hw}: FAIL: expected >= 2 layers kept on chip: {kept}")
+                fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,

@@ -64,7 +64,8 @@ static int runCompile(int argc, char **argv) {
              "tune.json; none: no cache)")
       .flag({"--no-fusion"}, noFusion,
             "run every residual add as a layer of its own instead of in "
-            "the epilogue of the convolution that produces it")
+            "the epilogue of the convolution that produces it, and keep no "
+            "layer's output in the scratchpad for the next layer")
       .value({"--host-target"}, hostTarget, "cpu|gpu|gpu-emulation",
              "compiled host code: cpu (a native shared object) or gpu (PTX "
              "beside the CPU code; the runtime uses a GPU if present); "

@@ -99,6 +99,12 @@ std::optional<DmaBox> rowSlice(const DmaBox &in, int64_t a, int64_t b) {
   return part;
 }
 
+/// Scratchpad bytes a kept output reserves at the far end (the consumer's
+/// allocator rounds a top-down slot to 4 bytes).
+uint64_t keptBytes(const LayerIO &io) {
+  return io.keepOutput ? (io.keepOutput->bytes + 3) / 4 * 4 : 0;
+}
+
 } // namespace
 
 /// Depthwise (one input and one output channel per group) runs on the
@@ -107,6 +113,47 @@ static bool onVectorUnit(graph::Conv2DOp op) {
   return op.isDepthwise() &&
          cast<ShapedType>(op.getOutput().getType()).getShape().back() ==
              op.getGroup();
+}
+
+std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
+                                      const isa::HwConfig &hw, bool mirrored) {
+  auto conv = dyn_cast<graph::Conv2DOp>(op);
+  if (!conv || onVectorUnit(conv) || conv.getGroup() != 1 ||
+      epilogueOf(op).int32Out || !plan.count("rows"))
+    return std::nullopt;
+  ConvGeom g = geometry(conv);
+  // The tile holds the whole padded image (row tiles read it in place), and
+  // every input row is in it (a strided layer may skip the last rows: the
+  // producer would write past the tile).
+  if (g.batch != 1 || -g.pt + g.inRowsFor(g.oh) < g.h)
+    return std::nullopt;
+  int64_t wp = g.paddedWidth();
+  if (wp * g.cin > 0xffff)
+    return std::nullopt;
+  OnChipTile t;
+  t.bytes = g.inRowsFor(g.oh) * wp * g.cin;
+  // The consumer's first allocation (lowerConv allocates the input first).
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(), mirrored);
+  std::optional<uint64_t> base = sp.allocate(t.bytes);
+  if (!base)
+    return std::nullopt;
+  t.base = *base;
+  t.padTop = g.pt, t.padLeft = g.pl, t.rowPitch = wp, t.channels = g.cin;
+  return t;
+}
+
+Value layerResult(Operation *op) {
+  if (graph::TableOp t = fusedTable(op))
+    return t.getOutput();
+  return op->getResult(0);
+}
+
+bool canKeepOutput(Operation *op) {
+  auto conv = dyn_cast<graph::Conv2DOp>(op);
+  if (!conv || geometry(conv).batch != 1 || fusedResidual(op) ||
+      concatSlice(op))
+    return false;
+  return !epilogueOf(op).int32Out;
 }
 
 /// Depthwise convolution on the vector unit (DWCONV): the array would run
@@ -126,7 +173,7 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
     return loweringError(op, "depthwise dimensions exceed the field widths");
   int64_t inTile = g.inRowsFor(rows) * wp * ctMax;
   SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
-                   io.spMirrored);
+                   io.spMirrored, keptBytes(io));
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
@@ -137,7 +184,9 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s) {
     inSlot[s] = sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
-    outSlot[s] = sp.allocate(mMax * ctMax);
+    // A kept output goes straight into the next layer's tile.
+    outSlot[s] =
+        io.keepOutput ? std::optional<uint64_t>(0) : sp.allocate(mMax * ctMax);
     lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
     resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
     accSlot[s] = acc.allocate(mMax * ctMax);
@@ -229,8 +278,11 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         // A slice of an in-place concat: pixels are the concat's channels
         // apart.
         int64_t pix = io.outPixelStride ? io.outPixelStride : C;
-        appendEpilogue(it, tile, epi, io.output,
-                       (n * g.oh + oy0) * g.ow * pix + c0, pix);
+        if (io.keepOutput)
+          appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow, c0);
+        else
+          appendEpilogue(it, tile, epi, io.output,
+                         (n * g.oh + oy0) * g.ow * pix + c0, pix);
         items.push_back(std::move(it));
       }
   return items;
@@ -329,7 +381,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   if (kChunks > 1 && (resident || channelsOuter))
     return loweringError(op, "a K split streams the weights per item");
   int64_t wp = g.paddedWidth();
-  int64_t inTile = g.inRowsFor(rows) * wp * g.cin;
+  // A kept input is the whole padded image; each row tile reads its rows
+  // in place.
+  int64_t inTile = g.inRowsFor(io.inputOnChip ? g.oh : rows) * wp * g.cin;
   int64_t mMax = rows * g.ow;
   if (K > 0xffff || coutAll > 0xffff || mMax > 0xffff || cinAll > 0xffff)
     return loweringError(op, "layer dimensions exceed the DMA field widths");
@@ -337,13 +391,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // SRAM plan: two input slots, weights (resident or two slots), two output
   // slots; ACC: two accumulator tiles with their scale vectors.
   SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
-                   io.spMirrored);
+                   io.spMirrored, keptBytes(io));
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  if (io.inputOnChip && !onChipInput(op, plan, hw, io.spMirrored))
+    return loweringError(op, "this plan cannot read a kept input");
   // A fused residual add's operand tile, beside the output tile.
   int64_t resBytes = fusedResidual(op) ? mMax * ntMax : 0;
   // One input tile in the whole layer (row tiles outer, one image, one row
@@ -351,14 +407,18 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *
                        (channelsOuter ? (g.cout + ntMax - 1) / ntMax : 1);
   inSlot[0] = sp.allocate(inTile);
-  inSlot[1] = inputTiles > 1 ? sp.allocate(inTile) : inSlot[0];
+  // A kept input is the one tile, written by the previous layer.
+  inSlot[1] =
+      inputTiles > 1 && !io.inputOnChip ? sp.allocate(inTile) : inSlot[0];
   if (resident)
     wSlot[0] = wSlot[1] = sp.allocate(K * g.cout);
   else
     for (int s = 0; s < 2; ++s)
       wSlot[s] = sp.allocate(kc * ntMax);
+  // A kept output goes straight into the next layer's tile.
   for (int s = 0; s < 2; ++s)
-    outSlot[s] = sp.allocate(mMax * ntMax);
+    outSlot[s] =
+        io.keepOutput ? std::optional<uint64_t>(0) : sp.allocate(mMax * ntMax);
   for (int s = 0; s < 2; ++s)
     resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s)
@@ -435,6 +495,32 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                             static_cast<int8_t>(x.zeroPoint));
     padAddr = b.constantBase + b.addConstant(pad.data(), pad.size());
   }
+  // A kept input's zero-point border: the previous layer wrote the pixels
+  // only. One pixel of pad bytes, broadcast (DRAM strides 0).
+  std::vector<DmaBox> border;
+  if (io.inputOnChip && g.pt + g.pl + g.pr > 0) {
+    uint64_t pixel = 0;
+    if (io.materializeConstants) {
+      std::vector<int8_t> pad(g.cin, static_cast<int8_t>(x.zeroPoint));
+      pixel = b.constantBase + b.addConstant(pad.data(), pad.size());
+    }
+    uint64_t base = *inSlot[0];
+    int64_t tileRows = g.inRowsFor(g.oh), pitch = wp * g.cin;
+    int64_t bottom = tileRows - g.pt - g.h;
+    auto box = [&](int64_t row, int64_t col, int64_t nRows, int64_t nCols) {
+      if (nRows <= 0 || nCols <= 0)
+        return;
+      DmaBox p;
+      p.dram = pixel, p.sram = base + row * pitch + col * g.cin;
+      p.n[0] = g.cin, p.n[1] = nCols, p.n[2] = nRows;
+      p.t[1] = g.cin, p.t[2] = pitch;
+      border.push_back(p);
+    };
+    box(0, 0, g.pt, wp);
+    box(g.pt + g.h, 0, bottom, wp);
+    box(g.pt, 0, g.h, g.pl);
+    box(g.pt, g.pl + g.w, g.h, g.pr);
+  }
 
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;
@@ -481,7 +567,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       bool loadInput = channelsOuter || (j == 0 && q == 0);
       int64_t k0 = q * kc, kn = std::min(kc, K - k0);
       if (loadInput)
-        inBase = *inSlot[rowTilesSeen++ % 2];
+        inBase = io.inputOnChip ? *inSlot[0] + oy0 * g.sh * wp * g.cin
+                                : *inSlot[rowTilesSeen++ % 2];
       {
         size_t slot = items.size() % 2;
         int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
@@ -545,7 +632,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
               it.loads.push_back(makeLoad(wb));
             }
         };
-        if (loadInput) {
+        if (loadInput && io.inputOnChip) {
+          // The image is in place; the layer's first item writes its
+          // border.
+          if (items.empty())
+            for (const DmaBox &p : border)
+              it.loads.push_back(makeLoad(p));
+          if (resident && n == 0 && r == 0)
+            loadWeights(wAddr, *wSlot[0], g.cout, K);
+        } else if (loadInput) {
           DmaBox in;
           in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * cinAll +
                     gi * g.cin;
@@ -698,8 +793,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           // A slice of an in-place concat: pixels are the concat's channels
           // apart.
           int64_t pix = io.outPixelStride ? io.outPixelStride : coutAll;
-          appendEpilogue(it, tile, epi, io.output,
-                         (n * g.oh + oy0) * g.ow * pix + cAll, pix);
+          if (io.keepOutput)
+            appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow,
+                               cAll);
+          else
+            appendEpilogue(it, tile, epi, io.output,
+                           (n * g.oh + oy0) * g.ow * pix + cAll, pix);
         }
         items.push_back(std::move(it));
       }

@@ -228,7 +228,10 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
   builder.constantBase = (static_cast<uint64_t>(arena) + 4095) / 4096 * 4096;
 
   bool npuOpen = false;
+  // The layer the previous one keeps its output on chip for.
+  Operation *keptFor = nullptr;
   auto closeNpu = [&] {
+    keptFor = nullptr;
     if (!npuOpen)
       return;
     isa::NpuSegment seg;
@@ -423,6 +426,28 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       io.residual = static_cast<uint64_t>(*getDramOffset(other));
     }
     io.spMirrored = builder.spMirrored();
+    // Layers kept on chip (npu-plan-cascades): the producer writes into the
+    // input tile of the consumer, which must be the very next layer.
+    io.inputOnChip = op.hasAttr(kInputOnChipAttr);
+    if (io.inputOnChip && keptFor != &op)
+      return loweringError(&op, "its input is marked on chip but the layer "
+                                "before it does not keep it");
+    keptFor = nullptr;
+    if (op.hasAttr(kKeepOutputAttr)) {
+      Value kept = layerResult(&op);
+      Operation *next = kept.hasOneUse() ? *kept.user_begin() : nullptr;
+      if (next && getTile(next)) {
+        TilePlan nextPlan;
+        for (NamedAttribute a : getTile(next))
+          nextPlan[a.getName().str()] =
+              cast<IntegerAttr>(a.getValue()).getInt();
+        io.keepOutput = onChipInput(next, nextPlan, hw, !io.spMirrored);
+      }
+      if (!io.keepOutput || !next->hasAttr(kInputOnChipAttr))
+        return loweringError(&op, "its output is marked kept on chip but its "
+                                  "consumer cannot read it there");
+      keptFor = next;
+    }
     auto items = lowerLayer(&op, plan, io, builder);
     if (!items)
       return items.takeError();
@@ -450,7 +475,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       r.name = layer.name;
       r.op = op.getName().getStringRef().str();
       r.mapping = describePlan(&op) + (residual ? " +add" : "") +
-                  (slice ? " +concat" : "");
+                  (slice ? " +concat" : "") + (io.inputOnChip ? " <sp" : "") +
+                  (io.keepOutput ? " >sp" : "");
       r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
       r.dramBytes = builder.lastHoistedBytes;

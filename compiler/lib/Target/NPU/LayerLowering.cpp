@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
+#include <cassert>
 #include <cmath>
 #include <set>
 
@@ -18,13 +19,13 @@ std::optional<uint64_t> SramAllocator::allocate(uint64_t bytes,
   uint64_t start = top;
   if (bankAligned && bankBytes) {
     uint64_t aligned = (top + bankBytes - 1) / bankBytes * bankBytes;
-    if (aligned + bytes <= capacity)
+    if (aligned + bytes <= limit)
       start = aligned;
   }
   // Keep 4-byte alignment for everything (ACC words are addressed anyway).
   start = (start + 3) / 4 * 4;
   uint64_t size = mirrored ? (bytes + 3) / 4 * 4 : bytes;
-  if (start + size > capacity)
+  if (start + size > limit)
     return std::nullopt;
   top = start + size;
   return mirrored ? capacity - start - size : start;
@@ -285,19 +286,8 @@ void appendEpilogueLoads(Item &item, const AccTile &tile, const Epilogue &e,
   }
 }
 
-void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
-                    uint64_t outBase, int64_t elemOffset, int64_t rowStride) {
-  DmaBox out;
-  out.n[0] = tile.nt, out.n[1] = tile.m;
-  out.t[1] = tile.nt;
-  if (e.int32Out) {
-    out.acc = true, out.elemBytes = 4;
-    out.sram = tile.acc;
-    out.dram = outBase + 4 * elemOffset;
-    out.s[1] = 4 * rowStride;
-    item.stores.push_back(makeStore(out));
-    return;
-  }
+/// REQUANT of the whole accumulator tile into its output slot.
+static Instruction requantOf(const AccTile &tile, const Epilogue &e) {
   Instruction rq(Opcode::Requant);
   rq.set(Field::Requant_zp, e.y.zeroPoint);
   rq.set(Field::Requant_lo, e.lo);
@@ -315,7 +305,47 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     rq.set(Field::Requant_lut, 1);
     rq.set(Field::Requant_lut_addr, static_cast<int64_t>(tile.lut));
   }
-  item.computes.push_back(rq);
+  return rq;
+}
+
+void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
+                        const OnChipTile &dst, int64_t oy0, int64_t rows,
+                        int64_t ow, int64_t c0) {
+  assert(!e.int32Out && !e.residual && "a kept layer requantizes alone");
+  // Without side padding the tile's pixels are contiguous in the consumer's
+  // tile as they are in the accumulator: one REQUANT.
+  bool dense = dst.rowPitch == ow;
+  for (int64_t r = 0; r < (dense ? 1 : rows); ++r) {
+    Instruction rq = requantOf(tile, e);
+    rq.set(Field::Requant_c_addr,
+           static_cast<int64_t>(tile.acc + r * ow * tile.nt));
+    rq.set(Field::Requant_o_addr,
+           static_cast<int64_t>(
+               dst.base +
+               ((dst.padTop + oy0 + r) * dst.rowPitch + dst.padLeft) *
+                   dst.channels +
+               c0));
+    rq.set(Field::Requant_o_stride, dst.channels);
+    rq.set(Field::Requant_m, dense ? rows * ow : ow);
+    item.computes.push_back(rq);
+  }
+  item.keep = true;
+}
+
+void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
+                    uint64_t outBase, int64_t elemOffset, int64_t rowStride) {
+  DmaBox out;
+  out.n[0] = tile.nt, out.n[1] = tile.m;
+  out.t[1] = tile.nt;
+  if (e.int32Out) {
+    out.acc = true, out.elemBytes = 4;
+    out.sram = tile.acc;
+    out.dram = outBase + 4 * elemOffset;
+    out.s[1] = 4 * rowStride;
+    item.stores.push_back(makeStore(out));
+    return;
+  }
+  item.computes.push_back(requantOf(tile, e));
   if (e.residual) {
     // The add's operands: the requantized tile and the shortcut's.
     uint64_t aAddr = e.producerIsLhs ? tile.out : tile.res;

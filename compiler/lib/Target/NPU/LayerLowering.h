@@ -24,6 +24,17 @@ namespace systole::npu {
 /// Integer entries of an op's tile plan ("rows", "n", "resident", ...).
 using TilePlan = std::map<std::string, int64_t>;
 
+/// A convolution's whole input tile kept in the scratchpad by the layer
+/// before it (a cascade, npu-plan-cascades): the consumer's padded NHWC
+/// tile, `rows` x `rowPitch` pixels of `channels` bytes from `base`, the
+/// producer's pixel (y, x) at row padTop + y, column padLeft + x. The
+/// zero-point border is the consumer's to write.
+struct OnChipTile {
+  uint64_t base = 0;
+  int64_t bytes = 0;
+  int64_t padTop = 0, padLeft = 0, rowPitch = 0, channels = 0;
+};
+
 /// Where an op's tensors live. Constants are placed in the builder's pool by
 /// the generator (weights in the layout the array reads, bias, scales);
 /// when `materializeConstants` is false (pricing) they get dummy addresses.
@@ -41,6 +52,13 @@ struct LayerIO {
   /// channel slice of an in-place concat (concatSlice); 0: the output's own
   /// channel count. `output` is then the slice's first element.
   int64_t outPixelStride = 0;
+  /// The output stays in the scratchpad as the next layer's input tile
+  /// (REQUANT writes it there, nothing is stored); the layer's own slots
+  /// keep clear of it.
+  std::optional<OnChipTile> keepOutput;
+  /// The input is already in the scratchpad (the previous layer kept it):
+  /// the input tile is not loaded, only its padding border is written.
+  bool inputOnChip = false;
 };
 
 /// Bump allocator over the scratchpad or accumulator. Regions start on bank
@@ -48,8 +66,12 @@ struct LayerIO {
 /// MATMUL A and B, VADD A and B) sit in different banks.
 class SramAllocator {
 public:
-  SramAllocator(uint64_t capacity, uint64_t bankBytes, bool mirrored = false)
-      : capacity(capacity), bankBytes(bankBytes), mirrored(mirrored) {}
+  /// `reserved` bytes at the far end stay free (a kept tile of the next
+  /// layer, LayerIO::keepOutput).
+  SramAllocator(uint64_t capacity, uint64_t bankBytes, bool mirrored = false,
+                uint64_t reserved = 0)
+      : capacity(capacity), bankBytes(bankBytes), mirrored(mirrored),
+        limit(capacity - std::min(capacity, reserved)) {}
   /// Returns the address, or nullopt when `bytes` does not fit.
   std::optional<uint64_t> allocate(uint64_t bytes, bool bankAligned = true);
   uint64_t used() const { return top; }
@@ -59,6 +81,7 @@ private:
   /// Addresses reflected to capacity - start - size: the same bank-disjoint
   /// layout, stacked from the top of the memory.
   bool mirrored;
+  uint64_t limit;
 };
 
 struct QParams {
@@ -161,6 +184,24 @@ materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
 /// `rowStride` elements apart in DRAM.
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
                     uint64_t outBase, int64_t elemOffset, int64_t rowStride);
+/// The epilogue of a kept layer (LayerIO::keepOutput): REQUANT writes the
+/// tile's `rows` x `ow` pixels (output rows from `oy0`, channels from `c0`)
+/// into `dst` (one REQUANT per row when its rows are padded); no store.
+void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
+                        const OnChipTile &dst, int64_t oy0, int64_t rows,
+                        int64_t ow, int64_t c0);
+/// Where `op`'s input (its whole padded image) sits when the layer before
+/// keeps it on chip and `op` allocates with `plan` (mirrored: from the
+/// top), or nullopt when `op` cannot read a kept input (not a convolution
+/// on the array, groups, batches, an int32 result, input rows it skips).
+std::optional<OnChipTile> onChipInput(mlir::Operation *op, const TilePlan &plan,
+                                      const isa::HwConfig &hw, bool mirrored);
+/// Whether `op` can keep its output on chip for a consumer: an array
+/// convolution with an int8 epilogue (no residual add, no concat slice).
+bool canKeepOutput(mlir::Operation *op);
+/// The value a kept layer's consumer reads: its fused table's result, or
+/// its own.
+mlir::Value layerResult(mlir::Operation *op);
 
 /// Generates the pipeline items of `op` with `plan`. Fails with a message
 /// naming what does not fit when the plan exceeds the SRAMs.
@@ -175,6 +216,10 @@ llvm::Expected<std::vector<Item>> lowerLayer(mlir::Operation *op,
 std::vector<TilePlan> candidatePlans(mlir::Operation *op,
                                      const isa::HwConfig &hw,
                                      bool kSplit = false);
+
+/// The op's name, operand shapes, attributes and fused parts: layers with
+/// the same signature have the same timing under the same plan.
+std::string layerSignature(mlir::Operation *op);
 
 /// Number of activation operands the generator of `op` reads from DRAM.
 unsigned numActivationOperands(mlir::Operation *op);

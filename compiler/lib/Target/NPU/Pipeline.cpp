@@ -39,6 +39,14 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   tiles.tune = options.tune;
   tiles.tuneCache = options.tuneCache;
   fn.addPass(createPlanTiles(tiles));
+  // Part of fusion: --no-fusion (and --no-dram-reuse) keep every
+  // intermediate in DRAM.
+  if (options.fuseResidual) {
+    PlanCascadesOptions cascades;
+    cascades.hwConfig = options.hw;
+    cascades.search = options.tune > 0;
+    fn.addPass(createPlanCascades(cascades));
+  }
   AllocateDramOptions dram;
   dram.reuse = options.reuseDram;
   fn.addPass(createAllocateDram(dram));

@@ -22,10 +22,8 @@ namespace systole::npu {
 using namespace mlir;
 using namespace systole::npu;
 
-namespace {
-
 /// The op's name, operand/result types and inherent attributes, printed.
-std::string layerSignature(Operation *op) {
+std::string systole::npu::layerSignature(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << op->getName();
@@ -35,7 +33,7 @@ std::string layerSignature(Operation *op) {
     if (auto st = dyn_cast<ShapedType>(t))
       for (int64_t d : st.getShape())
         os << "x" << d;
-    os << ":" << (isa<ShapedType>(t) ? storedElementBytes(t) : 0);
+    os << ":" << (llvm::isa<ShapedType>(t) ? storedElementBytes(t) : 0);
   };
   for (Type t : op->getOperandTypes())
     shape(t), os << " ";
@@ -55,6 +53,8 @@ std::string layerSignature(Operation *op) {
     os << " +slice" << s->channels;
   return os.str();
 }
+
+namespace {
 
 struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
   using PlanTilesBase::PlanTilesBase;

@@ -23,6 +23,9 @@
 // used.
 // Between layers a compute FENCE pops the previous layer's last st->cmp and
 // pushes cmp->ld, so a layer's loads read what the previous layer stored.
+// After a layer that kept its output in the scratchpad (Item::keep) the
+// FENCE pops nothing: it waits for the post-processor, so the kept tile's
+// last REQUANT has written it before this layer's first MATMUL reads it.
 // Stream order for d = 2 is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item
 // ahead; for d = 1 it is L0 C0 S0 L1 C1 S1 ... Every token's producer
 // precedes its consumer, so in-order fetch cannot deadlock.
@@ -157,13 +160,16 @@ OutputGroups outputGroups(const std::vector<Item> &items) {
   g.group.resize(items.size());
   g.starts.resize(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
-    g.starts[i] = i == 0 || !items[i - 1].stores.empty();
+    auto ends = [&](size_t k) {
+      return !items[k].stores.empty() || items[k].keep;
+    };
+    g.starts[i] = i == 0 || ends(i - 1);
     g.group[i] = static_cast<int64_t>(g.storing.size());
-    if (!items[i].stores.empty())
+    if (ends(i))
       g.storing.push_back(i);
   }
-  assert((items.empty() || !items.back().stores.empty()) &&
-         "a layer's last item stores its output");
+  assert((items.empty() || !items.back().stores.empty() || items.back().keep) &&
+         "a layer's last item stores or keeps its output");
   return g;
 }
 
@@ -194,7 +200,11 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     for (Instruction &c : it.computes)
       isa::setBankConflictFlag(c, hw);
   size_t count = items.size();
-  bool barrier = lastStore.has_value();
+  bool barrier = lastStore.has_value() || prevKept;
+  // A kept layer has no stores: its items take no part in the output
+  // protocol (no out slot to guard; the accumulator tiles are guarded by
+  // the compute queue's order, docs/compiler.md "Layers kept on chip").
+  bool kept = !items.empty() && items.back().keep;
   lastHoisted = 0, lastHoistedBytes = 0;
   std::vector<Instruction> hoisted;
   if (barrier && hoistPoint && !items.empty()) {
@@ -227,15 +237,20 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     it.loadNeed = std::move(keepNeed);
     stream.insert(stream.begin() + *hoistPoint, hoisted.begin(), hoisted.end());
     lastHoisted = hoisted.size();
-    *lastStore += hoisted.size();
+    if (lastStore)
+      *lastStore += hoisted.size();
   }
   size_t first = stream.size();
   if (barrier) {
     // The previous layer's last store now owes a token to this barrier.
-    addDeps(stream[*lastStore], false, false, /*pushPrev=*/true, false);
+    // After a kept layer the FENCE alone orders its last REQUANTs (which
+    // wrote this layer's input) before this layer's computes and loads.
+    if (lastStore)
+      addDeps(stream[*lastStore], false, false, /*pushPrev=*/true, false);
     Instruction fence(Opcode::Fence);
     fence.set(Field::Fence_queue, isa::QueueSel_compute);
-    addDeps(fence, false, /*popNext=*/true, /*pushPrev=*/true, false);
+    addDeps(fence, false, /*popNext=*/lastStore.has_value(),
+            /*pushPrev=*/true, false);
     stream.push_back(fence);
   }
   OutputGroups groups = outputGroups(items);
@@ -257,7 +272,7 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     bool storing = !it.stores.empty();
     int64_t q = groups.group[i];
     addDeps(it.computes.front(), false,
-            /*popNext=*/groups.starts[i] && q >= dq, false, false);
+            /*popNext=*/!kept && groups.starts[i] && q >= dq, false, false);
     addDeps(it.computes.back(), false, false, /*pushPrev=*/i + d < count,
             /*pushNext=*/storing);
     if (!storing)
@@ -295,7 +310,11 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
       append(items[i].stores);
     }
   }
-  lastStore = stream.size() - 1;
+  if (kept)
+    lastStore.reset();
+  else
+    lastStore = stream.size() - 1;
+  prevKept = kept;
   auto [lo, hi] =
       scratchpadHull(llvm::ArrayRef<Instruction>(stream).drop_front(first));
   auto [hlo, hhi] = scratchpadHull(hoisted);
@@ -307,6 +326,7 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
 std::vector<Instruction> ProgramBuilder::finishSegment() {
   stream.push_back(Instruction(Opcode::End));
   lastStore.reset();
+  prevKept = false;
   hoistPoint.reset();
   mirrorNext = false;
   return std::move(stream);

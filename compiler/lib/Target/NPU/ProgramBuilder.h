@@ -59,6 +59,10 @@ struct Item {
   /// instead of after every load of the item; a layer's first item, which
   /// nothing overlaps, gains the most. Empty: one stage.
   std::vector<size_t> loadNeed;
+  /// The item ends its output tile without stores: the tile stays in the
+  /// scratchpad for the next layer (a cascade, npu-plan-cascades). A layer's
+  /// items either all store or all keep.
+  bool keep = false;
 };
 
 /// Items grouped by output tile: a group is a run of items without stores
@@ -136,6 +140,9 @@ private:
   /// Index of the last STORE of the previous layer, whose st->cmp token the
   /// next layer's barrier consumes.
   std::optional<size_t> lastStore;
+  /// The previous layer kept its output on chip (no store): the barrier is
+  /// a compute FENCE alone.
+  bool prevKept = false;
   /// Where hoisted loads go (after the previous layer's last item's loads)
   /// and the scratchpad hull [lo, hi) the previous layer touches.
   std::optional<size_t> hoistPoint;

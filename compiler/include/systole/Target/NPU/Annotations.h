@@ -30,6 +30,12 @@ constexpr llvm::StringLiteral kResidualAttr = "npu.residual_of";
 /// slices (npu-concat-in-place); it has no code.
 constexpr llvm::StringLiteral kInPlaceAttr = "npu.in_place";
 
+/// On a convolution: its output stays in the scratchpad as the next
+/// layer's input tile; on that next layer: its input is read there
+/// (npu-plan-cascades).
+constexpr llvm::StringLiteral kKeepOutputAttr = "npu.keep_output";
+constexpr llvm::StringLiteral kInputOnChipAttr = "npu.input_on_chip";
+
 enum class Placement { Npu, Host };
 
 std::optional<Placement> getPlacement(mlir::Operation *op);

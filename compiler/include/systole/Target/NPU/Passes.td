@@ -142,6 +142,31 @@ def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
 
+def PlanCascades : Pass<"npu-plan-cascades", "mlir::func::FuncOp"> {
+  let summary = "Keep a layer's output in the scratchpad for the next layer "
+                "when the cost model says it pays";
+  let description = [{
+    After npu-plan-tiles: for each convolution whose int8 result (through a
+    fused activation table) is read only by the convolution emitted right
+    after it in the same NPU segment, prices the pair kept on chip: the
+    consumer with a plan that holds its whole padded input in one tile,
+    the producer with plans whose slots leave that tile free and whose
+    REQUANT writes straight into it (no store, no load). When the two
+    predicted layer times beat the planned ones, marks the producer
+    `npu.keep_output`, the consumer `npu.input_on_chip` and replaces both
+    plans. Pairs are decided in order, so chains form (a consumer that
+    reads on chip may keep its own output for the next layer).
+  }];
+  let options = [
+    Option<"hwConfig", "hw", "std::string", /*default=*/"\"\"",
+           "hardware config JSON file or bundled preset name">,
+    Option<"search", "search", "bool", /*default=*/"false",
+           "price every candidate plan of both layers (--tune), not only "
+           "their planned ones when those still fit">
+  ];
+  let dependentDialects = ["::systole::graph::GraphDialect"];
+}
+
 def AllocateDram : Pass<"npu-allocate-dram", "mlir::func::FuncOp"> {
   let summary = "Assign DRAM offsets to activations with liveness-based reuse";
   let description = [{
