@@ -1,5 +1,6 @@
 //===- CompileDriver.cpp - ONNX file -> .npu program, in one call ---------===//
 #include "systole/Driver/CompileDriver.h"
+#include "systole/ISA/Verifier.h"
 
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/ISA/PlacementReport.h"
@@ -125,6 +126,12 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   auto program = npu::emitProgram(func, *config, &result.layers, options.emit);
   if (!program)
     return withDiagnostics(llvm::toString(program.takeError()));
+  // What the compiler writes must load: a program the verifier rejects is
+  // a compiler bug, reported here rather than by the first run.
+  if (llvm::Error e = isa::verifyProgram(*program))
+    return withDiagnostics("internal error: the generated program is "
+                           "invalid: " +
+                           llvm::toString(std::move(e)));
   result.program = std::move(*program);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -99,6 +99,38 @@ std::optional<DmaBox> rowSlice(const DmaBox &in, int64_t a, int64_t b) {
   return part;
 }
 
+/// The loads that write a kept input's zero-point border around the image
+/// ([inRowsFor(oh)][wp][cin] bytes at `base`): the previous layer wrote the
+/// pixels only. One pixel of pad bytes, broadcast (DRAM strides 0).
+std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
+                                    int64_t zeroPoint, const LayerIO &io,
+                                    ProgramBuilder &b) {
+  std::vector<DmaBox> border;
+  if (g.pt + g.pl + g.pr == 0 && g.inRowsFor(g.oh) == g.h)
+    return border;
+  uint64_t pixel = 0;
+  if (io.materializeConstants) {
+    std::vector<int8_t> pad(g.cin, static_cast<int8_t>(zeroPoint));
+    pixel = b.constantBase + b.addConstant(pad.data(), pad.size());
+  }
+  int64_t wp = g.paddedWidth(), pitch = wp * g.cin;
+  int64_t bottom = g.inRowsFor(g.oh) - g.pt - g.h;
+  auto box = [&](int64_t row, int64_t col, int64_t nRows, int64_t nCols) {
+    if (nRows <= 0 || nCols <= 0)
+      return;
+    DmaBox p;
+    p.dram = pixel, p.sram = base + row * pitch + col * g.cin;
+    p.n[0] = g.cin, p.n[1] = nCols, p.n[2] = nRows;
+    p.t[1] = g.cin, p.t[2] = pitch;
+    border.push_back(p);
+  };
+  box(0, 0, g.pt, wp);
+  box(g.pt + g.h, 0, bottom, wp);
+  box(g.pt, 0, g.h, g.pl);
+  box(g.pt, g.pl + g.w, g.h, g.pr);
+  return border;
+}
+
 /// Scratchpad bytes a kept output reserves at the far end (the consumer's
 /// allocator rounds a top-down slot to 4 bytes).
 uint64_t keptBytes(const LayerIO &io) {
@@ -118,7 +150,9 @@ static bool onVectorUnit(graph::Conv2DOp op) {
 std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored) {
   auto conv = dyn_cast<graph::Conv2DOp>(op);
-  if (!conv || onVectorUnit(conv) || conv.getGroup() != 1 ||
+  // Depthwise (vector unit) or dense on the array: one image of all the
+  // input channels.
+  if (!conv || (!onVectorUnit(conv) && conv.getGroup() != 1) ||
       epilogueOf(op).int32Out || !plan.count("rows"))
     return std::nullopt;
   ConvGeom g = geometry(conv);
@@ -174,6 +208,19 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
   int64_t inTile = g.inRowsFor(rows) * wp * ctMax;
   SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
                    io.spMirrored, keptBytes(io));
+  // A kept input is the whole padded image of all channels, the first
+  // allocation (onChipInput); items read their rows and channels in place.
+  std::optional<uint64_t> keptIn;
+  if (io.inputOnChip) {
+    if (!onChipInput(op, plan, hw, io.spMirrored))
+      return loweringError(op, "this plan cannot read a kept input");
+    keptIn = sp.allocate(g.inRowsFor(g.oh) * wp * C);
+    if (!keptIn)
+      return loweringError(op, "scratchpad of " +
+                                   llvm::Twine(hw.sram.scratchpadBytes) +
+                                   " bytes cannot hold the kept input image");
+    inTile = 0;
+  }
   SramAllocator acc(hw.accumulatorWords(),
                     hw.accumulatorWords() /
                         std::max<uint64_t>(1, hw.sram.accumulatorBanks));
@@ -182,7 +229,7 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
   int64_t resBytes = fusedResidual(op) ? mMax * ctMax : 0;
   for (int s = 0; s < 2; ++s) {
-    inSlot[s] = sp.allocate(inTile);
+    inSlot[s] = keptIn ? keptIn : sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
     // A kept output goes straight into the next layer's tile.
     outSlot[s] =
@@ -217,6 +264,10 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
     materializeTable(b, epi);
   }
 
+  std::vector<DmaBox> border;
+  if (keptIn)
+    border = keptInputBorder(g, *keptIn, x.zeroPoint, io, b);
+
   std::vector<Item> items;
   for (int64_t n = 0; n < g.batch; ++n)
     for (int64_t oy0 = 0; oy0 < g.oh; oy0 += rows)
@@ -240,7 +291,15 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         in.padLeft = g.pl, in.padRight = g.pr;
         in.padValue = x.zeroPoint;
         in.flipSign = x.isUnsigned;
-        it.loads.push_back(makeLoad(in));
+        if (!keptIn)
+          it.loads.push_back(makeLoad(in));
+        else if (items.empty())
+          for (const DmaBox &p : border)
+            it.loads.push_back(makeLoad(p));
+        // The tile's first input row and channel, and its strides.
+        uint64_t inAddr =
+            keptIn ? *keptIn + oy0 * g.sh * wp * C + c0 : *inSlot[slot];
+        int64_t pixStride = keptIn ? C : ct;
         DmaBox wb;
         wb.dram = wAddr + c0, wb.sram = *wSlot[slot];
         wb.n[0] = ct, wb.n[1] = g.kh * g.kw, wb.s[1] = C, wb.t[1] = ct;
@@ -264,14 +323,14 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         dw.set(Field::Dwconv_sw, g.sw);
         dw.set(Field::Dwconv_dh, g.dh);
         dw.set(Field::Dwconv_dw, g.dw);
-        dw.set(Field::Dwconv_in_addr, *inSlot[slot]);
+        dw.set(Field::Dwconv_in_addr, inAddr);
         dw.set(Field::Dwconv_w_addr, *wSlot[slot]);
         dw.set(Field::Dwconv_c_addr, *accSlot[slot]);
         dw.set(Field::Dwconv_oh, th);
         dw.set(Field::Dwconv_ow, g.ow);
         dw.set(Field::Dwconv_ch, ct);
-        dw.set(Field::Dwconv_in_row_stride, wp * ct);
-        dw.set(Field::Dwconv_in_pix_stride, ct);
+        dw.set(Field::Dwconv_in_row_stride, wp * pixStride);
+        dw.set(Field::Dwconv_in_pix_stride, pixStride);
         dw.set(Field::Dwconv_c_row_stride, g.ow * ct);
         dw.set(Field::Dwconv_c_pix_stride, ct);
         it.computes.push_back(dw);
@@ -495,32 +554,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
                             static_cast<int8_t>(x.zeroPoint));
     padAddr = b.constantBase + b.addConstant(pad.data(), pad.size());
   }
-  // A kept input's zero-point border: the previous layer wrote the pixels
-  // only. One pixel of pad bytes, broadcast (DRAM strides 0).
   std::vector<DmaBox> border;
-  if (io.inputOnChip && g.pt + g.pl + g.pr > 0) {
-    uint64_t pixel = 0;
-    if (io.materializeConstants) {
-      std::vector<int8_t> pad(g.cin, static_cast<int8_t>(x.zeroPoint));
-      pixel = b.constantBase + b.addConstant(pad.data(), pad.size());
-    }
-    uint64_t base = *inSlot[0];
-    int64_t tileRows = g.inRowsFor(g.oh), pitch = wp * g.cin;
-    int64_t bottom = tileRows - g.pt - g.h;
-    auto box = [&](int64_t row, int64_t col, int64_t nRows, int64_t nCols) {
-      if (nRows <= 0 || nCols <= 0)
-        return;
-      DmaBox p;
-      p.dram = pixel, p.sram = base + row * pitch + col * g.cin;
-      p.n[0] = g.cin, p.n[1] = nCols, p.n[2] = nRows;
-      p.t[1] = g.cin, p.t[2] = pitch;
-      border.push_back(p);
-    };
-    box(0, 0, g.pt, wp);
-    box(g.pt + g.h, 0, bottom, wp);
-    box(g.pt, 0, g.h, g.pl);
-    box(g.pt, g.pl + g.w, g.h, g.pr);
-  }
+  if (io.inputOnChip)
+    border = keptInputBorder(g, *inSlot[0], x.zeroPoint, io, b);
 
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;
