@@ -4,9 +4,9 @@
 // unit and the dependency tokens (popped at issue), the DRAM channel
 // arbiter (request order, ties to the load path, non-preemptive), and
 // in-order retirement that pushes tokens at completion. With
-// REQUANT_OVERLAP (vector.requant_overlap) a REQUANT holds only the
-// post-processor: a second busy timer and its own retire stream, so the
-// MATMULs after it issue once the array is free (isa.md §3).
+// REQUANT_OVERLAP (vector.requant_overlap) a REQUANT (VADD, VMUL, VLUT)
+// holds only the post-processor: a second busy timer and its own retire
+// stream, so the MATMULs after it issue once the array is free (isa.md §3).
 //
 // With MATMUL_INFLIGHT (array.matmul_inflight) > 1 the array takes a WS
 // MATMUL before the previous ones have drained, by isa::MatmulPipeline's
@@ -40,9 +40,11 @@ module npu_controller
     // datapath: compute instruction completing at the end of this cycle
     output logic                  exec,
     output logic [INSTR_BITS-1:0] exec_inst,
-    // datapath: REQUANT on the post-processor completing at the end of this
-    // cycle (REQUANT_OVERLAP only; otherwise REQUANT completes through exec)
+    // datapath: an instruction on the post-processor (REQUANT, VADD, VMUL,
+    // VLUT) completing at the end of this cycle, and its opcode
+    // (REQUANT_OVERLAP only; otherwise they complete through exec)
     output logic                  pp_exec,
+    output logic [7:0]            pp_exec_op,
     // compute instruction (not FENCE) issuing this cycle
     output logic                  c_issue,
     // the compute queue's head and its occupancy (computeCycles), valid
@@ -201,7 +203,11 @@ module npu_controller
   // ---- issue ----
   logic [63:0] unit_free[3], last_end[3], post_free;
   logic [2:0] tok_ok, unit_ok, is_dma;
-  wire head_on_pp = REQUANT_OVERLAP && hinst[QC][7:0] == OP_REQUANT;
+  // The post-processor takes REQUANT and the vector unit's elementwise
+  // instructions (isa::onPostProcessor).
+  wire [7:0] hop_c = hinst[QC][7:0];
+  wire head_on_pp = REQUANT_OVERLAP && (hop_c == OP_REQUANT || hop_c == OP_VADD ||
+                                        hop_c == OP_VMUL || hop_c == OP_VLUT);
   always_comb begin
     tok_ok[QL] = !hinst[QL][9] || tavail[C2L];
     tok_ok[QC] = (!hinst[QC][8] || tavail[L2C]) && (!hinst[QC][9] || tavail[S2C]);
@@ -229,15 +235,17 @@ module npu_controller
   logic [63:0] cdur, cend;
   logic c_busy, p_busy;
   logic [63:0] c_end, p_end;
+  logic [7:0] p_op;
   logic [INSTR_BITS-1:0] c_inst;
   assign cdur = compute_cycles(hinst[QC]);
-  // A REQUANT on the post-processor is not ordered after the array's work.
+  // The post-processor's work is not ordered after the array's.
   assign cend = head_on_pp || cycle + cdur > last_end[QC] ? cycle + cdur : last_end[QC];
   wire c_exec_now = issue[QC] && cdur == 1 && hinst[QC][7:0] != OP_FENCE && !head_on_pp;
   assign exec = c_exec_now || (c_busy && cycle + 1 == c_end);
   assign exec_inst = c_exec_now ? hinst[QC] : c_inst;
   wire p_exec_now = issue[QC] && cdur == 1 && head_on_pp;
   assign pp_exec = p_exec_now || (p_busy && cycle + 1 == p_end);
+  assign pp_exec_op = p_exec_now ? hop_c : p_op;
   assign pp_push = issue[QC] && head_on_pp;
   assign c_issue = issue[QC] && hinst[QC][7:0] != OP_FENCE;
   assign mm_inst = hinst[QC];
@@ -346,6 +354,7 @@ module npu_controller
         if (cdur > 1) begin
           p_busy <= 1'b1;
           p_end <= cycle + cdur;
+          p_op <= hop_c;
         end
       end
       if (mm_busy && cycle + 1 == mh_end[0]) mm_busy <= 1'b0;

@@ -22,6 +22,7 @@ module npu_datapath
     input  logic                  exec,
     input  logic [INSTR_BITS-1:0] exec_inst,
     input  logic                  pp_exec,
+    input  logic [7:0]            pp_exec_op,
     // DMA load data
     input  logic                  dma_wr_valid,
     input  logic                  dma_wr_acc,
@@ -189,7 +190,7 @@ module npu_datapath
     done_now = '0;
     start_now = '0;
     if (exec && is_engine_op(exec_inst[7:0])) done_now[engine_of(exec_inst[7:0])] = 1'b1;
-    if (pp_exec) done_now[0] = 1'b1;
+    if (pp_exec) done_now[engine_of(pp_exec_op)] = 1'b1;
     if (c_start && is_engine_op(c_op)) start_now[engine_of(c_op)] = 1'b1;
   end
   always_ff @(posedge clk)

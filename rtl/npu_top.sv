@@ -36,6 +36,7 @@ module npu_top
     output logic [63:0]           ev_chan_end
 );
   logic dma_start, dma_active, dma_last_beat, exec, pp_exec, running, c_issue;
+  logic [7:0] pp_exec_op;
   logic schedule_error;
   logic [63:0] mm_cycles;
   logic [INSTR_BITS-1:0] dma_start_inst, exec_inst, mm_inst;
@@ -48,7 +49,7 @@ module npu_top
   npu_controller u_ctrl (
       .clk, .rst, .start, .fetch_idx, .fetch_inst,
       .dma_start, .dma_start_inst, .dma_active, .dma_last_beat,
-      .exec, .exec_inst, .pp_exec, .c_issue, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
+      .exec, .exec_inst, .pp_exec, .pp_exec_op, .c_issue, .mm_inst, .mm_cycles, .cycle, .running, .done, .quiescent, .fault_overflow,
       .fault_internal(ctrl_internal),
       .ev_fetch_valid, .ev_fetch_idx, .ev_issue_valid, .ev_issue_idx,
       .ev_grant_valid, .ev_grant_idx, .ev_sched_valid, .ev_sched_idx,
@@ -65,7 +66,7 @@ module npu_top
 
   npu_datapath u_dp (
       .clk, .rst, .c_start(c_issue), .c_inst(mm_inst), .c_cycles(mm_cycles),
-      .exec, .exec_inst, .pp_exec,
+      .exec, .exec_inst, .pp_exec, .pp_exec_op,
       .dma_wr_valid(wr_valid), .dma_wr_acc(wr_acc), .dma_wr_addr(wr_addr),
       .dma_wr_len(wr_len), .dma_wr_data(wr_data),
       .pad_we, .pad_acc, .pad_addr, .pad_len, .pad_data,

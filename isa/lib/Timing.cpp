@@ -490,3 +490,18 @@ HostTiming systole::isa::hostTiming(uint64_t bytes, uint64_t tensors,
         static_cast<uint64_t>(std::ceil(double(ops) / cfg.host.opsPerCycle));
   return t;
 }
+
+bool systole::isa::onPostProcessor(const Instruction &inst,
+                                   const HwConfig &cfg) {
+  if (!cfg.vector.requantOverlap)
+    return false;
+  switch (inst.opcode()) {
+  case Opcode::Requant:
+  case Opcode::Vadd:
+  case Opcode::Vmul:
+  case Opcode::Vlut:
+    return true;
+  default:
+    return false;
+  }
+}

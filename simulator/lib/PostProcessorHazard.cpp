@@ -1,5 +1,7 @@
-//===- PostProcessorHazard.cpp - MATMUL vs in-flight REQUANT -------------===//
+//===- PostProcessorHazard.cpp - MATMUL vs the running post-processor ----===//
 #include "PostProcessorHazard.h"
+
+#include "systole/ISA/Timing.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -47,6 +49,26 @@ std::string show(const char *what, const Span &s) {
 std::optional<std::string>
 sim::postProcessorHazard(const isa::Instruction &mm,
                          const isa::Instruction &rq) {
+  if (rq.opcode() != isa::Opcode::Requant) {
+    // VADD, VMUL, VLUT: scratchpad in and out. A MATMUL writes only the
+    // accumulator, so the one conflict is reading what they write.
+    std::string name =
+        llvm::StringRef(isa::opcodeInfo(rq.opcode()).mnemonic).upper();
+    Span b = rows(mm.raw(Field::Matmul_b_addr), mm.raw(Field::Matmul_k),
+                  mm.raw(Field::Matmul_b_stride), mm.raw(Field::Matmul_n));
+    for (const isa::Access &w : isa::accessRanges(rq)) {
+      if (!w.write || w.space != isa::MemSpace::Scratchpad || w.end <= w.begin)
+        continue;
+      Span out{w.begin, w.end - 1};
+      for (const auto &[op, span] :
+           {std::pair<const char *, Span>{"A", matmulA(mm)}, {"B", b}})
+        if (span.overlaps(out))
+          return show((std::string("MATMUL reads ") + op + " at SP").c_str(),
+                      span) +
+                 ", " + name + " writes " + show("SP", out);
+    }
+    return std::nullopt;
+  }
   uint64_t n = rq.raw(Field::Requant_n);
   Span accWrite = rows(mm.raw(Field::Matmul_c_addr), mm.raw(Field::Matmul_m),
                        mm.raw(Field::Matmul_c_stride), mm.raw(Field::Matmul_n));

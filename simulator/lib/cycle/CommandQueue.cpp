@@ -34,9 +34,10 @@ static uint64_t retirePhase(isa::Queue q) {
 // Issue: the head starts at the issue phase of the first cycle in which it
 // has been dispatched (possibly this very cycle), its unit is free and the
 // tokens it pops are present. Issuing frees its queue slot; fetch can use
-// the slot in the next cycle. With vector.requant_overlap a REQUANT holds
-// only the post-processor: MATMULs issue past it, every other compute
-// instruction (and the next REQUANT) waits for it.
+// the slot in the next cycle. With vector.requant_overlap a REQUANT (or a
+// VADD, VMUL, VLUT) holds only the post-processor: MATMULs issue past it,
+// every other compute instruction (and the next one on the post-processor)
+// waits for it.
 void CommandQueue::issueLoop() {
   RunStats &st = *ctx.stats;
   MachineState &S = *ctx.state;
@@ -54,7 +55,7 @@ void CommandQueue::issueLoop() {
     const isa::Instruction &I = ctx.stream[idx];
     InstructionRecord &rec = st.instructions[idx];
     bool isMatmul = I.opcode() == isa::Opcode::Matmul;
-    bool onPost = overlap && I.opcode() == isa::Opcode::Requant;
+    bool onPost = overlap && isa::onPostProcessor(I, *ctx.cfg);
     uint64_t ready = std::max({rec.fetch, unitFree, nextIssue});
     if (overlap && !isMatmul)
       ready = std::max(ready, postFree);
@@ -90,9 +91,14 @@ void CommandQueue::issueLoop() {
     }
     if (overlap && isMatmul && postFree > now)
       if (auto h = postProcessorHazard(I, ctx.stream[postIdx])) {
-        ctx.raise(FaultKind::PostProcessorHazard, idx,
-                  *h + " (REQUANT #" + std::to_string(postIdx) +
-                      " runs until cycle " + std::to_string(postFree) + ")");
+        ctx.raise(
+            FaultKind::PostProcessorHazard, idx,
+            *h + " (" +
+                llvm::StringRef(
+                    isa::opcodeInfo(ctx.stream[postIdx].opcode()).mnemonic)
+                    .upper() +
+                " #" + std::to_string(postIdx) + " runs until cycle " +
+                std::to_string(postFree) + ")");
         return;
       }
     popTokens(I, S);

@@ -211,7 +211,8 @@ uint64_t EstimateModel::readyCycle(unsigned q, size_t idx) const {
   const QueueState &Q = queues[q];
   uint64_t ready =
       std::max({st.instructions[idx].fetch, Q.unitFree, Q.nextIssue});
-  // With vector.requant_overlap only MATMULs issue past a running REQUANT.
+  // With vector.requant_overlap only MATMULs issue past a running REQUANT
+  // (VADD, VMUL, VLUT).
   if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
       stream[idx].opcode() != isa::Opcode::Matmul)
     ready = std::max(ready, Q.postFree);
@@ -232,15 +233,18 @@ void EstimateModel::issue(unsigned q, uint64_t t) {
     uint64_t ready = readyCycle(q, idx);
     if (ready > t || !tokensReady(I))
       return;
-    bool onPost = q == unsigned(isa::Queue::Compute) &&
-                  cfg.vector.requantOverlap &&
-                  I.opcode() == isa::Opcode::Requant;
+    bool onPost =
+        q == unsigned(isa::Queue::Compute) && isa::onPostProcessor(I, cfg);
     if (q == unsigned(isa::Queue::Compute) && cfg.vector.requantOverlap &&
         I.opcode() == isa::Opcode::Matmul && Q.postFree > t)
       if (auto h = postProcessorHazard(I, stream[Q.postIdx])) {
         raise(FaultKind::PostProcessorHazard, idx, t,
-              *h + " (REQUANT #" + std::to_string(Q.postIdx) +
-                  " runs until cycle " + std::to_string(Q.postFree) + ")");
+              *h + " (" +
+                  llvm::StringRef(
+                      isa::opcodeInfo(stream[Q.postIdx].opcode()).mnemonic)
+                      .upper() +
+                  " #" + std::to_string(Q.postIdx) + " runs until cycle " +
+                  std::to_string(Q.postFree) + ")");
         return;
       }
     rec.tokenWait = t - ready;

@@ -334,14 +334,18 @@ private:
     if (!cfg.vector.requantOverlap)
       return true;
     const isa::Instruction &I = stream[i];
-    if (I.opcode() == isa::Opcode::Requant) {
+    if (isa::onPostProcessor(I, cfg)) {
       ppIdx = i;
       ppFree = cycle + isa::computeCycles(I, cfg);
     } else if (I.opcode() == isa::Opcode::Matmul && ppFree > cycle) {
       if (auto h = postProcessorHazard(I, stream[ppIdx])) {
         raise(FaultKind::PostProcessorHazard, i, cycle,
-              *h + " (REQUANT #" + std::to_string(ppIdx) +
-                  " runs until cycle " + std::to_string(ppFree) + ")");
+              *h + " (" +
+                  llvm::StringRef(
+                      isa::opcodeInfo(stream[ppIdx].opcode()).mnemonic)
+                      .upper() +
+                  " #" + std::to_string(ppIdx) + " runs until cycle " +
+                  std::to_string(ppFree) + ")");
         return false;
       }
     }

@@ -314,6 +314,73 @@ TEST(RtlCosim, RequantBesideTheNextMatmulOnRtl8x8) {
   expectSameRun(overlappedTiles(8), cfg, init, "hazard", /*sameFault=*/true);
 }
 
+// A fused residual add's VADD on the post-processor (vector.requant_overlap,
+// docs/isa.md §3) through the RTL (rtl-8x8: lanes 8, P 3, 16 KiB banks).
+// MATMUL 0-39 and REQUANT 39-58 as above; VADD of 16 x 8 elements in place
+// over the REQUANT's output (A at 8192, bank 0; B at 20480, bank 1: no
+// conflict), 128 / 8 + 3 = 19 cycles, issues when the post-processor is
+// free, 58-77; the next MATMUL issues beside it at 59 (one issue per cycle),
+// 59-98. Before VADD ran on the post-processor it held the compute queue:
+// the MATMUL started at 77 and ended at 116.
+namespace {
+std::vector<Instruction> residualTile(uint64_t secondA) {
+  Instruction v(Opcode::Vadd);
+  v.with(isa::Field::Vadd_mode, isa::AddMode_fma)
+      .with(isa::Field::Vadd_lo, -128)
+      .with(isa::Field::Vadd_hi, 127)
+      .with(isa::Field::Vadd_a_addr, 8192)
+      .with(isa::Field::Vadd_b_addr, 20480)
+      .with(isa::Field::Vadd_o_addr, 8192)
+      .with(isa::Field::Vadd_n0, 8)
+      .with(isa::Field::Vadd_n1, 16)
+      .with(isa::Field::Vadd_a_s1, 8)
+      .with(isa::Field::Vadd_b_s1, 8)
+      .with(isa::Field::Vadd_o_s1, 8);
+  v.setF32(isa::Field::Vadd_ratio_a, 0.75f);
+  v.setF32(isa::Field::Vadd_ratio_b, 0.5f);
+  v.setF32(isa::Field::Vadd_fixed, 3.0f);
+  return {matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4096, 0),
+          tileRequant(0, 8192), v,
+          matmul(isa::Dataflow_ws, 16, 8, 8, true, secondA, 4096, 256), end()};
+}
+} // namespace
+
+TEST(RtlCosim, ResidualVaddBesideTheNextMatmulOnRtl8x8) {
+  isa::HwConfig cfg = preset("rtl-8x8");
+  ASSERT_EQ(cfg.vector.requantOverlap, 1u);
+  MachineState init = randomState(cfg, 1 << 16, 12);
+  for (unsigned n = 0; n < 8; ++n) {
+    float f = 0.001f * float(n + 1);
+    std::memcpy(&init.accumulator[2048 + n], &f, 4);
+  }
+  std::vector<Instruction> prog = residualTile(1024);
+  MachineState rs = init;
+  auto r = runRtl(prog, cfg, rs);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_FALSE(r->fault) << r->fault->message();
+  const auto &in = r->stats.instructions;
+  uint64_t want[4][2] = {{0, 39}, {39, 58}, {58, 77}, {59, 98}};
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(in[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(in[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_EQ(r->stats.totalCycles, 98u);
+  expectSameRun(prog, cfg, init, "VADD beside a MATMUL");
+  // The MATMUL reading A at 8192, which the running VADD writes: a
+  // post-processor hazard at its issue, cycle 59, in both models.
+  MachineState hs = init;
+  auto h = runRtl(residualTile(8192), cfg, hs);
+  ASSERT_TRUE(bool(h)) << llvm::toString(h.takeError());
+  ASSERT_TRUE(h->fault);
+  EXPECT_EQ(h->fault->kind, FaultKind::PostProcessorHazard);
+  EXPECT_EQ(h->fault->instruction, 3u);
+  EXPECT_EQ(h->fault->cycle, 59u);
+  EXPECT_NE(h->fault->detail.find("VADD writes SP"), std::string::npos)
+      << h->fault->detail;
+  expectSameRun(residualTile(8192), cfg, init, "VADD hazard",
+                /*sameFault=*/true);
+}
+
 // array.matmul_inflight = 3 through the RTL (rtl-8x8: R = C = 8), every
 // start and end hand-derived from docs/isa.md §6 ("MATMULs in flight"):
 // WS with preload takes 8 + M + 15 cycles, a reuse M + 15, OS K + 22.

@@ -356,6 +356,72 @@ TEST(CycleOverlap, MatmulTouchingTheRunningRequantsOperandsFaults) {
   EXPECT_FALSE(runCycles(twoTiles(16), cfg).fault);
 }
 
+// A VADD runs on the post-processor too (a fused residual add after its
+// tile's REQUANT), on tiny-4x4 with the overlap: MATMUL 0-19, REQUANT
+// 19-29, VADD of 8 x 4 elements in place over the REQUANT's output (A at
+// 8192, bank 2; B at 12288, bank 3), 32 / 4 + 2 = 10 cycles, issues when
+// the post-processor is free, 29-39; the next MATMUL issues beside it at 30
+// (one issue per cycle), 30-49. Serially: VADD 29-39, MATMUL 39-58.
+namespace {
+std::vector<Instruction> residualTile(uint64_t secondA) {
+  Instruction v(Opcode::Vadd);
+  v.with(F::Vadd_mode, isa::AddMode_fma)
+      .with(F::Vadd_lo, -128)
+      .with(F::Vadd_hi, 127)
+      .with(F::Vadd_a_addr, 8192)
+      .with(F::Vadd_b_addr, 12288)
+      .with(F::Vadd_o_addr, 8192)
+      .with(F::Vadd_n0, 4)
+      .with(F::Vadd_n1, 8)
+      .with(F::Vadd_a_s1, 4)
+      .with(F::Vadd_b_s1, 4)
+      .with(F::Vadd_o_s1, 4);
+  v.setF32(F::Vadd_ratio_a, 0.75f);
+  v.setF32(F::Vadd_ratio_b, 0.5f);
+  v.setF32(F::Vadd_fixed, 3.0f);
+  return {matmul(isa::Dataflow_ws, 8, 4, 4, true, 0, 4096, 0), requant(8, 4), v,
+          matmul(isa::Dataflow_ws, 8, 4, 4, true, secondA, 4096, 64), end()};
+}
+} // namespace
+
+TEST(CycleOverlap, ResidualVaddRunsBesideTheNextMatmul) {
+  isa::HwConfig cfg = preset("tiny-4x4");
+  RunResult serial = runCycles(residualTile(0), cfg);
+  ASSERT_FALSE(serial.fault);
+  EXPECT_EQ(serial.stats.instructions[3].start, 39u);
+  EXPECT_EQ(serial.stats.totalCycles, 58u);
+  cfg.vector.requantOverlap = 1;
+  RunResult r = runCycles(residualTile(0), cfg);
+  ASSERT_FALSE(r.fault) << r.fault->message();
+  const auto &in = r.stats.instructions;
+  uint64_t want[4][2] = {{0, 19}, {19, 29}, {29, 39}, {30, 49}};
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(in[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(in[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_EQ(r.stats.totalCycles, 49u);
+  // Same memories as serially.
+  MachineState a = MachineState::create(cfg, 1 << 16);
+  MachineState b = MachineState::create(cfg, 1 << 16);
+  for (MachineState *s : {&a, &b})
+    for (size_t i = 0; i < s->scratchpad.size(); ++i)
+      s->scratchpad[i] = uint8_t(i * 7 + 3);
+  isa::HwConfig serialCfg = cfg;
+  serialCfg.vector.requantOverlap = 0;
+  ASSERT_FALSE(runCycleAccurate(residualTile(0), cfg, a).fault);
+  ASSERT_FALSE(runCycleAccurate(residualTile(0), serialCfg, b).fault);
+  EXPECT_EQ(a.scratchpad, b.scratchpad);
+  EXPECT_EQ(a.accumulator, b.accumulator);
+  // Reading A where the running VADD writes: a post-processor hazard.
+  RunResult h = runCycles(residualTile(8192), cfg);
+  ASSERT_TRUE(h.fault);
+  EXPECT_EQ(h.fault->kind, FaultKind::PostProcessorHazard);
+  EXPECT_EQ(h.fault->instruction, 3u);
+  EXPECT_NE(h.fault->detail.find("VADD writes SP [8192, 8223]"),
+            std::string::npos)
+      << h.fault->detail;
+}
+
 // array.matmul_inflight = 3 on a 16 x 16 array (docs/isa.md §6): WS M=5
 // K=16 N=16 with preload occupies 16 + 5 + 31 = 52 cycles, the reuse
 // 5 + 31 = 36; OS M=4 K=8 N=4 8 + 32 + 16 - 2 = 54. The rule,

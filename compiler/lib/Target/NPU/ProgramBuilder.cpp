@@ -342,7 +342,8 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   uint64_t latency = hw.dram.latencyCycles;
   // computeDone: the array and vector unit are free; postFree: the
   // post-processor is (with vector.requant_overlap, MATMULs of the next item
-  // run while the last REQUANT of this one finishes).
+  // run while the last REQUANT, or a fused residual's VADD, of this one
+  // finishes).
   uint64_t channelFree = 0, computeDone = 0, postFree = 0, end = 0;
   bool overlap = hw.vector.requantOverlap;
   std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
@@ -411,7 +412,7 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
       t = std::max(t, array.drained());
       if (!overlap) {
         last = t += d;
-      } else if (inst.opcode() == Opcode::Requant) {
+      } else if (isa::onPostProcessor(inst, hw)) {
         last = postFree = std::max(t, postFree) + d;
       } else {
         last = t = std::max(t, postFree) + d;

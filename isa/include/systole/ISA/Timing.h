@@ -52,6 +52,12 @@ DmaTiming dmaTiming(const Instruction &inst, const HwConfig &cfg);
 /// VADD, VMUL, POOL, DWCONV; FENCE = 1). 0 for LOAD/STORE/END.
 uint64_t computeCycles(const Instruction &inst, const HwConfig &cfg);
 
+/// Whether `inst` runs on the post-processor beside the array
+/// (vector.requant_overlap, docs/isa.md §3): REQUANT and the vector unit's
+/// elementwise instructions (VADD, VMUL, VLUT), which read and write the
+/// scratchpad (and REQUANT the accumulator) but never what a MATMUL writes.
+bool onPostProcessor(const Instruction &inst, const HwConfig &cfg);
+
 /// Latency of the instruction alone on an idle machine: computeCycles, or for
 /// DMA channelCycles + latencyCycles.
 uint64_t predictedCycles(const Instruction &inst, const HwConfig &cfg);

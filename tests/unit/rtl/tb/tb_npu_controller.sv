@@ -18,6 +18,7 @@ module tb_npu_controller
   logic [31:0] fetch_idx;
   logic [INSTR_BITS-1:0] fetch_inst, dma_start_inst, exec_inst, mm_inst;
   logic pp_exec, c_issue;
+  logic [7:0] pp_exec_op;
   logic dma_start, exec, running, done, quiescent, fault_overflow, fault_internal;
   logic [63:0] mm_cycles, cycle, ev_chan_end;
   logic ev_fetch_valid, ev_grant_valid;
