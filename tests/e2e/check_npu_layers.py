@@ -35,7 +35,9 @@ equal ORT's:
   channels, 4 groups of 16->32 with stride 2, ShuffleNet-like 3 groups, a
   depthwise convolution with channel multiplier 2), per-channel weights,
   int32 bias, in both ONNX forms (QDQ and QLinearConv);
-- cascade: layers kept on chip (issue 18), also on the Verilated RTL.
+- cascade: layers kept on chip (issue 18), also on the Verilated RTL;
+- strided-1x1: strided 1x1 convolutions reading only the pixels they use,
+  also on the Verilated RTL.
 The models have no ReLU between a Conv and its QuantizeLinear: ORT fuses
 Conv + Relu into a float FusedConv before its QDQ fusion, so such a layer's
 reference would be float arithmetic, not ORT's integer kernel.
@@ -1072,7 +1074,38 @@ def case_cascade():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "residual": case_residual, "gate": case_gate,
+def case_strided_1x1():
+    """Strided 1x1 convolutions without padding (ResNet's downsampling
+    shortcuts, issue 18): the DMA gathers one pixel in sh x sw, whole pixels
+    of at least a DRAM burst, and the layer runs as a stride-1 convolution
+    over the gathered image. Stride 2 and (2, 3) on 64 and 128 channels; the
+    report's DRAM bytes of each layer must stay under half of its input
+    (the whole input is read without the gather); default-32x32 and rtl-8x8
+    (RTL == SystemC)."""
+    b = Builder([1, 64, 12, 18])
+    b.conv(64, 128, 1, stride=2, ys=0.4, yz=3)
+    i = b._weights((96, 128, 1, 1), 0)
+    b.nodes.append(helper.make_node("Conv", [b.cur, f"wd{i}", f"bd{i}"], [f"y{i}"],
+                                    kernel_shape=[1, 1], strides=[2, 3]))
+    n, _, h, w = b.shape
+    b.shape = [n, 96, (h - 1) // 2 + 1, (w - 1) // 3 + 1]
+    b._requant(i, f"y{i}", 0.6, -4, False)
+    path_shapes["strided-1x1"] = [1, 64, 12, 18]
+    path = b.save("strided-1x1")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("strided-1x1", path, hw, "conv")
+        layers = [l for l in json.loads((work / "strided-1x1.json").read_text())["layers"]
+                  if l["op"] == "graph.conv2d"]
+        inputs = [64 * 12 * 18, 128 * 6 * 9]
+        big = [(l["dram_bytes"], x) for l, x in zip(layers, inputs) if l["dram_bytes"] >= x / 2 + 128 * 96 + 2048]
+        if len(layers) != 2 or big:
+            print(f"strided-1x1 {hw}: FAIL: a strided 1x1 layer reads its whole input: {layers}")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,

@@ -425,6 +425,20 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t G = op.getGroup();
   int64_t cinAll = g.cin, coutAll = g.cout;
   g.cin /= G, g.cout /= G;
+  // The input image in DRAM: bytes per image, between rows and pixels.
+  int64_t inBytesPerImage = g.h * g.w * cinAll;
+  int64_t dramRow = g.w * cinAll, dramPixel = cinAll;
+  // A strided 1x1 convolution without padding (ResNet's downsampling
+  // shortcut) reads one pixel in sh x sw: its DMA gathers only those,
+  // whole pixels of at least a burst each, and the layer runs as a stride-1
+  // convolution over the OH x OW image they form (a quarter of the DRAM
+  // reads at stride 2). A kept input is the full image: not gathered.
+  if (g.kh == 1 && g.kw == 1 && (g.sh > 1 || g.sw > 1) &&
+      g.pt + g.pl + g.pb + g.pr == 0 && !io.inputOnChip &&
+      g.cin >= static_cast<int64_t>(hw.dram.burstBytes)) {
+    dramRow *= g.sh, dramPixel *= g.sw;
+    g.h = g.oh, g.w = g.ow, g.sh = g.sw = 1;
+  }
   int64_t rows = plan.at("rows"), ntMax = std::min(plan.at("n"), g.cout);
   bool resident = plan.at("resident");
   if (resident && G > 1)
@@ -546,7 +560,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // (per-pixel runs would each waste most of a burst); the side padding then
   // comes from a small constant of pad bytes in the NPU's int8 domain.
   bool wholeRows =
-      G == 1 && g.w * g.cin <= 0xffff &&
+      G == 1 && dramPixel == cinAll && g.w * g.cin <= 0xffff &&
       (g.pl + g.pr == 0 || g.cin < static_cast<int64_t>(hw.dram.burstBytes));
   uint64_t padAddr = 0;
   if (wholeRows && g.pl + g.pr > 0 && io.materializeConstants) {
@@ -561,7 +575,6 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;
   int64_t nTiles = (g.cout + ntMax - 1) / ntMax;
-  uint64_t inBytesPerImage = g.h * g.w * cinAll;
   // Loop order: row tiles outer reuse each input tile across the channel
   // tiles; channel tiles outer (streamed weights only) load each weight
   // slice once and re-read the input instead, the better trade when the
@@ -678,11 +691,11 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             loadWeights(wAddr, *wSlot[0], g.cout, K);
         } else if (loadInput) {
           DmaBox in;
-          in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * g.w * cinAll +
-                    gi * g.cin;
+          in.dram =
+              io.inputs[0] + n * inBytesPerImage + iy0 * dramRow + gi * g.cin;
           in.sram = inBase;
           in.n[0] = g.cin, in.n[1] = g.w, in.n[2] = realRows;
-          in.s[1] = cinAll, in.s[2] = g.w * cinAll;
+          in.s[1] = dramPixel, in.s[2] = dramRow;
           in.t[1] = g.cin, in.t[2] = wp * g.cin;
           in.padTop = padTop, in.padBottom = padBottom;
           in.padLeft = g.pl, in.padRight = g.pr;
