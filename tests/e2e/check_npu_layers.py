@@ -37,7 +37,9 @@ equal ORT's:
   int32 bias, in both ONNX forms (QDQ and QLinearConv);
 - cascade: layers kept on chip (issue 18), also on the Verilated RTL;
 - strided-1x1: strided 1x1 convolutions reading only the pixels they use,
-  also on the Verilated RTL.
+  also on the Verilated RTL;
+- pad-pool: explicit constant Pads before pools as NPU copies, also on the
+  Verilated RTL.
 The models have no ReLU between a Conv and its QuantizeLinear: ORT fuses
 Conv + Relu into a float FusedConv before its QDQ fusion, so such a layer's
 reference would be float arithmetic, not ORT's integer kernel.
@@ -1105,7 +1107,48 @@ def case_strided_1x1():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
+def case_pad_pool():
+    """Explicit constant Pads no convolution absorbs (issue 16), as Keras
+    and TensorFlow converters write them: ZeroPadding2D((1, 1)) before a
+    3x3/2 MaxPool (a Pad of 0.0, the zero point), and an asymmetric Pad of
+    a nonzero value (one row below, two columns right, 0.5 = 2 steps of
+    the scale above the zero point) before a 2x2/2 MaxPool. Both run on
+    the NPU as copies (DMA padding, identity table) between the conv and
+    the pools: nothing but the model's I/O on the host; int8 and uint8."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "pad-pool-uint8" if uint8 else "pad-pool"
+        b = Builder([1, 8, 11, 12], uint8=uint8)
+        b.conv(8, 16, 3, pad=1, ys=0.25, yz=-6)
+        for i, (pads, value, k) in enumerate((([0, 0, 1, 1, 0, 0, 1, 1], 0.0, 3),
+                                               ([0, 0, 0, 0, 0, 0, 1, 2], 0.5, 2))):
+            j = 990 + i
+            n, c, h, w = b.shape
+            b.inits.append(init(f"pads{j}", np.array(pads, np.int64)))
+            b.inits.append(init(f"pv{j}", np.float32(value)))
+            b.nodes.append(helper.make_node("Pad", [b.cur, f"pads{j}", f"pv{j}"], [f"pd{j}"],
+                                            mode="constant"))
+            b._requant(j, f"pd{j}", b.scale, -6, False)
+            h, w = h + pads[2] + pads[6], w + pads[3] + pads[7]
+            b.nodes.append(helper.make_node("MaxPool", [b.cur], [f"mp{j}"],
+                                            kernel_shape=[k, k], strides=[2, 2]))
+            b._requant(j + 5, f"mp{j}", b.scale, -6, False)
+            b.shape = [n, c, (h - k) // 2 + 1, (w - k) // 2 + 1]
+        path_shapes[name] = [1, 8, 11, 12]
+        path = b.save(name)
+        for hw in ("default-32x32", "rtl-8x8"):
+            fails += check(name, path, hw, "conv")
+            report = json.loads((work / f"{name}.json").read_text())
+            pads = [l for l in report["layers"] if l["op"] == "graph.pad"]
+            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
+                    and p["op"] not in ("quantize", "dequantize", "transpose")]
+            if len(pads) != 2 or host:
+                print(f"{name} {hw}: FAIL: {len(pads)} of 2 pads on the NPU, on the host: {host}")
+                fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "pad-pool": case_pad_pool, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,

@@ -483,6 +483,10 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     auto in = cast<ShapedType>(op->getOperand(0).getType());
     return rowCandidates(in.getDimSize(0) * in.getDimSize(1));
   }
+  if (auto pad = dyn_cast<graph::PadOp>(op)) {
+    auto out = cast<ShapedType>(pad.getOutput().getType());
+    return rowCandidates(out.getDimSize(1));
+  }
   if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op)) {
     // Units of blocksize input rows: one output row each.
     auto out = cast<ShapedType>(s2d.getOutput().getType());
@@ -523,6 +527,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerDepthToSpace(d, plan, io, builder);
   if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op))
     return lowerSpaceToDepth(s2d, plan, io, builder);
+  if (auto pad = dyn_cast<graph::PadOp>(op))
+    return lowerPad(pad, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

@@ -192,6 +192,22 @@ std::string npuRejection(Operation *op) {
              "(graph-to-nhwc did not rewrite this one)";
     return "";
   }
+  if (auto pad = dyn_cast<PadOp>(op)) {
+    // A quantized constant Pad no convolution absorbs (before a pool, a
+    // concat, ...): the DMA writes the value around each row tile.
+    auto in = cast<ShapedType>(pad.getInput().getType());
+    ArrayRef<int64_t> p = pad.getPads();
+    if (in.getRank() != 4 || !isI8PerTensor(pad.getInput().getType()) ||
+        pad.getInput().getType() !=
+            pad.getOutput().getType().clone(in.getShape()))
+      return "Pad must be 8-bit per-tensor quantized, rank 4, its result "
+             "quantized as its input";
+    if (p[0] || p[3] || p[4] || p[7])
+      return "Pad on the NPU pads the two middle dimensions (H and W) only";
+    if ((in.getDimSize(2) + p[2] + p[6]) * in.getDimSize(3) > 0xffff)
+      return "Pad's output rows exceed the vector unit's field widths";
+    return "";
+  }
   if (auto s2d = dyn_cast<SpaceToDepthOp>(op)) {
     if (s2d.getLayout() != Layout::NHWC ||
         !isI8PerTensor(s2d.getInput().getType()))

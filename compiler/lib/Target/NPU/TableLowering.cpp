@@ -15,6 +15,11 @@
 // through the identity table and stores it fy * fx times, each a strided
 // box of whole pixels (C bytes) fx pixels and fy rows apart.
 //
+// A quantized constant Pad of the middle dimensions (NHWC: H and W) copies
+// each output row tile through the identity table: the DMA writes the
+// input rows with the side padding, and one pixel of pad bytes, broadcast,
+// the padding rows.
+//
 // A concat copies each input's rows into its channel slice of the output
 // (DRAM pixel stride = the output's channels) through that input's table:
 // Q(DQ_i(code)) (requantTable; identity when the parameters agree), and,
@@ -400,6 +405,88 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
           }
       },
       bs);
+}
+
+llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
+                                           const TilePlan &plan,
+                                           const LayerIO &io,
+                                           ProgramBuilder &b) {
+  auto type = cast<ShapedType>(op.getInput().getType());
+  int64_t N = type.getDimSize(0), H = type.getDimSize(1),
+          W = type.getDimSize(2), C = type.getDimSize(3);
+  ArrayRef<int64_t> p = op.getPads();
+  int64_t pt = p[1], pl = p[2], pb = p[5], pr = p[6];
+  int64_t Ho = H + pt + pb, Wo = W + pl + pr, row = Wo * C;
+  int64_t rows = std::min(plan.at("rows"), Ho);
+  if (row > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
+    return loweringError(op, "row tile exceeds the field widths");
+  auto q = tables::quantized8(type);
+  if (!q)
+    return loweringError(op, "Pad needs an 8-bit per-tensor input");
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * row, rows * row, 256}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  // The value is the stored integer; in SP the NPU's int8 domain (a uint8
+  // tensor is loaded flipped, the identity table flips it back).
+  int64_t stored = static_cast<int64_t>(op.getValue().convertToDouble());
+  int8_t padByte = static_cast<int8_t>(q.isSigned() ? stored : stored - 128);
+  uint64_t lutDram = 0, pixel = 0;
+  if (io.materializeConstants) {
+    std::vector<int8_t> id(256);
+    for (int k = 0; k < 256; ++k)
+      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
+    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
+    std::vector<int8_t> px(C, padByte);
+    pixel = b.constantBase + b.addConstant(px.data(), px.size(), true);
+  }
+  // `n` rows of `cols` pixels of pad bytes at (row r, column c) of a tile.
+  auto padBox = [&](uint64_t tile, int64_t r, int64_t c, int64_t n,
+                    int64_t cols) {
+    DmaBox box;
+    box.dram = pixel, box.sram = tile + (r * Wo + c) * C;
+    box.n[0] = C, box.n[1] = cols, box.n[2] = n;
+    box.t[1] = C, box.t[2] = row;
+    return makeLoad(box);
+  };
+  std::vector<Item> items;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oy0 = 0; oy0 < Ho; oy0 += rows) {
+      int64_t rt = std::min(rows, Ho - oy0);
+      size_t s = items.size() % 2;
+      uint64_t data = (*slots)[0][s], out = (*slots)[1][s],
+               lut = (*slots)[2][s];
+      Item it;
+      // Output rows [oy0, oy0 + rt): padding above, input rows, padding
+      // below.
+      int64_t realBegin = std::clamp(pt, oy0, oy0 + rt);
+      int64_t realEnd = std::clamp(pt + H, realBegin, oy0 + rt);
+      int64_t real = realEnd - realBegin;
+      if (realBegin > oy0)
+        it.loads.push_back(padBox(data, 0, 0, realBegin - oy0, Wo));
+      if (real > 0) {
+        int64_t r = realBegin - oy0;
+        DmaBox in = rowsBox(io.inputs[0] + ((n * H + realBegin - pt) * W) * C,
+                            data + (r * Wo + pl) * C, real, W * C, W * C);
+        in.t[1] = row;
+        in.flipSign = !q.isSigned();
+        it.loads.push_back(makeLoad(in));
+        if (pl)
+          it.loads.push_back(padBox(data, r, 0, real, pl));
+        if (pr)
+          it.loads.push_back(padBox(data, r, pl + W, real, pr));
+      }
+      if (realEnd < oy0 + rt)
+        it.loads.push_back(
+            padBox(data, realEnd - oy0, 0, oy0 + rt - realEnd, Wo));
+      if (items.size() < 2)
+        it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
+      it.computes.push_back(vlut(data, out, lut, rt, row, false));
+      it.stores.push_back(makeStore(
+          rowsBox(io.output + (n * Ho + oy0) * row, out, rt, row, row)));
+      items.push_back(std::move(it));
+    }
+  return items;
 }
 
 } // namespace systole::npu

@@ -216,3 +216,21 @@ func.func @depth_to_space_crd(%x: tensor<1x8x3x4x!q>) -> tensor<1x2x6x8x!q> {
   %y = graph.depth_to_space %x {blocksize = 2 : i64, crd = true, layout = #graph<layout nchw>} : tensor<1x8x3x4x!q> -> tensor<1x2x6x8x!q>
   return %y : tensor<1x2x6x8x!q>
 }
+
+// -----
+
+// An explicit Pad of H and W between NCHW layers (before a max pool, as
+// TensorFlow converters write it) pads the NHWC tensor's H and W: the
+// transpose after the first pool sinks through it and cancels against the
+// second pool's.
+// CHECK-LABEL: func @pad_between_layouts
+// CHECK: %[[A:.*]] = graph.pool %{{.*}}layout = #graph<layout nhwc>
+// CHECK-NEXT: %[[P:.*]] = graph.pad %[[A]] {pads = array<i64: 0, 1, 0, 0, 0, 2, 3, 0>, value = -3.000000e+00 : f64} : tensor<1x4x5x8x!quant.uniform<i8:f32, 5.000000e-01:-3>> -> tensor<1x7x8x8x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT: graph.pool %[[P]] {{.*}}layout = #graph<layout nhwc>
+!qp = !quant.uniform<i8:f32, 0.5:-3>
+func.func @pad_between_layouts(%x: tensor<1x8x4x5x!qp>) -> tensor<1x8x3x3x!qp> {
+  %a = graph.pool %x {kind = #graph<pool_kind max>, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x8x4x5x!qp> -> tensor<1x8x4x5x!qp>
+  %p = graph.pad %a {pads = array<i64: 0, 0, 1, 0, 0, 0, 2, 3>, value = -3.0 : f64} : tensor<1x8x4x5x!qp> -> tensor<1x8x7x8x!qp>
+  %m = graph.pool %p {kind = #graph<pool_kind max>, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x8x7x8x!qp> -> tensor<1x8x3x3x!qp>
+  return %m : tensor<1x8x3x3x!qp>
+}

@@ -132,3 +132,15 @@ func.func @add_constant_on_npu(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
   %y = graph.add %a, %b : (tensor<1x4x4x8x!f>, tensor<1x1x1x8x!f>) -> tensor<1x4x4x8x!g>
   return %y : tensor<1x4x4x8x!g>
 }
+
+// A quantized constant Pad of H and W runs on the NPU (a DMA copy with the
+// padding, issue 16); one that pads the channels stays on the host (in
+// float, between a dequantize and a quantize) and says why.
+// CHECK-LABEL: func @pad_on_npu
+// CHECK: graph.pad %arg0 {{.*}}npu.placement = "npu"
+// CHECK: graph.pad {{.*}}npu.host_reason = "Pad on the NPU pads the two middle dimensions (H and W) only (runs in float)", npu.placement = "host"{{.*}}value = 0.30000001192092896
+func.func @pad_on_npu(%a: tensor<1x4x4x8x!f>) -> (tensor<1x5x7x8x!f>, tensor<1x4x4x9x!f>) {
+  %p = graph.pad %a {pads = array<i64: 0, 1, 2, 0, 0, 0, 1, 0>, value = 3.0 : f64} : tensor<1x4x4x8x!f> -> tensor<1x5x7x8x!f>
+  %c = graph.pad %a {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 1>, value = 3.0 : f64} : tensor<1x4x4x8x!f> -> tensor<1x4x4x9x!f>
+  return %p, %c : tensor<1x5x7x8x!f>, tensor<1x4x4x9x!f>
+}

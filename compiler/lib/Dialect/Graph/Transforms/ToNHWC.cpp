@@ -363,6 +363,37 @@ struct SinkTransposeSlice : OpRewritePattern<SliceOp> {
   }
 };
 
+/// pad(transpose(x, p), pads) -> transpose(pad(x, pads permuted), p): an
+/// explicit Pad between NCHW layers (TensorFlow converters write one
+/// before a pool) pads H and W of the NHWC tensor.
+struct SinkTransposePad : OpRewritePattern<PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto t = op.getInput().getDefiningOp<TransposeOp>();
+    if (!t)
+      return failure();
+    ArrayRef<int64_t> perm = t.getPerm();
+    int64_t rank = perm.size();
+    SmallVector<int64_t> pads(2 * rank), shape(rank);
+    auto out = cast<RankedTensorType>(op.getOutput().getType());
+    for (int64_t i = 0; i < rank; ++i) {
+      pads[perm[i]] = op.getPads()[i];
+      pads[rank + perm[i]] = op.getPads()[rank + i];
+      shape[perm[i]] = out.getDimSize(i);
+    }
+    auto padded = rewriter.create<PadOp>(
+        op.getLoc(),
+        RankedTensorType::get(
+            shape,
+            cast<RankedTensorType>(t.getInput().getType()).getElementType()),
+        t.getInput(), rewriter.getDenseI64ArrayAttr(pads), op.getValueAttr());
+    rewriter.replaceOp(op,
+                       createTranspose(rewriter, op.getLoc(), padded, perm));
+    return success();
+  }
+};
+
 /// concat(transpose(x_i, p), axis) -> transpose(concat(x_i, p[axis]), p).
 struct SinkTransposeConcat : OpRewritePattern<ConcatOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -427,7 +458,7 @@ struct ToNHWCPass : systole::graph::impl::ToNHWCBase<ToNHWCPass> {
     patterns.add<SinkTransposeBinary<AddOp>, SinkTransposeBinary<MulOp>,
                  SinkTransposeBinary<SubOp>, SinkTransposeBinary<DivOp>>(ctx);
     patterns.add<SinkTransposeConcat, SinkTransposeHost, SinkTransposeSlice,
-                 TransposeOfUnitDimsToReshape>(ctx);
+                 SinkTransposePad, TransposeOfUnitDimsToReshape>(ctx);
     populateChannelGatherPatterns(patterns);
     TransposeOp::getCanonicalizationPatterns(patterns, ctx);
     ReshapeOp::getCanonicalizationPatterns(patterns, ctx);
