@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace systole;
 using namespace systole::rt;
@@ -49,12 +50,33 @@ llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in,
     Channels ch(*out.desc);
     bool u8 = out.desc->dtype == isa::DType::UInt8;
     const int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
+    // With params, the output is the permuted input (the model's NCHW input
+    // quantized straight into the NPU's NHWC): output element i reads
+    // input element `src`, walked as the transpose below walks it.
+    const size_t rank = in.desc->shape.size();
+    std::vector<uint64_t> permStride(rank), idx(rank, 0);
+    if (!h.params.empty()) {
+      std::vector<uint64_t> inStride(rank, 1);
+      for (size_t d = rank; d-- > 1;)
+        inStride[d - 1] = inStride[d] * uint64_t(in.desc->shape[d]);
+      for (size_t d = 0; d < rank; ++d)
+        permStride[d] = inStride[h.params[d]];
+    }
+    uint64_t src = 0;
     for (uint64_t i = 0; i < n; ++i) {
       float x;
-      std::memcpy(&x, in.data + 4 * i, 4);
+      std::memcpy(&x, in.data + 4 * (h.params.empty() ? i : src), 4);
       size_t c = ch.of(i);
       int32_t v = quantizeLinear(x, q.scales[c], zeroPoint(q, c), qmin, qmax);
       out.data[i] = static_cast<uint8_t>(v);
+      if (!h.params.empty())
+        for (size_t d = rank; d-- > 0;) { // odometer over the output shape
+          src += permStride[d];
+          if (++idx[d] < uint64_t(out.desc->shape[d]))
+            break;
+          src -= permStride[d] * idx[d];
+          idx[d] = 0;
+        }
     }
     return llvm::Error::success();
   }

@@ -55,13 +55,16 @@ llvm::Error checkBuiltin(const isa::Program &p, size_t s) {
     if (!i.quant)
       return error(formatv("{0}: tensor '{1}' has no quantization parameters",
                            where, i.name));
-    if (in.shape != out.shape)
+    if (!h.params.empty() && !q)
+      return error(formatv("{0}: only quantize takes a permutation", where));
+    if (h.params.empty() && in.shape != out.shape)
       return error(formatv("{0}: shapes differ ({1} vs {2})", where,
                            shapeText(in.shape), shapeText(out.shape)));
-    return llvm::Error::success();
+    if (h.params.empty())
+      return llvm::Error::success();
   }
-  // transpose
-  if (in.dtype != out.dtype)
+  // transpose, or quantize with a permutation (params)
+  if (h.entry == "transpose" && in.dtype != out.dtype)
     return error(formatv("{0}: dtypes differ ({1} vs {2})", where,
                          isa::dtypeName(in.dtype), isa::dtypeName(out.dtype)));
   if (h.params.size() != in.shape.size() || out.shape.size() != in.shape.size())

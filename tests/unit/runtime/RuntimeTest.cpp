@@ -162,6 +162,50 @@ TEST(Runtime, BuiltinHostSegmentsAroundAnNpuSegment) {
   }
 }
 
+// The quantize with a permutation (params) the compiler emits for a
+// model's float input followed by its layout transpose: the same bytes as
+// quantize then transpose, without the intermediate tensor; dequantize
+// refuses a permutation, and one that does not match the shapes is
+// rejected at load.
+TEST(Runtime, QuantizeWithAPermutationIsQuantizeThenTranspose) {
+  isa::Program p = boundaryProgram();
+  p.segments = {builtin("quantize", 0, 2, {0, 3, 1, 2}),
+                {"npu", p.segments[1].npu()},
+                builtin("dequantize", 2, 3)};
+  auto model = Model::loadBytes(isa::writeProgram(p));
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  auto two = Model::loadBytes(isa::writeProgram(boundaryProgram()));
+  ASSERT_TRUE(bool(two));
+  Session fused(**model), separate(**two);
+  ASSERT_FALSE(bool(fused.setInput("x", floatInput())));
+  ASSERT_FALSE(bool(separate.setInput("x", floatInput())));
+  ASSERT_FALSE(bool(fused.run()));
+  ASSERT_FALSE(bool(separate.run()));
+  auto a = fused.output("t"), b = separate.output("t");
+  ASSERT_TRUE(bool(a) && bool(b));
+  const int8_t *av = a->dataAs<int8_t>(), *bv = b->dataAs<int8_t>();
+  // Hand-derived (BuiltinHostSegmentsAroundAnNpuSegment): NCHW of q.
+  int8_t want[12] = {-1, 1, 2, 3, -1, 1, 3, 4, 0, 1, 3, 5};
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_EQ(av[i], want[i]) << i;
+    EXPECT_EQ(av[i], bv[i]) << i;
+  }
+  isa::Program bad = p;
+  bad.segments[0] = builtin("quantize", 0, 2, {0, 1, 2, 3});
+  auto m = Model::loadBytes(isa::writeProgram(bad));
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "segments[0] 'quantize' (builtin quantize): output shape[1] = 3 "
+            "but input shape[1] = 2");
+  bad.segments[0] = builtin("quantize", 0, 1);
+  bad.segments[2] = builtin("dequantize", 1, 3, {0, 3, 1, 2});
+  m = Model::loadBytes(isa::writeProgram(bad));
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "segments[2] 'dequantize' (builtin dequantize): only quantize "
+            "takes a permutation");
+}
+
 TEST(Runtime, InputChecksNameTheProblem) {
   auto model = Model::loadBytes(isa::writeProgram(boundaryProgram()));
   ASSERT_TRUE(bool(model));

@@ -228,6 +228,8 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
   builder.constantBase = (static_cast<uint64_t>(arena) + 4095) / 4096 * 4096;
 
   bool npuOpen = false;
+  // Builtin transposes a quantize before them did (`quantize` with params).
+  llvm::DenseSet<Operation *> fusedBuiltin;
   // The layer the previous one keeps its output on chip for.
   Operation *keptFor = nullptr;
   auto closeNpu = [&] {
@@ -379,12 +381,33 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     if (auto e = closeHost())
       return std::move(e);
     if (*placement == Placement::Host) {
+      if (fusedBuiltin.erase(&op))
+        continue; // done by the quantize before it
       closeNpu();
       isa::HostSegment host;
       host.kind = isa::HostCodeKind::Builtin;
-      if (llvm::isa<graph::QuantizeOp>(op))
+      Value result = op.getResult(0);
+      host.ops = hostOps(&op);
+      if (llvm::isa<graph::QuantizeOp>(op)) {
         host.entry = "quantize";
-      else if (llvm::isa<graph::DequantizeOp>(op))
+        // The model's float NCHW input quantized and transposed to NHWC in
+        // one pass: the quantized NCHW tensor is never written (the
+        // transpose's transfers were a third of the input prologue).
+        // (The next op that runs: constants in between have no tensors.)
+        Operation *next = op.getNextNode();
+        while (next && !getPlacement(next))
+          next = next->getNextNode();
+        auto t = llvm::dyn_cast_or_null<graph::TransposeOp>(next);
+        if (t && result.hasOneUse() && *result.user_begin() == t &&
+            getPlacement(t) == Placement::Host && isBuiltinHostOp(*t) &&
+            llvm::isa<quant::UniformQuantizedType>(
+                getElementTypeOrSelf(result.getType()))) {
+          host.params.assign(t.getPerm().begin(), t.getPerm().end());
+          host.ops += hostOps(t);
+          result = t.getOutput();
+          fusedBuiltin.insert(t);
+        }
+      } else if (llvm::isa<graph::DequantizeOp>(op))
         host.entry = "dequantize";
       else if (auto t = dyn_cast<graph::TransposeOp>(op)) {
         host.entry = "transpose";
@@ -393,8 +416,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         return loweringError(&op, "no builtin host kernel");
       }
       host.args = {tensorIndex.lookup(op.getOperand(0)),
-                   tensorIndex.lookup(op.getResult(0))};
-      host.ops = hostOps(&op);
+                   tensorIndex.lookup(result)};
       prog.segments.push_back(
           {host.entry + std::to_string(prog.segments.size()), std::move(host)});
       continue;
