@@ -123,7 +123,9 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
       s.seconds = f.getValueAsDouble();
     result.tune = s;
   }
-  auto program = npu::emitProgram(func, *config, &result.layers, options.emit);
+  npu::EmitOptions emit = options.emit;
+  emit.fuseInputTranspose = options.reuseDram;
+  auto program = npu::emitProgram(func, *config, &result.layers, emit);
   if (!program)
     return withDiagnostics(llvm::toString(program.takeError()));
   // What the compiler writes must load: a program the verifier rejects is

@@ -398,8 +398,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         while (next && !getPlacement(next))
           next = next->getNextNode();
         auto t = llvm::dyn_cast_or_null<graph::TransposeOp>(next);
-        if (t && result.hasOneUse() && *result.user_begin() == t &&
-            getPlacement(t) == Placement::Host && isBuiltinHostOp(*t) &&
+        if (options.fuseInputTranspose && t && result.hasOneUse() &&
+            *result.user_begin() == t && getPlacement(t) == Placement::Host &&
+            isBuiltinHostOp(*t) &&
             llvm::isa<quant::UniformQuantizedType>(
                 getElementTypeOrSelf(result.getType()))) {
           host.params.assign(t.getPerm().begin(), t.getPerm().end());

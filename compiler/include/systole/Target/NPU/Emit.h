@@ -41,6 +41,10 @@ struct EmitOptions {
   /// group compiled for the CPU (docs/host.md); no PTX segment.
   bool hostGpuEmulation = false;
   std::string gpuArch = "sm_75";
+  /// Quantize a graph input and transpose it in one builtin pass (off with
+  /// --no-dram-reuse: the quantized tensor before the transpose is then
+  /// written, for `systole compare`).
+  bool fuseInputTranspose = true;
 };
 
 /// Lowers a partitioned, tiled, DRAM-allocated function into a program.
