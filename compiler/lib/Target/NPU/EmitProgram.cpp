@@ -398,9 +398,18 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         while (next && !getPlacement(next))
           next = next->getNextNode();
         auto t = llvm::dyn_cast_or_null<graph::TransposeOp>(next);
+        // The transpose's buffer may be the quantize's input's (DRAM reuse:
+        // that input dies at the quantize): one pass cannot read and write
+        // the same bytes.
+        auto disjoint = [&](Value a, Value b) {
+          int64_t as = *getDramOffset(a), bs = *getDramOffset(b);
+          return as + storedBytes(a.getType()) <= bs ||
+                 bs + storedBytes(b.getType()) <= as;
+        };
         if (options.fuseInputTranspose && t && result.hasOneUse() &&
-            *result.user_begin() == t && getPlacement(t) == Placement::Host &&
-            isBuiltinHostOp(*t) &&
+            *result.user_begin() == t &&
+            disjoint(op.getOperand(0), t.getOutput()) &&
+            getPlacement(t) == Placement::Host && isBuiltinHostOp(*t) &&
             llvm::isa<quant::UniformQuantizedType>(
                 getElementTypeOrSelf(result.getType()))) {
           host.params.assign(t.getPerm().begin(), t.getPerm().end());
