@@ -183,15 +183,37 @@ static void addDeps(Instruction &inst, bool popPrev, bool popNext,
   inst.setDeps(d);
 }
 
-/// The scratchpad hull [lo, hi) of `insts` (lo = UINT64_MAX when none).
-static std::pair<uint64_t, uint64_t>
-scratchpadHull(llvm::ArrayRef<Instruction> insts) {
-  uint64_t lo = UINT64_MAX, hi = 0;
+/// Adds the scratchpad intervals [begin, end) `insts` touch (each operand's
+/// bounding interval, as the hazard and race checks see them) to `spans`,
+/// then sorts and merges them. Not one hull: a layer that keeps its output
+/// for the next one writes at the far end of the scratchpad too, and a hull
+/// would cover the next layer's weight slots in between.
+static void
+addScratchpadSpans(llvm::ArrayRef<Instruction> insts,
+                   std::vector<std::pair<uint64_t, uint64_t>> &spans) {
   for (const Instruction &inst : insts)
     for (const isa::Access &a : isa::accessRanges(inst))
       if (a.space == isa::MemSpace::Scratchpad && a.end > a.begin)
-        lo = std::min(lo, a.begin), hi = std::max(hi, a.end);
-  return {lo, hi};
+        spans.push_back({a.begin, a.end});
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  for (auto [b, e] : spans)
+    if (!merged.empty() && b <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, e);
+    else
+      merged.push_back({b, e});
+  spans = std::move(merged);
+}
+
+/// Whether [begin, end) meets one of the sorted, disjoint `spans`.
+static bool touches(const std::vector<std::pair<uint64_t, uint64_t>> &spans,
+                    uint64_t begin, uint64_t end) {
+  auto it =
+      std::upper_bound(spans.begin(), spans.end(), begin,
+                       [](uint64_t v, const std::pair<uint64_t, uint64_t> &s) {
+                         return v < s.second;
+                       });
+  return it != spans.end() && it->first < end;
 }
 
 size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
@@ -222,7 +244,7 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
         if (a.space == isa::MemSpace::Dram)
           movable &= a.begin >= constantBase && a.end <= poolEnd;
         if (a.space == isa::MemSpace::Scratchpad)
-          movable &= a.end <= prevSpLo || a.begin >= prevSpHi;
+          movable &= !touches(prevSp, a.begin, a.end);
       }
       if (movable) {
         hoisted.push_back(ld);
@@ -315,10 +337,10 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   else
     lastStore = stream.size() - 1;
   prevKept = kept;
-  auto [lo, hi] =
-      scratchpadHull(llvm::ArrayRef<Instruction>(stream).drop_front(first));
-  auto [hlo, hhi] = scratchpadHull(hoisted);
-  prevSpLo = std::min(lo, hlo), prevSpHi = std::max(hi, hhi);
+  prevSp.clear();
+  addScratchpadSpans(llvm::ArrayRef<Instruction>(stream).drop_front(first),
+                     prevSp);
+  addScratchpadSpans(hoisted, prevSp);
   mirrorNext = !mirrorNext;
   return first;
 }

@@ -144,9 +144,10 @@ private:
   /// a compute FENCE alone.
   bool prevKept = false;
   /// Where hoisted loads go (after the previous layer's last item's loads)
-  /// and the scratchpad hull [lo, hi) the previous layer touches.
+  /// and the scratchpad intervals the previous layer touches (sorted,
+  /// disjoint).
   std::optional<size_t> hoistPoint;
-  uint64_t prevSpLo = 0, prevSpHi = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> prevSp;
   bool mirrorNext = false;
 };
 
