@@ -40,6 +40,40 @@ struct Channels {
 int32_t zeroPoint(const isa::QuantParams &q, size_t c) {
   return q.zeroPoints.empty() ? 0 : q.zeroPoints[c];
 }
+
+/// The input element behind each output element of out = transpose(in,
+/// perm), in output order: `src` for the current one, `next()` to advance
+/// (an odometer over the output shape). An empty perm is the identity.
+class PermutedWalk {
+public:
+  PermutedWalk(const isa::TensorDesc &in, const isa::TensorDesc &out,
+               llvm::ArrayRef<int64_t> perm)
+      : shape(out.shape), stride(perm.size()), idx(perm.size(), 0) {
+    std::vector<uint64_t> inStride(perm.size(), 1);
+    for (size_t d = perm.size(); d-- > 1;)
+      inStride[d - 1] = inStride[d] * uint64_t(in.shape[d]);
+    for (size_t d = 0; d < perm.size(); ++d)
+      stride[d] = inStride[perm[d]];
+  }
+  uint64_t src = 0;
+  void next() {
+    if (stride.empty()) {
+      ++src;
+      return;
+    }
+    for (size_t d = stride.size(); d-- > 0;) {
+      src += stride[d];
+      if (++idx[d] < uint64_t(shape[d]))
+        return;
+      src -= stride[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+
+private:
+  std::vector<int64_t> shape;
+  std::vector<uint64_t> stride, idx;
+};
 } // namespace
 
 llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in,
@@ -51,32 +85,14 @@ llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in,
     bool u8 = out.desc->dtype == isa::DType::UInt8;
     const int32_t qmin = u8 ? 0 : -128, qmax = u8 ? 255 : 127;
     // With params, the output is the permuted input (the model's NCHW input
-    // quantized straight into the NPU's NHWC): output element i reads
-    // input element `src`, walked as the transpose below walks it.
-    const size_t rank = in.desc->shape.size();
-    std::vector<uint64_t> permStride(rank), idx(rank, 0);
-    if (!h.params.empty()) {
-      std::vector<uint64_t> inStride(rank, 1);
-      for (size_t d = rank; d-- > 1;)
-        inStride[d - 1] = inStride[d] * uint64_t(in.desc->shape[d]);
-      for (size_t d = 0; d < rank; ++d)
-        permStride[d] = inStride[h.params[d]];
-    }
-    uint64_t src = 0;
-    for (uint64_t i = 0; i < n; ++i) {
+    // quantized straight into the NPU's NHWC), walked as transpose walks it.
+    PermutedWalk walk(*in.desc, *out.desc, h.params);
+    for (uint64_t i = 0; i < n; ++i, walk.next()) {
       float x;
-      std::memcpy(&x, in.data + 4 * (h.params.empty() ? i : src), 4);
+      std::memcpy(&x, in.data + 4 * walk.src, 4);
       size_t c = ch.of(i);
       int32_t v = quantizeLinear(x, q.scales[c], zeroPoint(q, c), qmin, qmax);
       out.data[i] = static_cast<uint8_t>(v);
-      if (!h.params.empty())
-        for (size_t d = rank; d-- > 0;) { // odometer over the output shape
-          src += permStride[d];
-          if (++idx[d] < uint64_t(out.desc->shape[d]))
-            break;
-          src -= permStride[d] * idx[d];
-          idx[d] = 0;
-        }
     }
     return llvm::Error::success();
   }
@@ -103,26 +119,10 @@ llvm::Error rt::runBuiltin(const isa::HostSegment &h, TensorView in,
     return llvm::Error::success();
   }
   if (h.entry == "transpose") {
-    const size_t rank = in.desc->shape.size();
     const uint64_t esz = isa::dtypeBytes(in.desc->dtype);
-    // Input strides (elements), permuted into output order.
-    std::vector<uint64_t> inStride(rank, 1), permStride(rank);
-    for (size_t d = rank; d-- > 1;)
-      inStride[d - 1] = inStride[d] * uint64_t(in.desc->shape[d]);
-    for (size_t d = 0; d < rank; ++d)
-      permStride[d] = inStride[h.params[d]];
-    std::vector<uint64_t> idx(rank, 0);
-    uint64_t src = 0;
-    for (uint64_t o = 0; o < n; ++o) {
-      std::memcpy(out.data + o * esz, in.data + src * esz, esz);
-      for (size_t d = rank; d-- > 0;) { // odometer over the output shape
-        src += permStride[d];
-        if (++idx[d] < uint64_t(out.desc->shape[d]))
-          break;
-        src -= permStride[d] * idx[d];
-        idx[d] = 0;
-      }
-    }
+    PermutedWalk walk(*in.desc, *out.desc, h.params);
+    for (uint64_t o = 0; o < n; ++o, walk.next())
+      std::memcpy(out.data + o * esz, in.data + walk.src * esz, esz);
     return llvm::Error::success();
   }
   return error("unknown builtin host kernel '" + h.entry + "'");

@@ -1135,16 +1135,7 @@ def case_pad_pool():
             b._requant(j + 5, f"mp{j}", b.scale, -6, False)
             b.shape = [n, c, (h - k) // 2 + 1, (w - k) // 2 + 1]
         path_shapes[name] = [1, 8, 11, 12]
-        path = b.save(name)
-        for hw in ("default-32x32", "rtl-8x8"):
-            fails += check(name, path, hw, "conv")
-            report = json.loads((work / f"{name}.json").read_text())
-            pads = [l for l in report["layers"] if l["op"] == "graph.pad"]
-            host = [p["op"] for p in report["placement"]["ops"] if p["placement"] == "host"
-                    and p["op"] not in ("quantize", "dequantize", "transpose")]
-            if len(pads) != 2 or host:
-                print(f"{name} {hw}: FAIL: {len(pads)} of 2 pads on the NPU, on the host: {host}")
-                fails += 1
+        fails += check_all_on_npu(name, b.save(name), "graph.pad", 2)
     return fails
 
 

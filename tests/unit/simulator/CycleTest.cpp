@@ -292,6 +292,23 @@ TEST(CycleVector, PostProcessingAndVectorFormulas) {
 // cycle) beside it (19-29), runs 20-39; the second REQUANT waits for the
 // array: 39-49.
 namespace {
+/// `prog` leaves the same scratchpad and accumulator with the post-processor
+/// overlap (`cfg`) as without it.
+void expectSameMemoriesAsSerial(const std::vector<Instruction> &prog,
+                                const isa::HwConfig &cfg) {
+  MachineState a = MachineState::create(cfg, 1 << 16);
+  MachineState b = MachineState::create(cfg, 1 << 16);
+  for (MachineState *s : {&a, &b})
+    for (size_t i = 0; i < s->scratchpad.size(); ++i)
+      s->scratchpad[i] = uint8_t(i * 7 + 3);
+  isa::HwConfig serialCfg = cfg;
+  serialCfg.vector.requantOverlap = 0;
+  ASSERT_FALSE(runCycleAccurate(prog, cfg, a).fault);
+  ASSERT_FALSE(runCycleAccurate(prog, serialCfg, b).fault);
+  EXPECT_EQ(a.scratchpad, b.scratchpad);
+  EXPECT_EQ(a.accumulator, b.accumulator);
+}
+
 std::vector<Instruction> twoTiles(uint64_t secondC, uint64_t secondA = 0) {
   Instruction r2 = requant(8, 4);
   r2.set(F::Requant_c_addr, secondC);
@@ -320,17 +337,7 @@ TEST(CycleOverlap, RequantRunsBesideTheNextMatmul) {
   EXPECT_EQ(in[3].start, 39u);
   EXPECT_EQ(in[3].end, 49u);
   // Same memories as without the overlap (independent tiles).
-  MachineState a = MachineState::create(cfg, 1 << 16);
-  MachineState b = MachineState::create(cfg, 1 << 16);
-  for (MachineState *s : {&a, &b})
-    for (size_t i = 0; i < s->scratchpad.size(); ++i)
-      s->scratchpad[i] = uint8_t(i * 7 + 3);
-  isa::HwConfig serialCfg = cfg;
-  serialCfg.vector.requantOverlap = 0;
-  ASSERT_FALSE(runCycleAccurate(twoTiles(64), cfg, a).fault);
-  ASSERT_FALSE(runCycleAccurate(twoTiles(64), serialCfg, b).fault);
-  EXPECT_EQ(a.scratchpad, b.scratchpad);
-  EXPECT_EQ(a.accumulator, b.accumulator);
+  expectSameMemoriesAsSerial(twoTiles(64), cfg);
 }
 
 TEST(CycleOverlap, MatmulTouchingTheRunningRequantsOperandsFaults) {
@@ -401,17 +408,7 @@ TEST(CycleOverlap, ResidualVaddRunsBesideTheNextMatmul) {
   }
   EXPECT_EQ(r.stats.totalCycles, 49u);
   // Same memories as serially.
-  MachineState a = MachineState::create(cfg, 1 << 16);
-  MachineState b = MachineState::create(cfg, 1 << 16);
-  for (MachineState *s : {&a, &b})
-    for (size_t i = 0; i < s->scratchpad.size(); ++i)
-      s->scratchpad[i] = uint8_t(i * 7 + 3);
-  isa::HwConfig serialCfg = cfg;
-  serialCfg.vector.requantOverlap = 0;
-  ASSERT_FALSE(runCycleAccurate(residualTile(0), cfg, a).fault);
-  ASSERT_FALSE(runCycleAccurate(residualTile(0), serialCfg, b).fault);
-  EXPECT_EQ(a.scratchpad, b.scratchpad);
-  EXPECT_EQ(a.accumulator, b.accumulator);
+  expectSameMemoriesAsSerial(residualTile(0), cfg);
   // Reading A where the running VADD writes: a post-processor hazard.
   RunResult h = runCycles(residualTile(8192), cfg);
   ASSERT_TRUE(h.fault);
