@@ -331,6 +331,34 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
   }
 };
 
+/// Per-dimension values of op(transpose(x, perm)) as they apply to x: the
+/// value of result dim i belongs to x's dim perm[i].
+SmallVector<int64_t> beforeTranspose(ArrayRef<int64_t> values,
+                                     ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> out(values.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    out[perm[i]] = values[i];
+  return out;
+}
+
+/// op(transpose(x, p)) -> transpose(op'(x), p) for an op whose attributes
+/// are per dimension (`build` makes op' from x, its result type and the
+/// attributes moved with beforeTranspose).
+template <typename OpT>
+LogicalResult sinkThrough(OpT op, PatternRewriter &rewriter,
+                          llvm::function_ref<Value(TransposeOp, Type)> build) {
+  auto t = op.getInput().template getDefiningOp<TransposeOp>();
+  if (!t)
+    return failure();
+  auto out = cast<RankedTensorType>(op.getOutput().getType());
+  Type type = RankedTensorType::get(
+      beforeTranspose(out.getShape(), t.getPerm()),
+      cast<RankedTensorType>(t.getInput().getType()).getElementType());
+  rewriter.replaceOp(
+      op, createTranspose(rewriter, op.getLoc(), build(t, type), t.getPerm()));
+  return success();
+}
+
 /// slice(transpose(x, p)) -> transpose(slice'(x), p): offsets and strides
 /// follow their dims (a channel split of an NCHW view is a last-dim slice
 /// of the NHWC tensor).
@@ -338,28 +366,14 @@ struct SinkTransposeSlice : OpRewritePattern<SliceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(SliceOp op,
                                 PatternRewriter &rewriter) const override {
-    auto t = op.getInput().getDefiningOp<TransposeOp>();
-    if (!t)
-      return failure();
-    ArrayRef<int64_t> perm = t.getPerm();
-    int64_t rank = perm.size();
-    SmallVector<int64_t> offsets(rank), strides(rank), shape(rank);
-    auto out = cast<RankedTensorType>(op.getOutput().getType());
-    for (int64_t i = 0; i < rank; ++i) {
-      offsets[perm[i]] = op.getOffsets()[i];
-      strides[perm[i]] = op.getStrides()[i];
-      shape[perm[i]] = out.getDimSize(i);
-    }
-    auto sliced = rewriter.create<SliceOp>(
-        op.getLoc(),
-        RankedTensorType::get(
-            shape,
-            cast<RankedTensorType>(t.getInput().getType()).getElementType()),
-        t.getInput(), rewriter.getDenseI64ArrayAttr(offsets),
-        rewriter.getDenseI64ArrayAttr(strides));
-    rewriter.replaceOp(op,
-                       createTranspose(rewriter, op.getLoc(), sliced, perm));
-    return success();
+    return sinkThrough(op, rewriter, [&](TransposeOp t, Type type) -> Value {
+      return rewriter.create<SliceOp>(
+          op.getLoc(), type, t.getInput(),
+          rewriter.getDenseI64ArrayAttr(
+              beforeTranspose(op.getOffsets(), t.getPerm())),
+          rewriter.getDenseI64ArrayAttr(
+              beforeTranspose(op.getStrides(), t.getPerm())));
+    });
   }
 };
 
@@ -370,27 +384,15 @@ struct SinkTransposePad : OpRewritePattern<PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PadOp op,
                                 PatternRewriter &rewriter) const override {
-    auto t = op.getInput().getDefiningOp<TransposeOp>();
-    if (!t)
-      return failure();
-    ArrayRef<int64_t> perm = t.getPerm();
-    int64_t rank = perm.size();
-    SmallVector<int64_t> pads(2 * rank), shape(rank);
-    auto out = cast<RankedTensorType>(op.getOutput().getType());
-    for (int64_t i = 0; i < rank; ++i) {
-      pads[perm[i]] = op.getPads()[i];
-      pads[rank + perm[i]] = op.getPads()[rank + i];
-      shape[perm[i]] = out.getDimSize(i);
-    }
-    auto padded = rewriter.create<PadOp>(
-        op.getLoc(),
-        RankedTensorType::get(
-            shape,
-            cast<RankedTensorType>(t.getInput().getType()).getElementType()),
-        t.getInput(), rewriter.getDenseI64ArrayAttr(pads), op.getValueAttr());
-    rewriter.replaceOp(op,
-                       createTranspose(rewriter, op.getLoc(), padded, perm));
-    return success();
+    return sinkThrough(op, rewriter, [&](TransposeOp t, Type type) -> Value {
+      ArrayRef<int64_t> pads = op.getPads(), perm = t.getPerm();
+      size_t rank = perm.size();
+      SmallVector<int64_t> moved = beforeTranspose(pads.take_front(rank), perm);
+      llvm::append_range(moved, beforeTranspose(pads.drop_front(rank), perm));
+      return rewriter.create<PadOp>(op.getLoc(), type, t.getInput(),
+                                    rewriter.getDenseI64ArrayAttr(moved),
+                                    op.getValueAttr());
+    });
   }
 };
 
