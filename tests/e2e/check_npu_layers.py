@@ -1041,9 +1041,10 @@ def case_cascade():
     its output straight into the next one's padded input tile in the
     scratchpad (a HardSwish table applied on the way, a strided consumer,
     a 1x1 one, a depthwise one on the vector unit, which reads its rows and
-    channels in place). The compile report marks a kept output ">sp" and an input
-    read on chip "<sp"; the test requires at least two kept edges, one of
-    them into the depthwise layer, on
+    channels in place, and a max pool without padding, whose items then
+    load nothing). The compile report marks a kept output ">sp" and an input
+    read on chip "<sp"; the test requires at least three kept edges, into
+    the depthwise layer and into the max pool among them, on
     default-32x32 and on rtl-8x8 (64 KiB of scratchpad; RTL == SystemC in
     values and cycles), int8 and uint8."""
     fails = 0
@@ -1057,21 +1058,29 @@ def case_cascade():
         b.conv(24, 32, 3, stride=2, pad=1, ys=0.6, yz=-2)
         b.conv(32, 32, 3, group=32, pad=1, ys=0.5, yz=3)  # depthwise (DWCONV)
         b.conv(32, 16, 1, ys=0.7, yz=-1)
+        # A max pool without padding: its items read the kept image and
+        # load nothing.
+        b.nodes.append(helper.make_node("MaxPool", [b.cur], ["mp960"],
+                                        kernel_shape=[2, 2], strides=[2, 2]))
+        b._requant(960, "mp960", b.scale, -1, False)
+        n, c, h, w = b.shape
+        b.shape = [n, c, h // 2, w // 2]
         path_shapes[name] = [1, 16, 20, 20]
         path = b.save(name)
         for hw in ("default-32x32", "rtl-8x8"):
             fails += check(name, path, hw, "conv")
             layers = [l for l in json.loads((work / f"{name}.json").read_text())["layers"]
-                      if l["op"] == "graph.conv2d"]
+                      if l["op"] in ("graph.conv2d", "graph.pool")]
             kept = [l["mapping"] for l in layers]
             edges = sum(">sp" in a and "<sp" in b for a, b in zip(kept, kept[1:]))
             orphans = sum(("<sp" in b) != (">sp" in a) for a, b in zip(kept, kept[1:]))
             # The depthwise layer (vector unit: no "os=" in its mapping).
-            dw = [m for m in kept if "os=" not in m]
-            if edges < 2 or orphans or "<sp" in kept[0] or ">sp" in kept[-1] or \
-                    len(dw) != 1 or "<sp" not in dw[0]:
-                print(f"{name} {hw}: FAIL: expected >= 2 layers kept on chip, one into "
-                      f"the depthwise layer: {kept}")
+            dw = [m for m in kept if m.startswith("conv2d") and "os=" not in m]
+            if edges < 3 or orphans or "<sp" in kept[0] or ">sp" in kept[-1] or \
+                    len(dw) != 1 or "<sp" not in dw[0] or not kept[-1].startswith("pool") \
+                    or "<sp" not in kept[-1]:
+                print(f"{name} {hw}: FAIL: expected >= 3 layers kept on chip, into the "
+                      f"depthwise layer and the max pool: {kept}")
                 fails += 1
     return fails
 

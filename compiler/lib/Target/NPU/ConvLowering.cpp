@@ -101,34 +101,12 @@ std::optional<DmaBox> rowSlice(const DmaBox &in, int64_t a, int64_t b) {
 
 /// The loads that write a kept input's zero-point border around the image
 /// ([inRowsFor(oh)][wp][cin] bytes at `base`): the previous layer wrote the
-/// pixels only. One pixel of pad bytes, broadcast (DRAM strides 0).
+/// pixels only.
 std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
                                     int64_t zeroPoint, const LayerIO &io,
                                     ProgramBuilder &b) {
-  std::vector<DmaBox> border;
-  if (g.pt + g.pl + g.pr == 0 && g.inRowsFor(g.oh) == g.h)
-    return border;
-  uint64_t pixel = 0;
-  if (io.materializeConstants) {
-    std::vector<int8_t> pad(g.cin, static_cast<int8_t>(zeroPoint));
-    pixel = b.constantBase + b.addConstant(pad.data(), pad.size());
-  }
-  int64_t wp = g.paddedWidth(), pitch = wp * g.cin;
-  int64_t bottom = g.inRowsFor(g.oh) - g.pt - g.h;
-  auto box = [&](int64_t row, int64_t col, int64_t nRows, int64_t nCols) {
-    if (nRows <= 0 || nCols <= 0)
-      return;
-    DmaBox p;
-    p.dram = pixel, p.sram = base + row * pitch + col * g.cin;
-    p.n[0] = g.cin, p.n[1] = nCols, p.n[2] = nRows;
-    p.t[1] = g.cin, p.t[2] = pitch;
-    border.push_back(p);
-  };
-  box(0, 0, g.pt, wp);
-  box(g.pt + g.h, 0, bottom, wp);
-  box(g.pt, 0, g.h, g.pl);
-  box(g.pt, g.pl + g.w, g.h, g.pr);
-  return border;
+  return keptImageBorder(base, g.inRowsFor(g.oh), g.pt, g.h, g.w, g.pl, g.pr,
+                         g.cin, zeroPoint, io, b);
 }
 
 /// Scratchpad bytes a kept output reserves at the far end (the consumer's
@@ -149,6 +127,30 @@ static bool onVectorUnit(graph::Conv2DOp op) {
 
 std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored) {
+  if (auto pool = dyn_cast<graph::PoolOp>(op)) {
+    // A max pool reads its windows in place (padding: -128, which never
+    // wins). Average pooling's valid region is not worked out for a kept
+    // image.
+    auto in = cast<ShapedType>(pool.getInput().getType());
+    int64_t oh = cast<ShapedType>(pool.getOutput().getType()).getDimSize(1);
+    int64_t h = in.getDimSize(1), w = in.getDimSize(2), c = in.getDimSize(3);
+    auto pads = pool.getPads();
+    int64_t rows = (oh - 1) * pool.getStrides()[0] + pool.getKernel()[0];
+    int64_t wp = w + pads[1] + pads[3];
+    if (pool.getKind() != graph::PoolKind::Max || in.getDimSize(0) != 1 ||
+        -pads[0] + rows < h || wp * c > 0xffff)
+      return std::nullopt;
+    OnChipTile t;
+    t.bytes = rows * wp * c;
+    SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                     mirrored);
+    std::optional<uint64_t> base = sp.allocate(t.bytes);
+    if (!base)
+      return std::nullopt;
+    t.base = *base;
+    t.padTop = pads[0], t.padLeft = pads[1], t.rowPitch = wp, t.channels = c;
+    return t;
+  }
   auto conv = dyn_cast<graph::Conv2DOp>(op);
   // Depthwise (vector unit) or dense on the array: one image of all the
   // input channels.

@@ -332,6 +332,36 @@ void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
   item.keep = true;
 }
 
+std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
+                                    int64_t h, int64_t w, int64_t pl,
+                                    int64_t pr, int64_t c, int64_t padByte,
+                                    const LayerIO &io, ProgramBuilder &b) {
+  std::vector<DmaBox> border;
+  int64_t bottom = rows - pt - h;
+  if (pt + pl + pr + bottom == 0)
+    return border;
+  uint64_t pixel = 0;
+  if (io.materializeConstants) {
+    std::vector<int8_t> pad(c, static_cast<int8_t>(padByte));
+    pixel = b.constantBase + b.addConstant(pad.data(), pad.size());
+  }
+  int64_t wp = pl + w + pr, pitch = wp * c;
+  auto box = [&](int64_t row, int64_t col, int64_t nRows, int64_t nCols) {
+    if (nRows <= 0 || nCols <= 0)
+      return;
+    DmaBox p;
+    p.dram = pixel, p.sram = base + row * pitch + col * c;
+    p.n[0] = c, p.n[1] = nCols, p.n[2] = nRows;
+    p.t[1] = c, p.t[2] = pitch;
+    border.push_back(p);
+  };
+  box(0, 0, pt, wp);
+  box(pt + h, 0, bottom, wp);
+  box(pt, 0, h, pl);
+  box(pt, pl + w, h, pr);
+  return border;
+}
+
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
                     uint64_t outBase, int64_t elemOffset, int64_t rowStride) {
   DmaBox out;

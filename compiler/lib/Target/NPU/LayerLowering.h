@@ -193,9 +193,18 @@ void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 /// Where `op`'s input (its whole padded image) sits when the layer before
 /// keeps it on chip and `op` allocates with `plan` (mirrored: from the
 /// top), or nullopt when `op` cannot read a kept input (not a convolution
-/// on the array, groups, batches, an int32 result, input rows it skips).
+/// on the array, a depthwise one or a max pool; groups, batches, an int32
+/// result, input rows it skips).
 std::optional<OnChipTile> onChipInput(mlir::Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored);
+/// The loads that write the padding border of a kept image of `rows` rows
+/// of `pl + w + pr` pixels of `c` bytes at `base` (pixels from row `pt`,
+/// column `pl`; the previous layer wrote them): one pixel of `padByte`s in
+/// the constant pool, broadcast (DRAM strides 0).
+std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
+                                    int64_t h, int64_t w, int64_t pl,
+                                    int64_t pr, int64_t c, int64_t padByte,
+                                    const LayerIO &io, ProgramBuilder &b);
 /// Whether `op` can keep its output on chip for a consumer: an array
 /// convolution with an int8 epilogue (no residual add, no concat slice).
 bool canKeepOutput(mlir::Operation *op);

@@ -6,7 +6,9 @@
 //        overwrites) or, for i = 0 after another layer, the barrier's token;
 //        last load pushes ld->cmp.
 //   C_i: first compute pops ld->cmp, and st->cmp if i >= d (output slot of
-//        i-d stored); last compute pushes cmp->st, and cmp->ld if i+d < T.
+//        i-d stored); last compute pushes cmp->st, and cmp->ld if i+d < T
+//        (and item i+d loads: an item reading a kept input may load
+//        nothing, and then has no load tokens at all).
 //   S_i: first store pops cmp->st; last store pushes st->cmp if i+d < T,
 //        or, for the last item, when a next layer's barrier will pop it.
 // Every FIFO then holds at most d tokens (per item; load stages below): a
@@ -257,12 +259,29 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     }
     it.loads = std::move(keep);
     it.loadNeed = std::move(keepNeed);
+    // Into a layer that loads nothing (it reads a kept input), the hoisted
+    // loads are the first of the load queue after its barrier: the first
+    // pops the token the barrier then pushes, so they wait for the layer
+    // before it as that layer's own loads would.
+    if (!hoisted.empty() && loadlessFence) {
+      addDeps(stream[*loadlessFence], false, false, /*pushPrev=*/true, false);
+      addDeps(hoisted.front(), false, /*popNext=*/true, false, false);
+    }
     stream.insert(stream.begin() + *hoistPoint, hoisted.begin(), hoisted.end());
     lastHoisted = hoisted.size();
     if (lastStore)
       *lastStore += hoisted.size();
   }
   size_t first = stream.size();
+  std::optional<size_t> fenceAt;
+  // Items without loads (reading a kept input, nothing else to fetch) take
+  // no part in the load half of the protocol: nothing pops the load->compute
+  // token for them and no compute pushes compute->load for them. The
+  // barrier's token goes to item 0's first load, so only items after a
+  // loading item 0 may load.
+  auto loads = [&](size_t i) { return i < count && !items[i].loads.empty(); };
+  for (size_t i = 1; i < count; ++i)
+    assert((!loads(i) || loads(0)) && "a loading item after a load-less first");
   if (barrier) {
     // The previous layer's last store now owes a token to this barrier.
     // After a kept layer the FENCE alone orders its last REQUANTs (which
@@ -272,7 +291,8 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
     Instruction fence(Opcode::Fence);
     fence.set(Field::Fence_queue, isa::QueueSel_compute);
     addDeps(fence, false, /*popNext=*/lastStore.has_value(),
-            /*pushPrev=*/true, false);
+            /*pushPrev=*/loads(0), false);
+    fenceAt = stream.size();
     stream.push_back(fence);
   }
   OutputGroups groups = outputGroups(items);
@@ -280,22 +300,23 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   const int64_t dq = static_cast<int64_t>(d);
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
-    assert(!it.loads.empty() && !it.computes.empty() &&
-           "every item loads and computes");
-    std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
-    addDeps(it.loads.front(), false, /*popNext=*/i >= d || (i == 0 && barrier),
-            false, false);
-    for (const LoadStage &st : stages) {
-      addDeps(it.loads[st.loadEnd - 1], false, false, false,
-              /*pushNext=*/true);
-      addDeps(it.computes[st.firstCompute], /*popPrev=*/true, false, false,
-              false);
+    assert(!it.computes.empty() && "every item computes");
+    if (loads(i)) {
+      std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
+      addDeps(it.loads.front(), false,
+              /*popNext=*/i >= d || (i == 0 && barrier), false, false);
+      for (const LoadStage &st : stages) {
+        addDeps(it.loads[st.loadEnd - 1], false, false, false,
+                /*pushNext=*/true);
+        addDeps(it.computes[st.firstCompute], /*popPrev=*/true, false, false,
+                false);
+      }
     }
     bool storing = !it.stores.empty();
     int64_t q = groups.group[i];
     addDeps(it.computes.front(), false,
             /*popNext=*/!kept && groups.starts[i] && q >= dq, false, false);
-    addDeps(it.computes.back(), false, false, /*pushPrev=*/i + d < count,
+    addDeps(it.computes.back(), false, false, /*pushPrev=*/loads(i + d),
             /*pushNext=*/storing);
     if (!storing)
       continue;
@@ -332,6 +353,10 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
       append(items[i].stores);
     }
   }
+  // Loads hoisted into a layer follow its first load, which waits for the
+  // barrier; into a layer whose first item loads nothing, they take the
+  // barrier's token themselves (above).
+  loadlessFence = loads(0) ? std::nullopt : fenceAt;
   if (kept)
     lastStore.reset();
   else
@@ -348,6 +373,7 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
 std::vector<Instruction> ProgramBuilder::finishSegment() {
   stream.push_back(Instruction(Opcode::End));
   lastStore.reset();
+  loadlessFence.reset();
   prevKept = false;
   hoistPoint.reset();
   mirrorNext = false;

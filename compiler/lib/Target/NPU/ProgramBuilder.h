@@ -148,6 +148,9 @@ private:
   /// disjoint).
   std::optional<size_t> hoistPoint;
   std::vector<std::pair<uint64_t, uint64_t>> prevSp;
+  /// The previous layer's barrier FENCE when its first item loads nothing
+  /// (loads hoisted into it must wait for that FENCE's token).
+  std::optional<size_t> loadlessFence;
   bool mirrorNext = false;
 };
 

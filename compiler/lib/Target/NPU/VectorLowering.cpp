@@ -208,10 +208,44 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   if (C > 0xffff || kh > 255 || kw > 255 || sh > 255 || sw > 255 ||
       OW * C > 0xffff)
     return loweringError(op, "pooling dimensions exceed the field widths");
-  auto slots = allocateSlotPairs(op, b.hw, {inRows * wp * C, rows * OW * C},
-                                 io.spMirrored);
-  if (!slots)
-    return slots.takeError();
+  // A kept input (npu-plan-cascades) is the whole padded image, the first
+  // allocation (onChipInput); row tiles read their windows in place and
+  // only the first item loads (the image's border).
+  std::optional<OnChipTile> kept;
+  std::vector<DmaBox> border;
+  if (io.inputOnChip) {
+    kept = onChipInput(op, plan, b.hw, io.spMirrored);
+    if (!kept)
+      return loweringError(op, "this pooling cannot read a kept input");
+  }
+  uint64_t inSlot[2], outSlot[2];
+  if (kept) {
+    // The image (where onChipInput put it), then two output slots.
+    SramAllocator sp(b.hw.sram.scratchpadBytes, b.hw.scratchpadBankBytes(),
+                     io.spMirrored);
+    std::optional<uint64_t> image = sp.allocate(kept->bytes),
+                            o0 = sp.allocate(rows * OW * C),
+                            o1 = sp.allocate(rows * OW * C);
+    if (!image || !o0 || !o1)
+      return loweringError(op, "scratchpad of " +
+                                   llvm::Twine(b.hw.sram.scratchpadBytes) +
+                                   " bytes cannot hold the kept image and "
+                                   "two output tiles");
+    if (*image != kept->base)
+      return loweringError(op, "the kept input is not where its producer "
+                               "wrote it");
+    inSlot[0] = inSlot[1] = *image;
+    outSlot[0] = *o0, outSlot[1] = *o1;
+    border = keptImageBorder(kept->base, (OH - 1) * sh + kh, pt, H, W, pl, pr,
+                             C, -128, io, b);
+  } else {
+    auto slots = allocateSlotPairs(op, b.hw, {inRows * wp * C, rows * OW * C},
+                                   io.spMirrored);
+    if (!slots)
+      return slots.takeError();
+    for (int i = 0; i < 2; ++i)
+      inSlot[i] = (*slots)[0][i], outSlot[i] = (*slots)[1][i];
+  }
   bool avg = op.getKind() != graph::PoolKind::Max;
   QParams x = perTensorParams(op.getInput().getType());
   QParams y = avg ? perTensorParams(op.getOutput().getType()) : x;
@@ -230,7 +264,7 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       Item it;
       DmaBox ld;
       ld.dram = io.inputs[0] + n * H * W * C + iy0 * W * C;
-      ld.sram = (*slots)[0][s];
+      ld.sram = inSlot[s];
       ld.n[0] = C, ld.n[1] = W, ld.n[2] = std::min(H, iyEnd) - iy0;
       ld.s[1] = C, ld.s[2] = W * C, ld.t[1] = C, ld.t[2] = wp * C;
       ld.padTop = std::max<int64_t>(0, -iyStart);
@@ -238,7 +272,14 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       ld.padLeft = pl, ld.padRight = pr;
       ld.padValue = -128; // never wins a max: pads < kernel guarantees data
       ld.flipSign = x.isUnsigned;
-      it.loads.push_back(makeLoad(ld));
+      uint64_t inAddr = inSlot[s];
+      if (!kept)
+        it.loads.push_back(makeLoad(ld));
+      else if (items.empty())
+        for (const DmaBox &p : border)
+          it.loads.push_back(makeLoad(p));
+      if (kept)
+        inAddr = kept->base + oy0 * sh * wp * C;
       Instruction p(Opcode::Pool);
       p.set(Field::Pool_mode,
             avg ? isa::PoolMode_avg_float : isa::PoolMode_max);
@@ -246,8 +287,8 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       p.set(Field::Pool_kw, kw);
       p.set(Field::Pool_sh, sh);
       p.set(Field::Pool_sw, sw);
-      p.set(Field::Pool_in_addr, (*slots)[0][s]);
-      p.set(Field::Pool_out_addr, (*slots)[1][s]);
+      p.set(Field::Pool_in_addr, inAddr);
+      p.set(Field::Pool_out_addr, outSlot[s]);
       p.set(Field::Pool_oh, th);
       p.set(Field::Pool_ow, OW);
       p.set(Field::Pool_ch, C);
@@ -284,7 +325,7 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
       it.computes.push_back(p);
       DmaBox st;
       st.dram = io.output + n * OH * OW * C + oy0 * OW * C;
-      st.sram = (*slots)[1][s];
+      st.sram = outSlot[s];
       st.n[0] = OW * C, st.n[1] = th, st.s[1] = OW * C, st.t[1] = OW * C;
       st.flipSign = ld.flipSign;
       it.stores.push_back(makeStore(st));
