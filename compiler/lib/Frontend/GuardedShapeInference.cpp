@@ -17,18 +17,27 @@
 // DepthToSpace by blocksize * blocksize (0 once blocksize reaches 2^32) and
 // SplitToSequence by its scalar `split` (0).
 //
+// And it reads constant tensors without checking what they store against
+// their dims: ParseData sizes its result by raw_data's whole elements and
+// then copies all of raw_data, so an int64 Reshape shape of 6 raw bytes
+// writes through a null pointer (found by the CI fuzz slice).
+//
 // So, on the copy that is inferred, in the graph and its subgraphs: a
 // convolution without `kernel_shape` whose weight dims are known before
 // inference (an initializer or a graph input, through DequantizeLinear/
 // Identity/Cast) gets them as `kernel_shape`; a convolution whose weight
 // dims are not known, a node with a `strides` value below 1 or a
-// `blocksize` outside [1, 2^31], and every SplitToSequence are dropped
-// from the copy (their results and what depends on them keep their
-// declared types). The model that is imported is not changed; the
-// importer's own checks then name what is wrong with such a node.
+// `blocksize` outside [1, 2^31], every SplitToSequence, every initializer
+// and every Constant whose storage does not match its dims
+// (checkTensorStorage, the importer's own rule) are dropped from the copy
+// (their results and what depends on them keep their declared types). The model
+// that is imported is not changed; the importer's own checks then name what is
+// wrong with such a node.
 //
 //===----------------------------------------------------------------------===//
 #include "GuardedShapeInference.h"
+
+#include "systole/Frontend/OnnxModel.h"
 
 #include "onnx/shape_inference/implementation.h"
 
@@ -56,6 +65,25 @@ bool hasAttribute(const onnx::NodeProto &n, const std::string &name) {
   return false;
 }
 
+/// Whether `t` stores what its dims declare (ParseData trusts it).
+bool wellFormed(const onnx::TensorProto &t) {
+  if (llvm::Error e = checkTensorStorage(t, "")) {
+    llvm::consumeError(std::move(e));
+    return false;
+  }
+  return true;
+}
+
+/// Whether `n` is a Constant whose tensor value is malformed.
+bool malformedConstant(const onnx::NodeProto &n) {
+  if (n.op_type() != "Constant")
+    return false;
+  for (const auto &a : n.attribute())
+    if (a.name() == "value" && !wellFormed(a.t()))
+      return true;
+  return false;
+}
+
 /// Whether libonnx 1.12's inference of `n` divides by zero (see above).
 bool dividesByZero(const onnx::NodeProto &n) {
   if (n.op_type() == "SplitToSequence")
@@ -77,6 +105,11 @@ using DimsMap = std::map<std::string, std::vector<int64_t>>;
 /// Guards the nodes of `g` and of its subgraphs; `dims` holds the dims
 /// known in the enclosing scopes.
 void guardGraph(onnx::GraphProto *g, DimsMap dims) {
+  // Malformed initializers leave the copy: their consumers see no value.
+  auto *inits = g->mutable_initializer();
+  for (int i = inits->size() - 1; i >= 0; --i)
+    if (!wellFormed(inits->Get(i)))
+      inits->DeleteSubrange(i, 1);
   // Dims known before inference: initializers, fully static graph inputs.
   for (const auto &t : g->initializer())
     dims[t.name()] = {t.dims().begin(), t.dims().end()};
@@ -117,7 +150,7 @@ void guardGraph(onnx::GraphProto *g, DimsMap dims) {
 
   onnx::GraphProto kept;
   for (const auto &n : g->node()) {
-    if (dividesByZero(n))
+    if (dividesByZero(n) || malformedConstant(n))
       continue; // dropped from the inferred copy
     if (!isConvolution(n) || hasAttribute(n, "kernel_shape")) {
       onnx::NodeProto *k = kept.add_node();

@@ -117,8 +117,25 @@ static bool elementTypeOf(int32_t dataType, ElementType &type) {
   }
 }
 
-llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
-                                           StringRef what) {
+/// Number of values the typed field of `type` stores.
+static int64_t typedCount(const onnx::TensorProto &proto, ElementType type) {
+  // Typed fields: ONNX stores small integer types widened in int32_data.
+  switch (type) {
+  case ElementType::Float32:
+    return proto.float_data_size();
+  case ElementType::Float64:
+    return proto.double_data_size();
+  case ElementType::Int64:
+    return proto.int64_data_size();
+  case ElementType::UInt32:
+  case ElementType::UInt64:
+    return proto.uint64_data_size();
+  default:
+    return proto.int32_data_size();
+  }
+}
+
+llvm::Error checkTensorStorage(const onnx::TensorProto &proto, StringRef what) {
   ElementType type;
   if (!elementTypeOf(proto.data_type(), type))
     return makeError(
@@ -143,33 +160,28 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
                        llvm::Twine(proto.raw_data().size()) +
                        " bytes, the shape needs " +
                        llvm::Twine(static_cast<uint64_t>(n) * elem));
+    return llvm::Error::success();
+  }
+  int64_t have = typedCount(proto, type);
+  if (have != n)
+    return makeError(what + ": has " + llvm::Twine(have) +
+                     " values, the shape needs " + llvm::Twine(n));
+  return llvm::Error::success();
+}
+
+llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
+                                           StringRef what) {
+  if (llvm::Error e = checkTensorStorage(proto, what))
+    return std::move(e);
+  ElementType type;
+  elementTypeOf(proto.data_type(), type);
+  std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  int64_t n = checkedNumElements(shape);
+  if (proto.has_raw_data()) {
     HostTensor t(type, std::move(shape));
     copyBytes(t.data(), proto.raw_data().data(), t.byteSize());
     return t;
   }
-  // Typed fields: ONNX stores small integer types widened in int32_data.
-  int have;
-  switch (type) {
-  case ElementType::Float32:
-    have = proto.float_data_size();
-    break;
-  case ElementType::Float64:
-    have = proto.double_data_size();
-    break;
-  case ElementType::Int64:
-    have = proto.int64_data_size();
-    break;
-  case ElementType::UInt32:
-  case ElementType::UInt64:
-    have = proto.uint64_data_size();
-    break;
-  default:
-    have = proto.int32_data_size();
-    break;
-  }
-  if (have != n)
-    return makeError(what + ": has " + llvm::Twine(have) +
-                     " values, the shape needs " + llvm::Twine(n));
   HostTensor t(type, std::move(shape));
   switch (type) {
   case ElementType::Float32:

@@ -33,6 +33,13 @@ parseOnnxModel(llvm::StringRef bytes, llvm::StringRef path);
 /// Parses a serialized TensorProto (e.g. a node test's input_0.pb).
 llvm::Expected<HostTensor> loadTensorProtoFile(llvm::StringRef path);
 
+/// Checks that a TensorProto's element type is supported, its data is
+/// inline and what it stores matches its dims (raw_data bytes or typed
+/// values); `what` names it in errors. tensorFromProto's checks, without
+/// the copy.
+llvm::Error checkTensorStorage(const onnx::TensorProto &proto,
+                               llvm::StringRef what);
+
 /// Converts a TensorProto (raw_data or typed fields) into a host tensor;
 /// `what` names it in errors.
 llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
