@@ -31,7 +31,8 @@ from systole_models.quantize import quantize, scheme
 MODELS = ["digits", "resnet18", "mobilenet_v2", "resnet50",
           "squeezenet1_1", "squeezenet1_1_uint8", "mobilenet_v3_small", "mnasnet0_5", "googlenet", "regnet_y_400mf",
           "vit_small",
-          "convnext_small", "encoder_opset13", "encoder_opset17", "ppocr_cls", "oww_embedding", "oww_hello_deepa"]
+          "convnext_small", "encoder_opset13", "encoder_opset17", "ppocr_cls", "ppocr_det",
+          "oww_embedding", "oww_hello_deepa"]
 ZOO = (["digits"] + list(torchvision_models.ARCHITECTURES) + list(torchvision_models.UINT8_VARIANTS)
        + list(encoders.ENCODERS) + list(npm_models.PACKAGE_MODELS))
 COMMITTED_DIGITS = Path(__file__).resolve().parent / "digits"

@@ -39,7 +39,9 @@ equal ORT's:
 - strided-1x1: strided 1x1 convolutions reading only the pixels they use,
   also on the Verilated RTL;
 - pad-pool: explicit constant Pads before pools as NPU copies, also on the
-  Verilated RTL.
+  Verilated RTL;
+- conv-transpose: upsampling ConvTransposes (kernel = stride) as a 1x1
+  convolution and a DepthToSpace on the NPU, also on the Verilated RTL.
 The models have no ReLU between a Conv and its QuantizeLinear: ORT fuses
 Conv + Relu into a float FusedConv before its QDQ fusion, so such a layer's
 reference would be float arithmetic, not ORT's integer kernel.
@@ -116,6 +118,35 @@ class Builder:
         eh, ew = (k - 1) * dilation[0] + 1, (k - 1) * dilation[1] + 1
         self.shape = [n, cout, (h + 2 * pad - eh) // stride + 1, (w + 2 * pad - ew) // stride + 1]
         self._requant(i, f"y{i}", ys, yz, relu)
+
+    def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True):
+        """A QDQ ConvTranspose with kernel = stride = s (learned upsampling).
+        Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
+        float, and with power-of-two scales (the input's and ys too) every
+        float product and sum is exact, so ORT's result is the exact one
+        and the NPU's integer result must equal it bit for bit, ties
+        included (with other scales the two can round apart on near-ties;
+        docs/compiler.md)."""
+        n, cin, h, w = self.shape
+        i = self.n = self.n + 1
+        wq = rng.integers(-127, 128, (cin, cout, s, s)).astype(np.int8)
+        ws = (2.0 ** -rng.integers(5, 9, cout if per_channel else None)).astype(np.float32)
+        axis = {"axis": 1} if per_channel else {}
+        self.inits += [init(f"w{i}", wq), init(f"ws{i}", ws)]
+        self.nodes.append(helper.make_node("DequantizeLinear", [f"w{i}", f"ws{i}"],
+                                           [f"wd{i}"], **axis))
+        ins = [self.cur, f"wd{i}"]
+        if bias:
+            self.inits += [init(f"b{i}", rng.integers(-3000, 3000, cout).astype(np.int32)),
+                           init(f"bs{i}", (ws * np.float32(self.scale)).astype(np.float32))]
+            self.nodes.append(helper.make_node(
+                "DequantizeLinear", [f"b{i}", f"bs{i}"], [f"bd{i}"],
+                **({"axis": 0} if per_channel else {})))
+            ins.append(f"bd{i}")
+        self.nodes.append(helper.make_node("ConvTranspose", ins, [f"y{i}"],
+                                           kernel_shape=[s, s], strides=[s, s]))
+        self.shape = [n, cout, h * s, w * s]
+        self._requant(i, f"y{i}", ys, yz, False)
 
     def activation(self, kind, ys, yz):
         """DequantizeLinear -> f -> QuantizeLinear after the current layer
@@ -1148,7 +1179,42 @@ def case_pad_pool():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "cascade": case_cascade, "pad-pool": case_pad_pool, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
+def case_conv_transpose():
+    """Upsampling ConvTransposes (issue 16: detector and segmentation
+    decoders, PaddleOCR's DBNet head): kernel = stride, so each is a 1x1
+    convolution of stride^2 x Cout filters and a DCR DepthToSpace on the
+    NPU (the importer's ConvTransposeAsConv). Stride 2 with per-channel
+    weights and a bias, stride 3 per tensor without one, stride 2 again
+    after a convolution; int8 and uint8; nothing on the host but the
+    model's I/O. Power-of-two scales make ORT's float ConvTranspose exact
+    (Builder.conv_transpose), so any difference is the NPU's. Float weights
+    ORT quantizes itself: ppocr_det (e2e.zoo / e2e.placement)."""
+    fails = 0
+    for uint8 in (False, True):
+        name = "conv-transpose-uint8" if uint8 else "conv-transpose"
+        b = Builder([1, 8, 5, 6], xs=0.0625, uint8=uint8)
+        b.conv(8, 16, 3, pad=1, ys=0.25, yz=-5)
+        b.conv_transpose(12, 2, ys=0.5, yz=2)
+        b.conv_transpose(6, 3, ys=0.25, yz=-3, per_channel=False, bias=False)
+        b.conv(6, 8, 3, pad=1, ys=0.25, yz=1)
+        b.conv_transpose(4, 2, ys=0.5, yz=0)
+        path_shapes[name] = [1, 8, 5, 6]
+        path = b.save(name)
+        fails += check_all_on_npu(name, path, "graph.depth_to_space", 3)
+        # --host-conv-transpose keeps all three in float on the host.
+        report = work / f"{name}-host.json"
+        subprocess.run([systole, "compile", str(path), "-o", str(work / f"{name}-host.npu"),
+                        "-q", "--host-conv-transpose", "--report", str(report)],
+                       check=True, stdout=subprocess.DEVNULL)
+        host = [p["op"] for p in json.loads(report.read_text())["placement"]["ops"]
+                if p["placement"] == "host" and p["op"] == "ConvTranspose"]
+        if len(host) != 3:
+            print(f"{name}: FAIL: --host-conv-transpose left {len(host)} of 3 on the host")
+            fails += 1
+    return fails
+
+
+CASES = {"gemm-25088x4096": case_gemm, "conv-transpose": case_conv_transpose, "cascade": case_cascade, "pad-pool": case_pad_pool, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,

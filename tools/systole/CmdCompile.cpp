@@ -28,7 +28,8 @@ static int runCompile(int argc, char **argv) {
   std::string input, output, hw = "default-32x32", dumpAfter, reportPath,
                              hostTarget = "cpu", gpuArch = "sm_75";
   std::vector<std::string> inputShapes;
-  bool dumpAll = false, noReuse = false, noFusion = false, quiet = false;
+  bool dumpAll = false, noReuse = false, noFusion = false, quiet = false,
+       hostConvTranspose = false;
   uint64_t tune = 0;
   std::string tuneCache;
   cli::FlagParser flags(
@@ -66,6 +67,11 @@ static int runCompile(int argc, char **argv) {
             "run every residual add as a layer of its own instead of in "
             "the epilogue of the convolution that produces it, and keep no "
             "layer's output in the scratchpad for the next layer")
+      .flag({"--host-conv-transpose"}, hostConvTranspose,
+            "run every ConvTranspose in float on the host, as ONNX Runtime "
+            "does, instead of an upsampling one (kernel = stride) as a 1x1 "
+            "convolution and a DepthToSpace on the NPU (whose integer sum "
+            "can round differently from ORT's float one on exact ties)")
       .value({"--host-target"}, hostTarget, "cpu|gpu|gpu-emulation",
              "compiled host code: cpu (a native shared object) or gpu (PTX "
              "beside the CPU code; the runtime uses a GPU if present); "
@@ -84,6 +90,7 @@ static int runCompile(int argc, char **argv) {
   options.hw = hw;
   options.reuseDram = !noReuse;
   options.fuseResidual = !noFusion;
+  options.hostConvTranspose = hostConvTranspose;
   options.tune = static_cast<int64_t>(tune);
   if (tune > 0)
     options.tuneCache = tuneCache == "none" ? std::string()

@@ -86,6 +86,7 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   frontend::ImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;
   importOptions.defaultedDims = &result.notes;
+  importOptions.hostConvTranspose = options.hostConvTranspose;
   auto module = frontend::importOnnxFile(path, context, importOptions);
   if (!module)
     return withDiagnostics(llvm::toString(module.takeError()));

@@ -4,6 +4,7 @@
 // dispatches each node to the translator registered for its op type.
 //
 //===----------------------------------------------------------------------===//
+#include "ConvTransposeAsConv.h"
 #include "GuardedShapeInference.h"
 #include "ImportContext.h"
 #include "QuantizeFloatWeights.h"
@@ -580,9 +581,13 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
                 MLIRContext &context, const ImportOptions &options) {
   // Float weights between QDQ pairs are quantized as ONNX Runtime does
   // before it runs the model (QuantizeFloatWeights.cpp).
+  // Then an upsampling ConvTranspose becomes a 1x1 Conv and a DepthToSpace
+  // (ConvTransposeAsConv.cpp).
   onnx::ModelProto rewritten = original;
-  const onnx::ModelProto &model =
-      quantizeFloatWeightsLikeOrt(rewritten) ? rewritten : original;
+  bool changed = quantizeFloatWeightsLikeOrt(rewritten);
+  if (!options.hostConvTranspose)
+    changed |= convTransposeAsConv(rewritten);
+  const onnx::ModelProto &model = changed ? rewritten : original;
   registerImportDialects(context);
   OpBuilder builder(&context);
   ImportContext ic(builder, modelPath, model);

@@ -34,6 +34,9 @@ struct CompileOptions {
   /// Residual adds in their producing convolution's epilogue
   /// (--no-fusion turns it off, for comparison).
   bool fuseResidual = true;
+  /// Every ConvTranspose in float on the host (--host-conv-transpose)
+  /// instead of upsampling ones on the NPU (ImportOptions).
+  bool hostConvTranspose = false;
   /// Tuner (systole compile --tune): plans priced per distinct layer
   /// beyond the default candidates (0: off), and the cache file.
   int64_t tune = 0;

@@ -32,6 +32,10 @@ struct ImportOptions {
   /// Filled by the importer: one line per symbolic dimension it defaulted,
   /// for the compile report.
   std::vector<std::string> *defaultedDims = nullptr;
+  /// Keep every QDQ ConvTranspose in float on the host, as ONNX Runtime
+  /// runs it, instead of rewriting an upsampling one (kernel = stride) into
+  /// a 1x1 Conv and a DepthToSpace the NPU runs (ConvTransposeAsConv.cpp).
+  bool hostConvTranspose = false;
 };
 
 /// The failure of an op that needs one of its inputs at compile time (a

@@ -1,0 +1,380 @@
+//===- ConvTransposeAsConv.cpp - Upsampling ConvTranspose as Conv + D2S ---===//
+//
+// A ConvTranspose whose kernel equals its stride (k = s, no padding, no
+// dilation, one group: the learned 2x upsampling of detection and
+// segmentation decoders, PaddleOCR's DBNet head, U-Nets) writes every
+// output pixel from exactly one input pixel:
+//
+//   y[o, i s + a, j s + b] = bias[o] + sum_c x[c, i, j] w[c, o, a, b]
+//
+// That is a 1x1 convolution with s^2 Cout output channels, channel
+// (a s + b) Cout + o holding tap (a, b) of filter o, followed by a DCR
+// DepthToSpace of block s. In a QDQ model (DequantizeLinear -> ConvTranspose
+// -> QuantizeLinear) the rewrite below makes the pair the NPU runs
+// (a quantized 1x1 convolution and a DepthToSpace copy) with a
+// QuantizeLinear/DequantizeLinear of the output's own parameters between
+// them: the DepthToSpace only moves bytes, so quantizing before it is the
+// same as after.
+//
+// Numerics: ONNX Runtime 1.23 has no integer kernel for a QDQ ConvTranspose
+// on the CPU; it dequantizes and runs the float kernel, so its sum is a
+// float approximation of the exact integer one the NPU computes. The two
+// quantize to the same code except when the exact value lies within the
+// float sum's rounding error of a half-way point between two codes (the
+// same caveat as ORT's float FusedConv, docs/compiler.md). ppocr_det's two
+// upsampling layers are bit-exact with ORT on the zoo's inputs; ImportOptions
+// ::hostConvTranspose keeps every ConvTranspose in float on the host.
+//
+// Runs on the ONNX graph before import, after quantizeFloatWeightsLikeOrt
+// (which gives a float-weight ConvTranspose its int8 weight and int32 bias
+// as ORT does).
+//
+//===----------------------------------------------------------------------===//
+#include "ConvTransposeAsConv.h"
+
+#include "systole/Frontend/OnnxModel.h"
+
+#include <map>
+#include <optional>
+#include <set>
+
+namespace systole::frontend {
+
+namespace {
+
+const onnx::TensorProto *findInit(const onnx::GraphProto &g,
+                                  const std::string &name) {
+  for (const auto &t : g.initializer())
+    if (t.name() == name)
+      return &t;
+  return nullptr;
+}
+
+const onnx::AttributeProto *findAttr(const onnx::NodeProto &n,
+                                     const std::string &name) {
+  for (const auto &a : n.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+std::vector<int64_t> intsAttr(const onnx::NodeProto &n,
+                              const std::string &name) {
+  const onnx::AttributeProto *a = findAttr(n, name);
+  if (!a)
+    return {};
+  return {a->ints().begin(), a->ints().end()};
+}
+
+bool allEqual(const std::vector<int64_t> &v, int64_t x) {
+  for (int64_t e : v)
+    if (e != x)
+      return false;
+  return true;
+}
+
+int64_t numElements(const onnx::TensorProto &t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  return n;
+}
+
+/// A per-tensor (scalar) initializer or one of `channels` values.
+bool scalarOrPerChannel(const onnx::TensorProto *t, int64_t channels) {
+  if (!t)
+    return false;
+  if (t->dims_size() == 0 || numElements(*t) == 1)
+    return true;
+  return t->dims_size() == 1 && t->dims(0) == channels;
+}
+
+/// `t` with its per-channel values repeated `times` times (value k of the
+/// result is value k mod C of `t`), named `name`; a scalar stays one value.
+onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t times,
+                           const std::string &name) {
+  auto h = tensorFromProto(t, name);
+  onnx::TensorProto r;
+  r.set_name(name);
+  r.set_data_type(t.data_type());
+  int64_t n = h->numElements();
+  size_t elem = h->byteSize() / std::max<int64_t>(n, 1);
+  if (t.dims_size() == 0 || n == 1) {
+    *r.mutable_dims() = t.dims();
+    r.set_raw_data(
+        std::string(reinterpret_cast<const char *>(h->data()), h->byteSize()));
+    return r;
+  }
+  r.add_dims(n * times);
+  std::string raw;
+  for (int64_t k = 0; k < times; ++k)
+    raw.append(reinterpret_cast<const char *>(h->data()), n * elem);
+  r.set_raw_data(raw);
+  return r;
+}
+
+onnx::AttributeProto intsAttribute(const std::string &name,
+                                   std::vector<int64_t> v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INTS);
+  for (int64_t e : v)
+    a.add_ints(e);
+  return a;
+}
+
+onnx::AttributeProto intAttribute(const std::string &name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+} // namespace
+
+bool convTransposeAsConv(onnx::ModelProto &model) {
+  onnx::GraphProto &g = *model.mutable_graph();
+  std::map<std::string, int> producer;
+  std::map<std::string, int> uses;
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const auto &o : g.node(i).output())
+      producer[o] = i;
+    for (const auto &in : g.node(i).input())
+      ++uses[in];
+  }
+  std::set<std::string> graphOutputs;
+  for (const auto &o : g.output())
+    graphOutputs.insert(o.name());
+  int64_t opset = opsetVersion(model, "");
+  auto dqOf = [&](const std::string &v) -> const onnx::NodeProto * {
+    auto p = producer.find(v);
+    if (p == producer.end())
+      return nullptr;
+    const onnx::NodeProto &d = g.node(p->second);
+    if (d.op_type() != "DequantizeLinear" || d.input_size() < 2 ||
+        (!d.domain().empty() && d.domain() != "ai.onnx"))
+      return nullptr;
+    return &d;
+  };
+
+  std::map<int, std::vector<onnx::NodeProto>> replace;
+  std::vector<onnx::TensorProto> newInits;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &n = g.node(i);
+    if (n.op_type() != "ConvTranspose" ||
+        (!n.domain().empty() && n.domain() != "ai.onnx") ||
+        n.input_size() < 2 || n.output_size() != 1)
+      continue;
+    // The QDQ frame: a per-tensor input, one QuantizeLinear reader.
+    const onnx::NodeProto *dqx = dqOf(n.input(0));
+    if (!dqx || !scalarOrPerChannel(findInit(g, dqx->input(1)), 1))
+      continue;
+    const std::string &y = n.output(0);
+    if (graphOutputs.count(y) || uses[y] != 1)
+      continue;
+    const onnx::NodeProto *q = nullptr;
+    for (const auto &c : g.node())
+      for (const auto &in : c.input())
+        if (in == y)
+          q = &c;
+    if (!q || q->op_type() != "QuantizeLinear" || q->input(0) != y ||
+        q->input_size() < 2 || !scalarOrPerChannel(findInit(g, q->input(1)), 1))
+      continue;
+    // The weight: DequantizeLinear of an int8/uint8 [Cin, Cout, s, s].
+    const onnx::NodeProto *dqw = dqOf(n.input(1));
+    if (!dqw)
+      continue;
+    const onnx::TensorProto *w = findInit(g, dqw->input(0));
+    if (!w || w->dims_size() != 4 ||
+        (w->data_type() != onnx::TensorProto::INT8 &&
+         w->data_type() != onnx::TensorProto::UINT8))
+      continue;
+    int64_t cin = w->dims(0), cout = w->dims(1), kh = w->dims(2),
+            kw = w->dims(3);
+    if (kh != kw || kh < 1 || cin < 1 || cout < 1)
+      continue;
+    int64_t s = kh;
+    const onnx::AttributeProto *group = findAttr(n, "group");
+    if (group && group->i() != 1)
+      continue;
+    std::vector<int64_t> ks = intsAttr(n, "kernel_shape");
+    if (!ks.empty() && (ks.size() != 2 || !allEqual(ks, s)))
+      continue;
+    std::vector<int64_t> st = intsAttr(n, "strides");
+    if (st.size() != 2 || !allEqual(st, s))
+      continue;
+    if (!allEqual(intsAttr(n, "dilations"), 1) ||
+        !allEqual(intsAttr(n, "pads"), 0) ||
+        !allEqual(intsAttr(n, "output_padding"), 0) ||
+        findAttr(n, "output_shape"))
+      continue;
+    // k = s makes SAME_* pad by k - s = 0 as well.
+    if (const onnx::AttributeProto *ap = findAttr(n, "auto_pad"))
+      if (ap->s() != "NOTSET" && ap->s() != "VALID" &&
+          ap->s() != "SAME_UPPER" && ap->s() != "SAME_LOWER")
+        continue;
+    const onnx::TensorProto *wScale = findInit(g, dqw->input(1));
+    const onnx::TensorProto *wZp =
+        dqw->input_size() > 2 ? findInit(g, dqw->input(2)) : nullptr;
+    if (!scalarOrPerChannel(wScale, cout) ||
+        (dqw->input_size() > 2 && !scalarOrPerChannel(wZp, cout)))
+      continue;
+    bool wPerChannel = numElements(*wScale) > 1;
+    if (wPerChannel) {
+      const onnx::AttributeProto *axis = findAttr(*dqw, "axis");
+      if (!axis || axis->i() != 1)
+        continue;
+    }
+    // The optional bias: DequantizeLinear of an int32 [Cout].
+    const onnx::NodeProto *dqb = nullptr;
+    const onnx::TensorProto *bias = nullptr, *bScale = nullptr, *bZp = nullptr;
+    if (n.input_size() > 2 && !n.input(2).empty()) {
+      dqb = dqOf(n.input(2));
+      if (!dqb)
+        continue;
+      bias = findInit(g, dqb->input(0));
+      bScale = findInit(g, dqb->input(1));
+      bZp = dqb->input_size() > 2 ? findInit(g, dqb->input(2)) : nullptr;
+      if (!bias || bias->data_type() != onnx::TensorProto::INT32 ||
+          bias->dims_size() != 1 || bias->dims(0) != cout ||
+          !scalarOrPerChannel(bScale, cout) ||
+          (dqb->input_size() > 2 && !scalarOrPerChannel(bZp, cout)))
+        continue;
+    }
+    // Every tensor read must hold what its dims say (hostile models).
+    bool wellFormed = true;
+    for (const onnx::TensorProto *t : {w, wScale, wZp, bias, bScale, bZp})
+      if (t)
+        if (llvm::Error e = checkTensorStorage(*t, "")) {
+          llvm::consumeError(std::move(e));
+          wellFormed = false;
+        }
+    if (!wellFormed)
+      continue;
+
+    std::string base = (n.name().empty() ? y : n.name()) + "_as_conv";
+    int64_t taps = s * s, filters = taps * cout;
+    // W'[(a s + b) Cout + o, c] = W[c, o, a, b].
+    auto wt = tensorFromProto(*w, base);
+    if (!wt) {
+      llvm::consumeError(wt.takeError());
+      continue;
+    }
+    const char *wb = reinterpret_cast<const char *>(wt->data());
+    std::string raw(size_t(filters * cin), '\0');
+    for (int64_t c = 0; c < cin; ++c)
+      for (int64_t o = 0; o < cout; ++o)
+        for (int64_t t = 0; t < taps; ++t)
+          raw[size_t((t * cout + o) * cin + c)] =
+              wb[size_t((c * cout + o) * taps + t)];
+    onnx::TensorProto w2;
+    w2.set_name(base + "_w");
+    w2.set_data_type(w->data_type());
+    for (int64_t d : {filters, cin, int64_t(1), int64_t(1)})
+      w2.add_dims(d);
+    w2.set_raw_data(raw);
+    newInits.push_back(w2);
+
+    std::vector<onnx::NodeProto> seq;
+    onnx::NodeProto dqw2;
+    dqw2.set_op_type("DequantizeLinear");
+    dqw2.set_name(base + "_w_dq");
+    dqw2.add_input(w2.name());
+    if (wPerChannel) {
+      newInits.push_back(repeated(*wScale, taps, base + "_w_scale"));
+      dqw2.add_input(newInits.back().name());
+      if (wZp) {
+        newInits.push_back(repeated(*wZp, taps, base + "_w_zp"));
+        dqw2.add_input(newInits.back().name());
+      }
+      *dqw2.add_attribute() = intAttribute("axis", 0);
+    } else {
+      for (int k = 1; k < dqw->input_size(); ++k)
+        dqw2.add_input(dqw->input(k));
+    }
+    dqw2.add_output(dqw2.name());
+    seq.push_back(dqw2);
+
+    onnx::NodeProto conv;
+    conv.set_op_type("Conv");
+    // The user's node name: reports and placement tables name it.
+    conv.set_name(n.name().empty() ? base : n.name());
+    conv.add_input(n.input(0));
+    conv.add_input(dqw2.output(0));
+    if (dqb) {
+      onnx::NodeProto dqb2;
+      dqb2.set_op_type("DequantizeLinear");
+      dqb2.set_name(base + "_b_dq");
+      newInits.push_back(repeated(*bias, taps, base + "_b"));
+      dqb2.add_input(newInits.back().name());
+      if (numElements(*bScale) > 1) {
+        newInits.push_back(repeated(*bScale, taps, base + "_b_scale"));
+        dqb2.add_input(newInits.back().name());
+        if (bZp) {
+          newInits.push_back(repeated(*bZp, taps, base + "_b_zp"));
+          dqb2.add_input(newInits.back().name());
+        }
+        *dqb2.add_attribute() = intAttribute("axis", 0);
+      } else {
+        for (int k = 1; k < dqb->input_size(); ++k)
+          dqb2.add_input(dqb->input(k));
+      }
+      dqb2.add_output(dqb2.name());
+      seq.push_back(dqb2);
+      conv.add_input(dqb2.output(0));
+    }
+    *conv.add_attribute() = intsAttribute("kernel_shape", {1, 1});
+    conv.add_output(base + "_y");
+    seq.push_back(conv);
+
+    // Quantized with the ConvTranspose output's parameters, then moved.
+    onnx::NodeProto q2 = *q;
+    q2.set_name(base + "_q");
+    q2.set_input(0, conv.output(0));
+    q2.clear_output();
+    q2.add_output(base + "_q");
+    seq.push_back(q2);
+    onnx::NodeProto dq2;
+    dq2.set_op_type("DequantizeLinear");
+    dq2.set_name(base + "_dq");
+    dq2.add_input(q2.output(0));
+    for (int k = 1; k < q->input_size(); ++k)
+      dq2.add_input(q->input(k));
+    dq2.add_output(base + "_dq");
+    seq.push_back(dq2);
+    onnx::NodeProto d2s;
+    d2s.set_op_type("DepthToSpace");
+    d2s.set_name(base + "_depth_to_space");
+    d2s.add_input(dq2.output(0));
+    d2s.add_output(y);
+    *d2s.add_attribute() = intAttribute("blocksize", s);
+    if (opset >= 11) {
+      onnx::AttributeProto mode;
+      mode.set_name("mode");
+      mode.set_type(onnx::AttributeProto::STRING);
+      mode.set_s("DCR");
+      *d2s.add_attribute() = mode;
+    }
+    seq.push_back(d2s);
+    replace[i] = std::move(seq);
+  }
+  if (replace.empty())
+    return false;
+  for (auto &t : newInits)
+    *g.add_initializer() = std::move(t);
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g.node_size(); ++i) {
+    auto it = replace.find(i);
+    if (it == replace.end()) {
+      *nodes.Add() = g.node(i);
+      continue;
+    }
+    for (auto &r : it->second)
+      *nodes.Add() = std::move(r);
+  }
+  g.mutable_node()->Swap(&nodes);
+  return true;
+}
+
+} // namespace systole::frontend
