@@ -119,7 +119,8 @@ class Builder:
         self.shape = [n, cout, (h + 2 * pad - eh) // stride + 1, (w + 2 * pad - ew) // stride + 1]
         self._requant(i, f"y{i}", ys, yz, relu)
 
-    def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True):
+    def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True, k=None,
+                       pads=(0, 0, 0, 0), output_padding=None, auto_pad=None):
         """A QDQ ConvTranspose with kernel = stride = s (learned upsampling).
         Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
         float, and with power-of-two scales (the input's and ys too) every
@@ -129,7 +130,8 @@ class Builder:
         docs/compiler.md)."""
         n, cin, h, w = self.shape
         i = self.n = self.n + 1
-        wq = rng.integers(-127, 128, (cin, cout, s, s)).astype(np.int8)
+        k = k or s
+        wq = rng.integers(-127, 128, (cin, cout, k, k)).astype(np.int8)
         ws = (2.0 ** -rng.integers(5, 9, cout if per_channel else None)).astype(np.float32)
         axis = {"axis": 1} if per_channel else {}
         self.inits += [init(f"w{i}", wq), init(f"ws{i}", ws)]
@@ -143,9 +145,20 @@ class Builder:
                 "DequantizeLinear", [f"b{i}", f"bs{i}"], [f"bd{i}"],
                 **({"axis": 0} if per_channel else {})))
             ins.append(f"bd{i}")
-        self.nodes.append(helper.make_node("ConvTranspose", ins, [f"y{i}"],
-                                           kernel_shape=[s, s], strides=[s, s]))
-        self.shape = [n, cout, h * s, w * s]
+        attrs = {"kernel_shape": [k, k], "strides": [s, s]}
+        if auto_pad:
+            attrs["auto_pad"] = auto_pad
+        else:
+            attrs["pads"] = list(pads)
+        if output_padding:
+            attrs["output_padding"] = list(output_padding)
+        self.nodes.append(helper.make_node("ConvTranspose", ins, [f"y{i}"], **attrs))
+        op = output_padding or (0, 0)
+        if auto_pad:
+            self.shape = [n, cout, h * s, w * s]
+        else:
+            self.shape = [n, cout, (h - 1) * s + k - pads[0] - pads[2] + op[0],
+                          (w - 1) * s + k - pads[1] - pads[3] + op[1]]
         self._requant(i, f"y{i}", ys, yz, False)
 
     def activation(self, kind, ys, yz):
@@ -1201,6 +1214,21 @@ def case_conv_transpose():
         path_shapes[name] = [1, 8, 5, 6]
         path = b.save(name)
         fails += check_all_on_npu(name, path, "graph.depth_to_space", 3)
+        # Kernels larger than the stride: 4/2 with pads 1 (CenterNet, GAN
+        # generators), 3/2 with pads 1 and output_padding 1, 3/2 SAME_UPPER
+        # (pads 0 and 1), 2/2 with a top pad of 1 and output_padding 1
+        # shifting the phases of the rows: convolutions of 3x3, 2x2, 2x2 and
+        # 2x1 windows with zero taps.
+        b = Builder([1, 6, 4, 5], xs=0.0625, uint8=uint8)
+        b.conv(6, 8, 3, pad=1, ys=0.25, yz=-2)
+        b.conv_transpose(8, 2, k=4, pads=(1, 1, 1, 1), ys=0.5, yz=1)
+        b.conv_transpose(6, 2, k=3, pads=(1, 1, 1, 1), output_padding=(1, 1), ys=0.25,
+                         yz=-1, per_channel=False)
+        b.conv_transpose(4, 2, k=3, auto_pad="SAME_UPPER", ys=0.5, yz=3, bias=False)
+        b.conv_transpose(4, 2, k=2, pads=(1, 0, 0, 0), output_padding=(1, 0), ys=0.5, yz=0)
+        name += "-general"
+        path_shapes[name] = [1, 6, 4, 5]
+        fails += check_all_on_npu(name, b.save(name), "graph.depth_to_space", 4)
         # --host-conv-transpose keeps all three in float on the host.
         report = work / f"{name}-host.json"
         subprocess.run([systole, "compile", str(path), "-o", str(work / f"{name}-host.npu"),

@@ -1,20 +1,28 @@
 //===- ConvTransposeAsConv.cpp - Upsampling ConvTranspose as Conv + D2S ---===//
 //
-// A ConvTranspose whose kernel equals its stride (k = s, no padding, no
-// dilation, one group: the learned 2x upsampling of detection and
-// segmentation decoders, PaddleOCR's DBNet head, U-Nets) writes every
-// output pixel from exactly one input pixel:
+// A ConvTranspose of stride s writes output row t (per spatial dim, the
+// full output cropped by the begin padding pb) from the input rows i with
+// t + pb = i s + j, j a kernel tap: phase A = t mod s reads taps
+// j = m s + a, a = (A + pb) mod s, from input rows Y + d - m, d =
+// (A + pb) div s, m >= 0, for output row t = Y s + A. So every phase is an
+// ordinary correlation over the undilated input, and all s^2 phases are one
+// convolution of s^2 Cout filters (filter (A_h s + A_w) Cout + o holds phase
+// (A_h, A_w) of filter o; taps a phase does not use hold the weight's zero
+// point, i.e. 0) whose window spans the union of the phases' offsets,
+// followed by a DCR DepthToSpace of block s that interleaves the phases.
+// Conditions: one group, no dilation, equal strides (a square block), and
+// an output a multiple of s (k - pb - pe + output_padding divisible by s:
+// "same"-style upsampling such as k = s, or k = 2s with pads s/2, as
+// detection heads, U-Nets, GAN generators and FCNs use). For k = s the
+// convolution is 1x1 and does exactly the model's MACs; otherwise it also
+// multiplies the zero taps, and the placement report still counts the
+// model's MACs (graph.model_macs).
 //
-//   y[o, i s + a, j s + b] = bias[o] + sum_c x[c, i, j] w[c, o, a, b]
-//
-// That is a 1x1 convolution with s^2 Cout output channels, channel
-// (a s + b) Cout + o holding tap (a, b) of filter o, followed by a DCR
-// DepthToSpace of block s. In a QDQ model (DequantizeLinear -> ConvTranspose
-// -> QuantizeLinear) the rewrite below makes the pair the NPU runs
-// (a quantized 1x1 convolution and a DepthToSpace copy) with a
-// QuantizeLinear/DequantizeLinear of the output's own parameters between
-// them: the DepthToSpace only moves bytes, so quantizing before it is the
-// same as after.
+// In a QDQ model (DequantizeLinear -> ConvTranspose -> QuantizeLinear) the
+// rewrite below makes the pair the NPU runs (a quantized convolution and a
+// DepthToSpace copy) with a QuantizeLinear/DequantizeLinear of the output's
+// own parameters between them: the DepthToSpace only moves bytes, so
+// quantizing before it is the same as after.
 //
 // Numerics: ONNX Runtime 1.23 has no integer kernel for a QDQ ConvTranspose
 // on the CPU; it dequantizes and runs the float kernel, so its sum is a
@@ -89,6 +97,54 @@ bool scalarOrPerChannel(const onnx::TensorProto *t, int64_t channels) {
   return t->dims_size() == 1 && t->dims(0) == channels;
 }
 
+/// How one spatial dim of a ConvTranspose maps onto the convolution.
+struct DimPlan {
+  int64_t taps = 0;   // the convolution's window
+  int64_t minOff = 0; // input offset of its first tap
+  int64_t padBegin = 0, padEnd = 0;
+  std::vector<int64_t> a, d, m; // per phase: first tap, row shift, tap count
+};
+
+std::optional<DimPlan> planDim(int64_t k, int64_t s, int64_t pb, int64_t pe,
+                               int64_t outPad) {
+  // out = (in - 1) s + span, so out is a multiple of s iff span is.
+  int64_t span = k - pb - pe + outPad;
+  if (k < 1 || s < 1 || pb < 0 || pe < 0 || outPad < 0 || span <= 0 || span % s)
+    return std::nullopt;
+  DimPlan p;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (int64_t phase = 0; phase < s; ++phase) {
+    int64_t a = (phase + pb) % s, d = (phase + pb) / s;
+    int64_t m = a < k ? (k - a + s - 1) / s : 0;
+    p.a.push_back(a);
+    p.d.push_back(d);
+    p.m.push_back(m);
+    if (m > 0) {
+      lo = std::min(lo, d - m + 1);
+      hi = std::max(hi, d);
+    }
+  }
+  if (lo > hi)
+    return std::nullopt;
+  p.minOff = lo;
+  p.taps = hi - lo + 1;
+  // Output row Y reads input rows Y + lo .. Y + hi; Y < out / s.
+  p.padBegin = -lo;
+  p.padEnd = span / s - 1 + hi;
+  // A negative padding would be a crop, which a Conv cannot express.
+  if (p.padBegin < 0 || p.padEnd < 0 || p.taps > 64)
+    return std::nullopt;
+  return p;
+}
+
+/// Kernel tap of phase `phase` at window position `u`, or -1 (a zero tap).
+int64_t tapOf(const DimPlan &p, int64_t s, int64_t phase, int64_t u) {
+  int64_t m = p.d[phase] - (u + p.minOff);
+  if (m < 0 || m >= p.m[phase])
+    return -1;
+  return m * s + p.a[phase];
+}
+
 /// `t` with its per-channel values repeated `times` times (value k of the
 /// result is value k mod C of `t`), named `name`; a scalar stays one value.
 onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t times,
@@ -133,7 +189,8 @@ onnx::AttributeProto intAttribute(const std::string &name, int64_t v) {
 
 } // namespace
 
-bool convTransposeAsConv(onnx::ModelProto &model) {
+bool convTransposeAsConv(onnx::ModelProto &model,
+                         std::map<std::string, ConvTransposeOrigin> &origins) {
   onnx::GraphProto &g = *model.mutable_graph();
   std::map<std::string, int> producer;
   std::map<std::string, int> uses;
@@ -192,28 +249,47 @@ bool convTransposeAsConv(onnx::ModelProto &model) {
       continue;
     int64_t cin = w->dims(0), cout = w->dims(1), kh = w->dims(2),
             kw = w->dims(3);
-    if (kh != kw || kh < 1 || cin < 1 || cout < 1)
+    if (kh < 1 || kw < 1 || cin < 1 || cout < 1)
       continue;
-    int64_t s = kh;
     const onnx::AttributeProto *group = findAttr(n, "group");
     if (group && group->i() != 1)
       continue;
     std::vector<int64_t> ks = intsAttr(n, "kernel_shape");
-    if (!ks.empty() && (ks.size() != 2 || !allEqual(ks, s)))
+    if (!ks.empty() && ks != std::vector<int64_t>{kh, kw})
       continue;
     std::vector<int64_t> st = intsAttr(n, "strides");
-    if (st.size() != 2 || !allEqual(st, s))
+    if (st.size() != 2 || st[0] != st[1] || st[0] < 1)
       continue;
-    if (!allEqual(intsAttr(n, "dilations"), 1) ||
-        !allEqual(intsAttr(n, "pads"), 0) ||
-        !allEqual(intsAttr(n, "output_padding"), 0) ||
-        findAttr(n, "output_shape"))
+    int64_t s = st[0];
+    std::vector<int64_t> pads = intsAttr(n, "pads");
+    std::vector<int64_t> outPad = intsAttr(n, "output_padding");
+    if (pads.empty())
+      pads.assign(4, 0);
+    if (outPad.empty())
+      outPad.assign(2, 0);
+    if (pads.size() != 4 || outPad.size() != 2 ||
+        !allEqual(intsAttr(n, "dilations"), 1) || findAttr(n, "output_shape"))
       continue;
-    // k = s makes SAME_* pad by k - s = 0 as well.
-    if (const onnx::AttributeProto *ap = findAttr(n, "auto_pad"))
-      if (ap->s() != "NOTSET" && ap->s() != "VALID" &&
-          ap->s() != "SAME_UPPER" && ap->s() != "SAME_LOWER")
+    // SAME_*: the output is in * s, the padding k - s + output_padding
+    // split as ONNX says (the odd one at the end for SAME_UPPER).
+    if (const onnx::AttributeProto *ap = findAttr(n, "auto_pad")) {
+      if (ap->s() == "SAME_UPPER" || ap->s() == "SAME_LOWER") {
+        for (int dim = 0; dim < 2; ++dim) {
+          int64_t total = (dim ? kw : kh) - s + outPad[dim];
+          int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+          pads[dim] = ap->s() == "SAME_UPPER" ? half : total - half;
+          pads[dim + 2] = total - pads[dim];
+        }
+      } else if (ap->s() == "VALID") {
+        pads.assign(4, 0);
+      } else if (ap->s() != "NOTSET") {
         continue;
+      }
+    }
+    std::optional<DimPlan> ph = planDim(kh, s, pads[0], pads[2], outPad[0]);
+    std::optional<DimPlan> pw = planDim(kw, s, pads[1], pads[3], outPad[1]);
+    if (!ph || !pw)
+      continue;
     const onnx::TensorProto *wScale = findInit(g, dqw->input(1));
     const onnx::TensorProto *wZp =
         dqw->input_size() > 2 ? findInit(g, dqw->input(2)) : nullptr;
@@ -255,23 +331,45 @@ bool convTransposeAsConv(onnx::ModelProto &model) {
 
     std::string base = (n.name().empty() ? y : n.name()) + "_as_conv";
     int64_t taps = s * s, filters = taps * cout;
-    // W'[(a s + b) Cout + o, c] = W[c, o, a, b].
+    // W'[(A_h s + A_w) Cout + o, c, u, v] = W[c, o, tap_h, tap_w], or the
+    // weight's zero point (a 0 after DequantizeLinear) where the phase has
+    // no tap at (u, v).
     auto wt = tensorFromProto(*w, base);
     if (!wt) {
       llvm::consumeError(wt.takeError());
       continue;
     }
-    const char *wb = reinterpret_cast<const char *>(wt->data());
-    std::string raw(size_t(filters * cin), '\0');
-    for (int64_t c = 0; c < cin; ++c)
+    std::vector<char> zp(size_t(cout), 0);
+    if (wZp) {
+      auto z = tensorFromProto(*wZp, base);
+      if (!z) {
+        llvm::consumeError(z.takeError());
+        continue;
+      }
       for (int64_t o = 0; o < cout; ++o)
-        for (int64_t t = 0; t < taps; ++t)
-          raw[size_t((t * cout + o) * cin + c)] =
-              wb[size_t((c * cout + o) * taps + t)];
+        zp[size_t(o)] = reinterpret_cast<const char *>(
+            z->data())[z->numElements() == 1 ? 0 : o];
+    }
+    const char *wb = reinterpret_cast<const char *>(wt->data());
+    int64_t th = ph->taps, tw = pw->taps;
+    std::string raw(size_t(filters * cin * th * tw), '\0');
+    for (int64_t ah = 0; ah < s; ++ah)
+      for (int64_t aw = 0; aw < s; ++aw)
+        for (int64_t o = 0; o < cout; ++o)
+          for (int64_t c = 0; c < cin; ++c)
+            for (int64_t u = 0; u < th; ++u)
+              for (int64_t v = 0; v < tw; ++v) {
+                int64_t f = (ah * s + aw) * cout + o;
+                int64_t jh = tapOf(*ph, s, ah, u), jw = tapOf(*pw, s, aw, v);
+                raw[size_t(((f * cin + c) * th + u) * tw + v)] =
+                    jh < 0 || jw < 0
+                        ? zp[size_t(o)]
+                        : wb[size_t(((c * cout + o) * kh + jh) * kw + jw)];
+              }
     onnx::TensorProto w2;
     w2.set_name(base + "_w");
     w2.set_data_type(w->data_type());
-    for (int64_t d : {filters, cin, int64_t(1), int64_t(1)})
+    for (int64_t d : {filters, cin, th, tw})
       w2.add_dims(d);
     w2.set_raw_data(raw);
     newInits.push_back(w2);
@@ -324,9 +422,12 @@ bool convTransposeAsConv(onnx::ModelProto &model) {
       seq.push_back(dqb2);
       conv.add_input(dqb2.output(0));
     }
-    *conv.add_attribute() = intsAttribute("kernel_shape", {1, 1});
+    *conv.add_attribute() = intsAttribute("kernel_shape", {th, tw});
+    *conv.add_attribute() = intsAttribute(
+        "pads", {ph->padBegin, pw->padBegin, ph->padEnd, pw->padEnd});
     conv.add_output(base + "_y");
     seq.push_back(conv);
+    origins[conv.output(0)] = {kh * kw, taps};
 
     // Quantized with the ConvTranspose output's parameters, then moved.
     onnx::NodeProto q2 = *q;

@@ -9,13 +9,25 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <cstdint>
+#include <map>
+#include <string>
+
 namespace systole::frontend {
 
-/// Rewrites each QDQ ConvTranspose whose kernel equals its stride into a
-/// 1x1 Conv with stride^2 x Cout filters, a QuantizeLinear/DequantizeLinear
-/// pair of the output's parameters and a DCR DepthToSpace; returns whether
-/// anything changed.
-bool convTransposeAsConv(onnx::ModelProto &model);
+/// What a rewritten Conv was, so MAC counts stay the model's.
+struct ConvTransposeOrigin {
+  int64_t kernelArea = 1; // kh * kw of the ConvTranspose
+  int64_t phases = 1;     // stride^2: the Conv has phases x Cout filters
+};
+
+/// Rewrites each QDQ ConvTranspose whose output is a multiple of its stride
+/// into a Conv with stride^2 x Cout filters, a QuantizeLinear/
+/// DequantizeLinear pair of the output's parameters and a DCR
+/// DepthToSpace; records each Conv by its output name in `origins`;
+/// returns whether anything changed.
+bool convTransposeAsConv(onnx::ModelProto &model,
+                         std::map<std::string, ConvTransposeOrigin> &origins);
 
 } // namespace systole::frontend
 

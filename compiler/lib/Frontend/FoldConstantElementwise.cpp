@@ -1,4 +1,5 @@
-//===- FoldConstantElementwise.cpp - Elementwise ops on constants at import ===//
+//===- FoldConstantElementwise.cpp - Elementwise ops on constants at import
+//===//
 //
 // Exporters compute shapes with arithmetic on constants: a LayerNorm function
 // body takes Size(Shape(X)) - axis, torch's exports compute reshape targets
@@ -225,8 +226,9 @@ Fn scalarFn(llvm::StringRef op, bool uns) {
           continue;
         }
         bool less = acc.isF ? v.f < acc.f : uns ? v.u() < acc.u() : v.i < acc.i;
-        bool greater =
-            acc.isF ? v.f > acc.f : uns ? v.u() > acc.u() : v.i > acc.i;
+        bool greater = acc.isF ? v.f > acc.f
+                       : uns   ? v.u() > acc.u()
+                               : v.i > acc.i;
         if ((op == "Min" && less) || (op == "Max" && greater))
           acc = v;
       }

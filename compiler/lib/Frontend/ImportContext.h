@@ -9,6 +9,8 @@
 #ifndef SYSTOLE_LIB_FRONTEND_IMPORTCONTEXT_H
 #define SYSTOLE_LIB_FRONTEND_IMPORTCONTEXT_H
 
+#include "ConvTransposeAsConv.h"
+
 #include "systole/Dialect/Graph/GraphOps.h"
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/Runtime/HostTensor.h"
@@ -34,6 +36,8 @@ public:
   const onnx::ModelProto &model;
   /// The node being translated, for locations and messages.
   const onnx::NodeProto *node = nullptr;
+  /// Convs that were ConvTransposes, by output name (ConvTransposeAsConv).
+  std::map<std::string, ConvTransposeOrigin> convTransposeOrigins;
 
   /// "model.onnx: node 'conv1' (Conv): <msg>".
   llvm::Error fail(const llvm::Twine &msg) const;

@@ -30,10 +30,10 @@ Value cst(OpBuilder &b, Location loc, float v) {
 }
 
 /// round_half_even(x / scale) + zp, saturated to [lo, hi], as an i8.
-Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale,
-                     Value zp, float lo, float hi, Type storage) {
-  Value q = b.create<math::RoundEvenOp>(
-      loc, b.create<arith::DivFOp>(loc, x, scale));
+Value quantizeScalar(OpBuilder &b, Location loc, Value x, Value scale, Value zp,
+                     float lo, float hi, Type storage) {
+  Value q =
+      b.create<math::RoundEvenOp>(loc, b.create<arith::DivFOp>(loc, x, scale));
   q = b.create<arith::AddFOp>(loc, q, zp);
   q = b.create<arith::MaximumFOp>(loc, q, cst(b, loc, lo));
   q = b.create<arith::MinimumFOp>(loc, q, cst(b, loc, hi));
@@ -61,8 +61,8 @@ std::pair<Value, Value> scaleAndZeroPoint(OpBuilder &b, Location loc, Value mn,
                                           Value mx) {
   Value scale = b.create<arith::DivFOp>(
       loc, b.create<arith::SubFOp>(loc, mx, mn), cst(b, loc, 255.0f));
-  Value zp = b.create<arith::SubFOp>(
-      loc, cst(b, loc, 0.0f), b.create<arith::DivFOp>(loc, mn, scale));
+  Value zp = b.create<arith::SubFOp>(loc, cst(b, loc, 0.0f),
+                                     b.create<arith::DivFOp>(loc, mn, scale));
   zp = b.create<arith::MaximumFOp>(loc, zp, cst(b, loc, 0.0f));
   zp = b.create<arith::MinimumFOp>(loc, zp, cst(b, loc, 255.0f));
   zp = b.create<math::RoundEvenOp>(loc, zp);
@@ -80,29 +80,31 @@ llvm::Error importDynamicQuantizeLinear(ImportContext &ic) {
   for (int out = 0; out < ic.node->output_size(); ++out) {
     if (ic.node->output(out).empty())
       continue;
-    auto y = ic.hostOp(*x, [&](OpBuilder &b, Location loc,
-                               ValueRange args) -> llvm::Expected<Value> {
-      auto [mn, mx] = rangeWithZero(b, loc, args[0]);
-      Value range[] = {mn, mx};
-      if (out == 0)
-        return lw::elementwise(
-            b, loc, shapeOf(args[0]), {args[0], mn, mx},
-            [](OpBuilder &nb, Location l, ValueRange s) -> Value {
-              auto [scale, zp] = scaleAndZeroPoint(nb, l, s[1], s[2]);
-              return quantizeScalar(nb, l, s[0], scale, zp, 0.0f, 255.0f,
-                                    nb.getI8Type());
-            },
-            i8);
-      return lw::elementwise(
-          b, loc, {}, range,
-          [out](OpBuilder &nb, Location l, ValueRange s) -> Value {
-            auto [scale, zp] = scaleAndZeroPoint(nb, l, s[0], s[1]);
-            if (out == 1)
-              return scale;
-            return nb.create<arith::FPToSIOp>(l, nb.getI8Type(), zp);
-          },
-          out == 1 ? f32 : i8);
-    });
+    auto y = ic.hostOp(
+        *x,
+        [&](OpBuilder &b, Location loc,
+            ValueRange args) -> llvm::Expected<Value> {
+          auto [mn, mx] = rangeWithZero(b, loc, args[0]);
+          Value range[] = {mn, mx};
+          if (out == 0)
+            return lw::elementwise(
+                b, loc, shapeOf(args[0]), {args[0], mn, mx},
+                [](OpBuilder &nb, Location l, ValueRange s) -> Value {
+                  auto [scale, zp] = scaleAndZeroPoint(nb, l, s[1], s[2]);
+                  return quantizeScalar(nb, l, s[0], scale, zp, 0.0f, 255.0f,
+                                        nb.getI8Type());
+                },
+                i8);
+          return lw::elementwise(
+              b, loc, {}, range,
+              [out](OpBuilder &nb, Location l, ValueRange s) -> Value {
+                auto [scale, zp] = scaleAndZeroPoint(nb, l, s[0], s[1]);
+                if (out == 1)
+                  return scale;
+                return nb.create<arith::FPToSIOp>(l, nb.getI8Type(), zp);
+              },
+              out == 1 ? f32 : i8);
+        });
     if (!y)
       return y.takeError();
     if (auto e = ic.defineOutput(out, *y))
@@ -139,21 +141,24 @@ llvm::Error importHostQuantizeLinear(ImportContext &ic) {
   }
   float lo = unsignedOut ? 0.0f : -128.0f, hi = unsignedOut ? 255.0f : 127.0f;
   Type i8 = IntegerType::get(ic.ctx(), 8);
-  auto y = ic.hostOp(ins, [&](OpBuilder &b, Location loc,
-                              ValueRange args) -> llvm::Expected<Value> {
-    return lw::elementwise(
-        b, loc, shapeOf(args[0]), args,
-        [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-          Value zp = cst(nb, l, 0.0f);
-          if (s.size() > 2)
-            zp = unsignedOut ? Value(nb.create<arith::UIToFPOp>(
-                                   l, nb.getF32Type(), s[2]))
-                             : Value(nb.create<arith::SIToFPOp>(
-                                   l, nb.getF32Type(), s[2]));
-          return quantizeScalar(nb, l, s[0], s[1], zp, lo, hi, i8);
-        },
-        i8);
-  });
+  auto y = ic.hostOp(
+      ins,
+      [&](OpBuilder &b, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        return lw::elementwise(
+            b, loc, shapeOf(args[0]), args,
+            [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
+              Value zp = cst(nb, l, 0.0f);
+              if (s.size() > 2)
+                zp = unsignedOut
+                         ? Value(nb.create<arith::UIToFPOp>(l, nb.getF32Type(),
+                                                            s[2]))
+                         : Value(nb.create<arith::SIToFPOp>(l, nb.getF32Type(),
+                                                            s[2]));
+              return quantizeScalar(nb, l, s[0], s[1], zp, lo, hi, i8);
+            },
+            i8);
+      });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);
@@ -182,23 +187,25 @@ llvm::Error importHostDequantizeLinear(ImportContext &ic) {
     ins.push_back(*zp);
   }
   bool uns = ic.isUnsignedInput(0);
-  auto y = ic.hostOp(ins, [&](OpBuilder &b, Location loc,
-                              ValueRange args) -> llvm::Expected<Value> {
-    return lw::elementwise(
-        b, loc, shapeOf(args[0]), args,
-        [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-          Type f32 = nb.getF32Type();
-          auto toF = [&](Value v) -> Value {
-            return uns ? Value(nb.create<arith::UIToFPOp>(l, f32, v))
-                       : Value(nb.create<arith::SIToFPOp>(l, f32, v));
-          };
-          Value v = toF(s[0]);
-          if (s.size() > 2)
-            v = nb.create<arith::SubFOp>(l, v, toF(s[2]));
-          return nb.create<arith::MulFOp>(l, v, s[1]);
-        },
-        Float32Type::get(ic.ctx()));
-  });
+  auto y = ic.hostOp(
+      ins,
+      [&](OpBuilder &b, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        return lw::elementwise(
+            b, loc, shapeOf(args[0]), args,
+            [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
+              Type f32 = nb.getF32Type();
+              auto toF = [&](Value v) -> Value {
+                return uns ? Value(nb.create<arith::UIToFPOp>(l, f32, v))
+                           : Value(nb.create<arith::SIToFPOp>(l, f32, v));
+              };
+              Value v = toF(s[0]);
+              if (s.size() > 2)
+                v = nb.create<arith::SubFOp>(l, v, toF(s[2]));
+              return nb.create<arith::MulFOp>(l, v, s[1]);
+            },
+            Float32Type::get(ic.ctx()));
+      });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);

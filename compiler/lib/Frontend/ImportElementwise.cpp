@@ -99,23 +99,25 @@ llvm::Error importIntegerClip(ImportContext &ic, Value x) {
     ins.push_back(*v);
   }
   bool uns = ic.isUnsignedInput(0);
-  auto y = ic.hostOp(ins, [&](OpBuilder &b, Location loc,
-                              ValueRange args) -> llvm::Expected<Value> {
-    return conversion::lowering::elementwise(
-        b, loc, shapeOf(x), args,
-        [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-          Value v = s[0];
-          size_t k = 1;
-          if (hasLo)
-            v = uns ? Value(nb.create<arith::MaxUIOp>(l, v, s[k++]))
-                    : Value(nb.create<arith::MaxSIOp>(l, v, s[k++]));
-          if (hasHi)
-            v = uns ? Value(nb.create<arith::MinUIOp>(l, v, s[k]))
-                    : Value(nb.create<arith::MinSIOp>(l, v, s[k]));
-          return v;
-        },
-        elementOf(x));
-  });
+  auto y = ic.hostOp(
+      ins,
+      [&](OpBuilder &b, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        return conversion::lowering::elementwise(
+            b, loc, shapeOf(x), args,
+            [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
+              Value v = s[0];
+              size_t k = 1;
+              if (hasLo)
+                v = uns ? Value(nb.create<arith::MaxUIOp>(l, v, s[k++]))
+                        : Value(nb.create<arith::MaxSIOp>(l, v, s[k++]));
+              if (hasHi)
+                v = uns ? Value(nb.create<arith::MinUIOp>(l, v, s[k]))
+                        : Value(nb.create<arith::MinSIOp>(l, v, s[k]));
+              return v;
+            },
+            elementOf(x));
+      });
   if (!y)
     return y.takeError();
   return ic.defineOutput(0, *y);
@@ -176,8 +178,8 @@ llvm::Error importIdentity(ImportContext &ic) {
     auto x = ic.input(0);
     if (!x)
       return x.takeError();
-    HostTensor mask(ElementType::Bool,
-                    std::vector<int64_t>(shapeOf(*x).begin(), shapeOf(*x).end()));
+    HostTensor mask(ElementType::Bool, std::vector<int64_t>(shapeOf(*x).begin(),
+                                                            shapeOf(*x).end()));
     std::fill(mask.data(), mask.data() + mask.byteSize(), 1);
     ic.defineConstant(ic.node->output(1), std::move(mask));
   }

@@ -206,6 +206,14 @@ llvm::Error buildConv(ImportContext &ic, Value x, Value w, Value bias,
       b.getDenseI64ArrayAttr(*pads), b.getI64IntegerAttr(group),
       graph::LayoutAttr::get(ic.ctx(), graph::Layout::NCHW), IntegerAttr(),
       IntegerAttr());
+  // A ConvTranspose's MACs: every input element times Cout x kernel area.
+  auto origin = ic.convTransposeOrigins.find(ic.node->output(0));
+  if (origin != ic.convTransposeOrigins.end())
+    y.getDefiningOp()->setAttr(
+        graph::kModelMacsAttr,
+        b.getI64IntegerAttr(xs[0] * xs[1] * xs[2] * xs[3] *
+                            (ws[0] / origin->second.phases) *
+                            origin->second.kernelArea));
   return ic.defineOutput(0, y);
 }
 

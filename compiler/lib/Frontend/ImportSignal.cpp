@@ -1,4 +1,5 @@
-//===- ImportSignal.cpp - Window functions ---------------------------------===//
+//===- ImportSignal.cpp - Window functions
+//---------------------------------===//
 //
 // HannWindow, HammingWindow and BlackmanWindow (opset 17) depend only on
 // their size, which must be known at compile time (the output shape), so

@@ -585,12 +585,14 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
   // (ConvTransposeAsConv.cpp).
   onnx::ModelProto rewritten = original;
   bool changed = quantizeFloatWeightsLikeOrt(rewritten);
+  std::map<std::string, ConvTransposeOrigin> convTransposeOrigins;
   if (!options.hostConvTranspose)
-    changed |= convTransposeAsConv(rewritten);
+    changed |= convTransposeAsConv(rewritten, convTransposeOrigins);
   const onnx::ModelProto &model = changed ? rewritten : original;
   registerImportDialects(context);
   OpBuilder builder(&context);
   ImportContext ic(builder, modelPath, model);
+  ic.convTransposeOrigins = std::move(convTransposeOrigins);
 
   int64_t opset = opsetVersion(model, "");
   // Opset 7 brought numpy broadcasting to the elementwise ops (before, a

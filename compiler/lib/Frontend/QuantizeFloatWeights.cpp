@@ -1,4 +1,5 @@
-//===- QuantizeFloatWeights.cpp - ORT's weight/bias quantization of QDQ ops ===//
+//===- QuantizeFloatWeights.cpp - ORT's weight/bias quantization of QDQ ops
+//===//
 //
 // A QDQ model may leave a Conv, ConvTranspose or Gemm with float weights
 // between a DequantizeLinear and a QuantizeLinear (paddle2onnx's detectors,
@@ -40,8 +41,8 @@ float roundHalfToEven(float x) {
   return x - std::remainderf(x, 1.0f);
 }
 
-const onnx::TensorProto *
-findInitializer(const onnx::GraphProto &g, const std::string &name) {
+const onnx::TensorProto *findInitializer(const onnx::GraphProto &g,
+                                         const std::string &name) {
   for (const auto &t : g.initializer())
     if (t.name() == name)
       return &t;
@@ -141,7 +142,8 @@ bool quantizeFloatWeightsLikeOrt(onnx::ModelProto &model) {
     const onnx::TensorProto *b = nullptr;
     if (n.input_size() >= 3 && !n.input(2).empty()) {
       b = findInitializer(g, n.input(2));
-      if (!b || b->dims_size() != 1 || b->data_type() != onnx::TensorProto::FLOAT)
+      if (!b || b->dims_size() != 1 ||
+          b->data_type() != onnx::TensorProto::FLOAT)
         continue;
     }
     if (weightIsDq && !b)
@@ -226,8 +228,7 @@ bool quantizeFloatWeightsLikeOrt(onnx::ModelProto &model) {
         bs.add_float_data(inScale[0] * ws);
       for (size_t k = 0; k < bv.size(); ++k) {
         float sc = bs.float_data(weightScales.size() > 1 ? int(k) : 0);
-        bq.add_int32_data(
-            static_cast<int32_t>(roundHalfToEven(bv[k] / sc)));
+        bq.add_int32_data(static_cast<int32_t>(roundHalfToEven(bv[k] / sc)));
       }
       onnx::NodeProto dq;
       dq.set_op_type("DequantizeLinear");

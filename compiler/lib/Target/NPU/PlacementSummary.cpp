@@ -120,6 +120,8 @@ uint64_t countMacs(Operation *op, std::string *note) {
   if (op->hasAttr(graph::kDataMovementAttr))
     return 0; // a channel gather (ChannelGather.cpp): data movement
   if (auto conv = dyn_cast<graph::Conv2DOp>(op)) {
+    if (auto model = conv->getAttrOfType<IntegerAttr>(graph::kModelMacsAttr))
+      return static_cast<uint64_t>(model.getInt());
     auto in = cast<ShapedType>(conv.getInput().getType());
     auto w = cast<ShapedType>(conv.getFilter().getType());
     auto out = elements(conv.getOutput());

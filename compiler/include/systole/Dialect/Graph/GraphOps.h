@@ -39,6 +39,10 @@ inline int64_t channelDim(Layout layout) {
 /// On a graph.conv2d whose filter graph-drop-padding-taps cut: kh * kw of
 /// the model's kernel, so MAC counts stay the model's (PlacementSummary).
 inline constexpr llvm::StringLiteral kModelWindowAttr = "graph.model_window";
+/// On a graph.conv2d that computes a ConvTranspose (the importer's
+/// ConvTransposeAsConv): the ConvTranspose's MACs (input elements x Cout x
+/// kernel area), which the convolution's zero taps exceed.
+inline constexpr llvm::StringLiteral kModelMacsAttr = "graph.model_macs";
 /// On a 1x1 convolution that only copies codes between channels (a channel
 /// shuffle or split, ChannelGather.cpp): the array runs it, but it is data
 /// movement, not the model's multiply-accumulates (MAC counts, the bound).
