@@ -120,7 +120,7 @@ class Builder:
         self._requant(i, f"y{i}", ys, yz, relu)
 
     def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True, k=None,
-                       pads=(0, 0, 0, 0), output_padding=None, auto_pad=None):
+                       pads=(0, 0, 0, 0), output_padding=None, auto_pad=None, relu=False):
         """A QDQ ConvTranspose with kernel = stride = s (learned upsampling).
         Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
         float, and with power-of-two scales (the input's and ys too) every
@@ -159,7 +159,7 @@ class Builder:
         else:
             self.shape = [n, cout, (h - 1) * s + k - pads[0] - pads[2] + op[0],
                           (w - 1) * s + k - pads[1] - pads[3] + op[1]]
-        self._requant(i, f"y{i}", ys, yz, False)
+        self._requant(i, f"y{i}", ys, yz, relu)
 
     def activation(self, kind, ys, yz):
         """DequantizeLinear -> f -> QuantizeLinear after the current layer
@@ -1214,14 +1214,14 @@ def case_conv_transpose():
         path_shapes[name] = [1, 8, 5, 6]
         path = b.save(name)
         fails += check_all_on_npu(name, path, "graph.depth_to_space", 3)
-        # Kernels larger than the stride: 4/2 with pads 1 (CenterNet, GAN
-        # generators), 3/2 with pads 1 and output_padding 1, 3/2 SAME_UPPER
+        # Kernels larger than the stride: 4/2 with pads 1 and a ReLU
+        # (CenterNet, GAN generators), 3/2 with pads 1 and output_padding 1, 3/2 SAME_UPPER
         # (pads 0 and 1), 2/2 with a top pad of 1 and output_padding 1
         # shifting the phases of the rows: convolutions of 3x3, 2x2, 2x2 and
         # 2x1 windows with zero taps.
         b = Builder([1, 6, 4, 5], xs=0.0625, uint8=uint8)
         b.conv(6, 8, 3, pad=1, ys=0.25, yz=-2)
-        b.conv_transpose(8, 2, k=4, pads=(1, 1, 1, 1), ys=0.5, yz=1)
+        b.conv_transpose(8, 2, k=4, pads=(1, 1, 1, 1), ys=0.5, yz=1, relu=True)
         b.conv_transpose(6, 2, k=3, pads=(1, 1, 1, 1), output_padding=(1, 1), ys=0.25,
                          yz=-1, per_channel=False)
         b.conv_transpose(4, 2, k=3, auto_pad="SAME_UPPER", ys=0.5, yz=3, bias=False)

@@ -18,11 +18,12 @@
 // multiplies the zero taps, and the placement report still counts the
 // model's MACs (graph.model_macs).
 //
-// In a QDQ model (DequantizeLinear -> ConvTranspose -> QuantizeLinear) the
-// rewrite below makes the pair the NPU runs (a quantized convolution and a
-// DepthToSpace copy) with a QuantizeLinear/DequantizeLinear of the output's
-// own parameters between them: the DepthToSpace only moves bytes, so
-// quantizing before it is the same as after.
+// In a QDQ model (DequantizeLinear -> ConvTranspose [-> Relu/Clip] ->
+// QuantizeLinear) the rewrite below makes the pair the NPU runs (a
+// quantized convolution with its activation, and a DepthToSpace copy) with
+// a QuantizeLinear/DequantizeLinear of the output's own parameters between
+// them: the DepthToSpace only moves bytes, so activating and quantizing
+// before it is the same as after.
 //
 // Numerics: ONNX Runtime 1.23 has no integer kernel for a QDQ ConvTranspose
 // on the CPU; it dequantizes and runs the float kernel, so its sum is a
@@ -227,15 +228,33 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     const onnx::NodeProto *dqx = dqOf(n.input(0));
     if (!dqx || !scalarOrPerChannel(findInit(g, dqx->input(1)), 1))
       continue;
-    const std::string &y = n.output(0);
-    if (graphOutputs.count(y) || uses[y] != 1)
+    // Its one reader, through at most one Relu/Clip (elementwise, so it
+    // may run before the DepthToSpace as well as after).
+    auto onlyReader = [&](const std::string &v) -> int {
+      if (graphOutputs.count(v) || uses[v] != 1)
+        return -1;
+      for (int c = 0; c < g.node_size(); ++c)
+        for (const auto &in : g.node(c).input())
+          if (in == v)
+            return c;
+      return -1;
+    };
+    int reader = onlyReader(n.output(0));
+    int act = -1;
+    if (reader >= 0 &&
+        (g.node(reader).op_type() == "Relu" ||
+         g.node(reader).op_type() == "Clip") &&
+        g.node(reader).output_size() == 1 &&
+        g.node(reader).input(0) == n.output(0)) {
+      act = reader;
+      reader = onlyReader(g.node(act).output(0));
+    }
+    if (reader < 0)
       continue;
-    const onnx::NodeProto *q = nullptr;
-    for (const auto &c : g.node())
-      for (const auto &in : c.input())
-        if (in == y)
-          q = &c;
-    if (!q || q->op_type() != "QuantizeLinear" || q->input(0) != y ||
+    const onnx::NodeProto *q = &g.node(reader);
+    // y: what the QuantizeLinear reads, the DepthToSpace's output.
+    const std::string &y = act >= 0 ? g.node(act).output(0) : n.output(0);
+    if (q->op_type() != "QuantizeLinear" || q->input(0) != y ||
         q->input_size() < 2 || !scalarOrPerChannel(findInit(g, q->input(1)), 1))
       continue;
     // The weight: DequantizeLinear of an int8/uint8 [Cin, Cout, s, s].
@@ -429,10 +448,20 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     seq.push_back(conv);
     origins[conv.output(0)] = {kh * kw, taps};
 
+    std::string convOut = conv.output(0);
+    if (act >= 0) {
+      onnx::NodeProto a = g.node(act);
+      a.set_name(base + "_act");
+      a.set_input(0, convOut);
+      a.clear_output();
+      a.add_output(base + "_act");
+      convOut = a.output(0);
+      seq.push_back(a);
+    }
     // Quantized with the ConvTranspose output's parameters, then moved.
     onnx::NodeProto q2 = *q;
     q2.set_name(base + "_q");
-    q2.set_input(0, conv.output(0));
+    q2.set_input(0, convOut);
     q2.clear_output();
     q2.add_output(base + "_q");
     seq.push_back(q2);
@@ -459,6 +488,8 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     }
     seq.push_back(d2s);
     replace[i] = std::move(seq);
+    if (act >= 0)
+      replace[act] = {}; // now before the DepthToSpace
   }
   if (replace.empty())
     return false;
