@@ -120,6 +120,9 @@ def random_inputs(count, seed, name="resnet18"):
 
 
 def describe(name):
-    return (f"torchvision.models.{ARCHITECTURES[arch(name)][2]} after torch.manual_seed({WEIGHT_SEED}); BatchNorm "
+    what = ARCHITECTURES[arch(name)][2]
+    # Models written outside torchvision name their file themselves.
+    source = what if "/" in what else f"torchvision.models.{what}"
+    return (f"{source} after torch.manual_seed({WEIGHT_SEED}); BatchNorm "
             f"statistics estimated on {BN_STATS_BATCHES}x{BN_STATS_BATCH_SIZE} standard normal inputs "
             f"(torch.Generator seed {BN_STATS_SEED}); exported in eval mode with BN folded")
