@@ -22,13 +22,17 @@
 // then copies all of raw_data, so an int64 Reshape shape of 6 raw bytes
 // writes through a null pointer (found by the CI fuzz slice).
 //
+// convTransposeShapeInference reads the weight's dim 1 for the output
+// channels without checking its rank, kernel_shape or not (found by the
+// fuzzer: a ConvTranspose whose weight is a 1-D bias).
+//
 // So, on the copy that is inferred, in the graph and its subgraphs: a
 // convolution without `kernel_shape` whose weight dims are known before
 // inference (an initializer or a graph input, through DequantizeLinear/
 // Identity/Cast) gets them as `kernel_shape`; a convolution whose weight
-// dims are not known, a node with a `strides` value below 1 or a
-// `blocksize` outside [1, 2^31], every SplitToSequence, every initializer
-// and every Constant whose storage does not match its dims
+// dims are not known or have a rank below 3, a node with a `strides` value
+// below 1 or a `blocksize` outside [1, 2^31], every SplitToSequence, every
+// initializer and every Constant whose storage does not match its dims
 // (checkTensorStorage, the importer's own rule) are dropped from the copy
 // (their results and what depends on them keep their declared types). The model
 // that is imported is not changed; the importer's own checks then name what is
@@ -126,6 +130,12 @@ void guardGraph(onnx::GraphProto *g, DimsMap dims) {
     if (known)
       dims[in.name()] = d;
   }
+  // ... and Constants (a weight folded by an exporter).
+  for (const auto &n : g->node())
+    if (n.op_type() == "Constant" && n.output_size() == 1)
+      for (const auto &a : n.attribute())
+        if (a.name() == "value" && a.has_t())
+          dims[n.output(0)] = {a.t().dims().begin(), a.t().dims().end()};
   std::map<std::string, const onnx::NodeProto *> producer;
   for (const auto &n : g->node())
     for (const auto &o : n.output())
@@ -152,7 +162,7 @@ void guardGraph(onnx::GraphProto *g, DimsMap dims) {
   for (const auto &n : g->node()) {
     if (dividesByZero(n) || malformedConstant(n))
       continue; // dropped from the inferred copy
-    if (!isConvolution(n) || hasAttribute(n, "kernel_shape")) {
+    if (!isConvolution(n)) {
       onnx::NodeProto *k = kept.add_node();
       *k = n;
       for (auto &a : *k->mutable_attribute()) {
@@ -167,14 +177,18 @@ void guardGraph(onnx::GraphProto *g, DimsMap dims) {
     std::optional<std::vector<int64_t>> d;
     if (n.input_size() > w)
       d = weightDims(n.input(w));
-    if (!d)
+    // convTransposeShapeInference reads the weight's dim 1 (its output
+    // channels) whatever the weight's rank, even with a kernel_shape.
+    if (!d || d->size() < 3)
       continue; // dropped from the inferred copy
     onnx::NodeProto guarded = n;
-    onnx::AttributeProto *ks = guarded.add_attribute();
-    ks->set_name("kernel_shape");
-    ks->set_type(onnx::AttributeProto::INTS);
-    for (size_t i = 2; i < d->size(); ++i)
-      ks->add_ints((*d)[i]);
+    if (!hasAttribute(n, "kernel_shape")) {
+      onnx::AttributeProto *ks = guarded.add_attribute();
+      ks->set_name("kernel_shape");
+      ks->set_type(onnx::AttributeProto::INTS);
+      for (size_t i = 2; i < d->size(); ++i)
+        ks->add_ints((*d)[i]);
+    }
     *kept.add_node() = std::move(guarded);
   }
   g->mutable_node()->Swap(kept.mutable_node());
