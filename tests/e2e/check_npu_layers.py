@@ -1218,7 +1218,8 @@ def case_conv_transpose():
         # (CenterNet, GAN generators), 3/2 with pads 1 and output_padding 1, 3/2 SAME_UPPER
         # (pads 0 and 1), 2/2 with a top pad of 1 and output_padding 1
         # shifting the phases of the rows: convolutions of 3x3, 2x2, 2x2 and
-        # 2x1 windows with zero taps.
+        # 2x1 windows with zero taps; then a stride-1 one, a plain 3x3
+        # convolution with the flipped kernel (no DepthToSpace).
         b = Builder([1, 6, 4, 5], xs=0.0625, uint8=uint8)
         b.conv(6, 8, 3, pad=1, ys=0.25, yz=-2)
         b.conv_transpose(8, 2, k=4, pads=(1, 1, 1, 1), ys=0.5, yz=1, relu=True)
@@ -1226,6 +1227,7 @@ def case_conv_transpose():
                          yz=-1, per_channel=False)
         b.conv_transpose(4, 2, k=3, auto_pad="SAME_UPPER", ys=0.5, yz=3, bias=False)
         b.conv_transpose(4, 2, k=2, pads=(1, 0, 0, 0), output_padding=(1, 0), ys=0.5, yz=0)
+        b.conv_transpose(3, 1, k=3, pads=(1, 1, 1, 1), ys=0.25, yz=2)  # stride 1: a conv
         name += "-general"
         path_shapes[name] = [1, 6, 4, 5]
         fails += check_all_on_npu(name, b.save(name), "graph.depth_to_space", 4)

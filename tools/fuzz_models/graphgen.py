@@ -11,8 +11,8 @@ tensors, so graphs are chains or DAGs (branches, joins by Add and Concat).
 Each layer is tagged `exact` (ORT runs it in integer arithmetic and the NPU
 must match bit for bit) or `bounded` (ORT or our host fallback computes it
 in float: Softmax, Sigmoid, broadcasting Add, Mul, windowed AveragePool,
-dilated or grouped convolution, a Relu ORT cannot fold; docs/host.md bounds
-these to 1 LSB). A bounded layer's result is never consumed by another
+dilated or grouped convolution, ConvTranspose, a Relu ORT cannot fold;
+docs/host.md bounds these to 1 LSB). A bounded layer's result is never consumed by another
 layer, so its bound holds at the graph output it feeds.
 
 Scales follow a rough standard-deviation estimate of each tensor so that
@@ -201,6 +201,54 @@ class GraphBuilder:
         self.q(f, [N, cout, OH, OW], std, relu=relu, terminal=bounded)
         self.layers.append((f"Conv {kind} k{kh}x{kw} s{sh}x{sw} d{dil} p{pads} g{group} "
                             f"{t.shape}->{cout}", not bounded))
+        return True
+
+    def conv_transpose(self):
+        """A QDQ ConvTranspose (stride 1-3, kernel 1 to 2s + 1, pads, output
+        padding, optional bias and activation). ORT runs it in float; the
+        NPU runs it as a convolution and a DepthToSpace when its output is a
+        multiple of the stride (the host otherwise), and its exact integer
+        sum can round apart from ORT's float one on near-ties: bounded (one
+        LSB) and terminal."""
+        t = self.pick(lambda t: len(t.shape) == 4)
+        if t is None:
+            return False
+        N, C, H, W = t.shape
+        rng = self.rng
+        s = int(rng.integers(1, 4))
+        k = int(rng.integers(1, 2 * s + 2))
+        pads = [int(rng.integers(0, k)) if rng.random() < 0.5 else 0 for _ in range(4)]
+        outpad = [int(rng.integers(0, s)) if rng.random() < 0.3 else 0 for _ in range(2)]
+        OH = (H - 1) * s + k - pads[0] - pads[2] + outpad[0]
+        OW = (W - 1) * s + k - pads[1] - pads[3] + outpad[1]
+        cout = int(rng.integers(1, 17))
+        if OH < 1 or OW < 1 or N * cout * OH * OW > self.max_elems:
+            return False
+        per_channel = rng.random() < 0.6
+        w, ws, wstd = self.weights([cout, C, k, k], per_channel)
+        w = np.ascontiguousarray(w.transpose(1, 0, 2, 3))  # [C, cout, k, k]
+        xd = self.dq(t)
+        wn, wsn = self.const("w", w), self.const("s", ws)
+        wzn = self.const("z", np.zeros(cout, np.int8) if per_channel else np.int8(0))
+        wd = self.node("DequantizeLinear", [wn, wsn, wzn], axis=1) if per_channel else \
+            self.node("DequantizeLinear", [wn, wsn, wzn])
+        ins = [xd, wd]
+        if rng.random() < 0.7:
+            bs = (np.float32(t.scale) * ws).astype(np.float32)
+            bn = self.const("b", rng.integers(-2000, 2001, cout).astype(np.int32))
+            bsn = self.const("s", bs)
+            bzn = self.const("z", np.zeros(cout, np.int32) if per_channel else np.int32(0))
+            bd = self.node("DequantizeLinear", [bn, bsn, bzn], axis=0) if per_channel else \
+                self.node("DequantizeLinear", [bn, bsn, bzn])
+            ins.append(bd)
+        attrs = dict(kernel_shape=[k, k], strides=[s, s], pads=pads)
+        if any(outpad):
+            attrs["output_padding"] = outpad
+        f = self.node("ConvTranspose", ins, **attrs)
+        f, relu, _ = self.act(f)
+        std = t.std * wstd * np.sqrt(C * k * k / (s * s)) * 1.3
+        self.q(f, [N, cout, OH, OW], std, relu=relu, terminal=True)
+        self.layers.append((f"ConvTranspose k{k} s{s} p{pads} op{outpad} {t.shape}->{cout}", False))
         return True
 
     def matmul(self):
@@ -531,7 +579,7 @@ class GraphBuilder:
         return True
 
 
-LAYERS = [("conv", 5), ("matmul", 3), ("add", 3), ("pool", 2), ("relu", 1),
+LAYERS = [("conv", 5), ("matmul", 3), ("add", 3), ("pool", 2), ("relu", 1), ("conv_transpose", 1),
           ("concat", 2), ("reshape", 2), ("float_op", 1), ("slice", 1),
           ("resize", 1), ("batchnorm", 1), ("leaky_relu", 1), ("space_depth", 1),
           ("pad", 1)]

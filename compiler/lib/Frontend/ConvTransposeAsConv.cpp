@@ -444,9 +444,16 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     *conv.add_attribute() = intsAttribute("kernel_shape", {th, tw});
     *conv.add_attribute() = intsAttribute(
         "pads", {ph->padBegin, pw->padBegin, ph->padEnd, pw->padEnd});
-    conv.add_output(base + "_y");
+    // Stride 1: one phase, the convolution is the whole ConvTranspose
+    // (its output keeps the name; any activation and the QuantizeLinear
+    // stay where they are).
+    conv.add_output(s == 1 ? n.output(0) : base + "_y");
     seq.push_back(conv);
     origins[conv.output(0)] = {kh * kw, taps};
+    if (s == 1) {
+      replace[i] = std::move(seq);
+      continue;
+    }
 
     std::string convOut = conv.output(0);
     if (act >= 0) {
