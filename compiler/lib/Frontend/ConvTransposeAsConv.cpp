@@ -51,14 +51,6 @@ namespace systole::frontend {
 
 namespace {
 
-const onnx::TensorProto *findInit(const onnx::GraphProto &g,
-                                  const std::string &name) {
-  for (const auto &t : g.initializer())
-    if (t.name() == name)
-      return &t;
-  return nullptr;
-}
-
 const onnx::AttributeProto *findAttr(const onnx::NodeProto &n,
                                      const std::string &name) {
   for (const auto &a : n.attribute())
@@ -170,6 +162,39 @@ onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t times,
   return r;
 }
 
+/// DequantizeLinear `name`_dq of `data` (s^2 x Cout rows) with the
+/// parameters of `dq`: per-channel ones repeated `taps` times along axis 0,
+/// a per-tensor pair reused by name.
+onnx::NodeProto dequantizeRepeated(const std::string &name,
+                                   const std::string &data,
+                                   const onnx::NodeProto &dq,
+                                   const onnx::TensorProto *scale,
+                                   const onnx::TensorProto *zp, int64_t taps,
+                                   std::vector<onnx::TensorProto> &newInits) {
+  onnx::NodeProto d;
+  d.set_op_type("DequantizeLinear");
+  d.set_name(name + "_dq");
+  d.add_input(data);
+  if (numElements(*scale) > 1) {
+    newInits.push_back(repeated(*scale, taps, name + "_scale"));
+    d.add_input(newInits.back().name());
+    if (zp) {
+      newInits.push_back(repeated(*zp, taps, name + "_zp"));
+      d.add_input(newInits.back().name());
+    }
+    onnx::AttributeProto axis;
+    axis.set_name("axis");
+    axis.set_type(onnx::AttributeProto::INT);
+    axis.set_i(0);
+    *d.add_attribute() = axis;
+  } else {
+    for (int k = 1; k < dq.input_size(); ++k)
+      d.add_input(dq.input(k));
+  }
+  d.add_output(d.name());
+  return d;
+}
+
 onnx::AttributeProto intsAttribute(const std::string &name,
                                    std::vector<int64_t> v) {
   onnx::AttributeProto a;
@@ -226,7 +251,7 @@ bool convTransposeAsConv(onnx::ModelProto &model,
       continue;
     // The QDQ frame: a per-tensor input, one QuantizeLinear reader.
     const onnx::NodeProto *dqx = dqOf(n.input(0));
-    if (!dqx || !scalarOrPerChannel(findInit(g, dqx->input(1)), 1))
+    if (!dqx || !scalarOrPerChannel(findInitializer(g, dqx->input(1)), 1))
       continue;
     // Its one reader, through at most one Relu/Clip (elementwise, so it
     // may run before the DepthToSpace as well as after).
@@ -255,13 +280,14 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     // y: what the QuantizeLinear reads, the DepthToSpace's output.
     const std::string &y = act >= 0 ? g.node(act).output(0) : n.output(0);
     if (q->op_type() != "QuantizeLinear" || q->input(0) != y ||
-        q->input_size() < 2 || !scalarOrPerChannel(findInit(g, q->input(1)), 1))
+        q->input_size() < 2 ||
+        !scalarOrPerChannel(findInitializer(g, q->input(1)), 1))
       continue;
     // The weight: DequantizeLinear of an int8/uint8 [Cin, Cout, s, s].
     const onnx::NodeProto *dqw = dqOf(n.input(1));
     if (!dqw)
       continue;
-    const onnx::TensorProto *w = findInit(g, dqw->input(0));
+    const onnx::TensorProto *w = findInitializer(g, dqw->input(0));
     if (!w || w->dims_size() != 4 ||
         (w->data_type() != onnx::TensorProto::INT8 &&
          w->data_type() != onnx::TensorProto::UINT8))
@@ -309,9 +335,9 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     std::optional<DimPlan> pw = planDim(kw, s, pads[1], pads[3], outPad[1]);
     if (!ph || !pw)
       continue;
-    const onnx::TensorProto *wScale = findInit(g, dqw->input(1));
+    const onnx::TensorProto *wScale = findInitializer(g, dqw->input(1));
     const onnx::TensorProto *wZp =
-        dqw->input_size() > 2 ? findInit(g, dqw->input(2)) : nullptr;
+        dqw->input_size() > 2 ? findInitializer(g, dqw->input(2)) : nullptr;
     if (!scalarOrPerChannel(wScale, cout) ||
         (dqw->input_size() > 2 && !scalarOrPerChannel(wZp, cout)))
       continue;
@@ -328,9 +354,9 @@ bool convTransposeAsConv(onnx::ModelProto &model,
       dqb = dqOf(n.input(2));
       if (!dqb)
         continue;
-      bias = findInit(g, dqb->input(0));
-      bScale = findInit(g, dqb->input(1));
-      bZp = dqb->input_size() > 2 ? findInit(g, dqb->input(2)) : nullptr;
+      bias = findInitializer(g, dqb->input(0));
+      bScale = findInitializer(g, dqb->input(1));
+      bZp = dqb->input_size() > 2 ? findInitializer(g, dqb->input(2)) : nullptr;
       if (!bias || bias->data_type() != onnx::TensorProto::INT32 ||
           bias->dims_size() != 1 || bias->dims(0) != cout ||
           !scalarOrPerChannel(bScale, cout) ||
@@ -394,23 +420,8 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     newInits.push_back(w2);
 
     std::vector<onnx::NodeProto> seq;
-    onnx::NodeProto dqw2;
-    dqw2.set_op_type("DequantizeLinear");
-    dqw2.set_name(base + "_w_dq");
-    dqw2.add_input(w2.name());
-    if (wPerChannel) {
-      newInits.push_back(repeated(*wScale, taps, base + "_w_scale"));
-      dqw2.add_input(newInits.back().name());
-      if (wZp) {
-        newInits.push_back(repeated(*wZp, taps, base + "_w_zp"));
-        dqw2.add_input(newInits.back().name());
-      }
-      *dqw2.add_attribute() = intAttribute("axis", 0);
-    } else {
-      for (int k = 1; k < dqw->input_size(); ++k)
-        dqw2.add_input(dqw->input(k));
-    }
-    dqw2.add_output(dqw2.name());
+    onnx::NodeProto dqw2 = dequantizeRepeated(base + "_w", w2.name(), *dqw,
+                                              wScale, wZp, taps, newInits);
     seq.push_back(dqw2);
 
     onnx::NodeProto conv;
@@ -420,24 +431,10 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     conv.add_input(n.input(0));
     conv.add_input(dqw2.output(0));
     if (dqb) {
-      onnx::NodeProto dqb2;
-      dqb2.set_op_type("DequantizeLinear");
-      dqb2.set_name(base + "_b_dq");
       newInits.push_back(repeated(*bias, taps, base + "_b"));
-      dqb2.add_input(newInits.back().name());
-      if (numElements(*bScale) > 1) {
-        newInits.push_back(repeated(*bScale, taps, base + "_b_scale"));
-        dqb2.add_input(newInits.back().name());
-        if (bZp) {
-          newInits.push_back(repeated(*bZp, taps, base + "_b_zp"));
-          dqb2.add_input(newInits.back().name());
-        }
-        *dqb2.add_attribute() = intAttribute("axis", 0);
-      } else {
-        for (int k = 1; k < dqb->input_size(); ++k)
-          dqb2.add_input(dqb->input(k));
-      }
-      dqb2.add_output(dqb2.name());
+      onnx::NodeProto dqb2 =
+          dequantizeRepeated(base + "_b", newInits.back().name(), *dqb, bScale,
+                             bZp, taps, newInits);
       seq.push_back(dqb2);
       conv.add_input(dqb2.output(0));
     }

@@ -228,6 +228,14 @@ llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
   return t;
 }
 
+const onnx::TensorProto *findInitializer(const onnx::GraphProto &g,
+                                         StringRef name) {
+  for (const auto &t : g.initializer())
+    if (t.name() == name)
+      return &t;
+  return nullptr;
+}
+
 int64_t opsetVersion(const onnx::ModelProto &model, StringRef domain) {
   for (const auto &opset : model.opset_import()) {
     StringRef d = opset.domain();

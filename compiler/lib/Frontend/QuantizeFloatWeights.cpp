@@ -41,14 +41,6 @@ float roundHalfToEven(float x) {
   return x - std::remainderf(x, 1.0f);
 }
 
-const onnx::TensorProto *findInitializer(const onnx::GraphProto &g,
-                                         const std::string &name) {
-  for (const auto &t : g.initializer())
-    if (t.name() == name)
-      return &t;
-  return nullptr;
-}
-
 /// Float values of a float32 initializer (raw or typed), or empty.
 std::vector<float> floatsOf(const onnx::TensorProto &t) {
   if (t.data_type() != onnx::TensorProto::FLOAT)

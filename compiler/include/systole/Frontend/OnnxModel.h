@@ -15,6 +15,7 @@
 #include <string>
 
 namespace onnx {
+class GraphProto;
 class ModelProto;
 class TensorProto;
 } // namespace onnx
@@ -44,6 +45,10 @@ llvm::Error checkTensorStorage(const onnx::TensorProto &proto,
 /// `what` names it in errors.
 llvm::Expected<HostTensor> tensorFromProto(const onnx::TensorProto &proto,
                                            llvm::StringRef what);
+
+/// The initializer of `g` named `name`, or nullptr.
+const onnx::TensorProto *findInitializer(const onnx::GraphProto &g,
+                                         llvm::StringRef name);
 
 /// The opset version the model imports for `domain` ("" is ai.onnx), or -1.
 int64_t opsetVersion(const onnx::ModelProto &model, llvm::StringRef domain);
