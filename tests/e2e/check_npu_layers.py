@@ -120,7 +120,8 @@ class Builder:
         self._requant(i, f"y{i}", ys, yz, relu)
 
     def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True, k=None,
-                       pads=(0, 0, 0, 0), output_padding=None, auto_pad=None, relu=False):
+                       pads=(0, 0, 0, 0), output_padding=None, auto_pad=None, relu=False,
+                       group=1):
         """A QDQ ConvTranspose with kernel = stride = s (learned upsampling).
         Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
         float, and with power-of-two scales (the input's and ys too) every
@@ -131,21 +132,26 @@ class Builder:
         n, cin, h, w = self.shape
         i = self.n = self.n + 1
         k = k or s
-        wq = rng.integers(-127, 128, (cin, cout, k, k)).astype(np.int8)
-        ws = (2.0 ** -rng.integers(5, 9, cout if per_channel else None)).astype(np.float32)
+        wq = rng.integers(-127, 128, (cin, cout // group, k, k)).astype(np.int8)
+        # Per channel along axis 1: Cout/group scales, repeated over the groups.
+        ws = (2.0 ** -rng.integers(5, 9, cout // group if per_channel else None)
+              ).astype(np.float32)
         axis = {"axis": 1} if per_channel else {}
         self.inits += [init(f"w{i}", wq), init(f"ws{i}", ws)]
         self.nodes.append(helper.make_node("DequantizeLinear", [f"w{i}", f"ws{i}"],
                                            [f"wd{i}"], **axis))
         ins = [self.cur, f"wd{i}"]
         if bias:
+            bs = (np.tile(ws, group) if per_channel else ws) * np.float32(self.scale)
             self.inits += [init(f"b{i}", rng.integers(-3000, 3000, cout).astype(np.int32)),
-                           init(f"bs{i}", (ws * np.float32(self.scale)).astype(np.float32))]
+                           init(f"bs{i}", bs.astype(np.float32))]
             self.nodes.append(helper.make_node(
                 "DequantizeLinear", [f"b{i}", f"bs{i}"], [f"bd{i}"],
                 **({"axis": 0} if per_channel else {})))
             ins.append(f"bd{i}")
         attrs = {"kernel_shape": [k, k], "strides": [s, s]}
+        if group > 1:
+            attrs["group"] = group
         if auto_pad:
             attrs["auto_pad"] = auto_pad
         else:
@@ -1231,6 +1237,16 @@ def case_conv_transpose():
         name += "-general"
         path_shapes[name] = [1, 6, 4, 5]
         fails += check_all_on_npu(name, b.save(name), "graph.depth_to_space", 4)
+        # Groups (CRD filter order, CRD DepthToSpace): depthwise 4/2 pads 1
+        # (CenterNet-DLA's IDAUp upsampling), then 3 groups of 2 -> 4
+        # channels, 2/2 per tensor.
+        b = Builder([1, 6, 3, 4], xs=0.0625, uint8=uint8)
+        b.conv(6, 6, 3, pad=1, ys=0.25, yz=-2)
+        b.conv_transpose(6, 2, k=4, pads=(1, 1, 1, 1), ys=0.5, yz=-1, group=6)
+        b.conv_transpose(12, 2, ys=0.25, yz=0, group=3, per_channel=False)
+        name = name.replace("-general", "-grouped")
+        path_shapes[name] = [1, 6, 3, 4]
+        fails += check_all_on_npu(name, b.save(name), "graph.depth_to_space", 2)
         # --host-conv-transpose keeps all three in float on the host.
         report = work / f"{name}-host.json"
         subprocess.run([systole, "compile", str(path), "-o", str(work / f"{name}-host.npu"),

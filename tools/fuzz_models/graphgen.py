@@ -221,20 +221,26 @@ class GraphBuilder:
         outpad = [int(rng.integers(0, s)) if rng.random() < 0.3 else 0 for _ in range(2)]
         OH = (H - 1) * s + k - pads[0] - pads[2] + outpad[0]
         OW = (W - 1) * s + k - pads[1] - pads[3] + outpad[1]
-        cout = int(rng.integers(1, 17))
+        group, cout = 1, int(rng.integers(1, 17))
+        divs = [g for g in range(2, C + 1) if C % g == 0]
+        if divs and rng.random() < 0.3:  # grouped, depthwise when group = C
+            group = int(rng.choice(divs))
+            cout = group * int(rng.integers(1, 4))
         if OH < 1 or OW < 1 or N * cout * OH * OW > self.max_elems:
             return False
         per_channel = rng.random() < 0.6
-        w, ws, wstd = self.weights([cout, C, k, k], per_channel)
-        w = np.ascontiguousarray(w.transpose(1, 0, 2, 3))  # [C, cout, k, k]
+        # [C, cout/group, k, k]; per-channel parameters along axis 1
+        w, ws, wstd = self.weights([cout // group, C, k, k], per_channel)
+        w = np.ascontiguousarray(w.transpose(1, 0, 2, 3))
         xd = self.dq(t)
         wn, wsn = self.const("w", w), self.const("s", ws)
-        wzn = self.const("z", np.zeros(cout, np.int8) if per_channel else np.int8(0))
+        wzn = self.const("z", np.zeros(cout // group, np.int8) if per_channel else np.int8(0))
         wd = self.node("DequantizeLinear", [wn, wsn, wzn], axis=1) if per_channel else \
             self.node("DequantizeLinear", [wn, wsn, wzn])
         ins = [xd, wd]
         if rng.random() < 0.7:
-            bs = (np.float32(t.scale) * ws).astype(np.float32)
+            bs = (np.float32(t.scale) * (np.tile(ws, group) if per_channel else ws)
+                  ).astype(np.float32)
             bn = self.const("b", rng.integers(-2000, 2001, cout).astype(np.int32))
             bsn = self.const("s", bs)
             bzn = self.const("z", np.zeros(cout, np.int32) if per_channel else np.int32(0))
@@ -242,13 +248,16 @@ class GraphBuilder:
                 self.node("DequantizeLinear", [bn, bsn, bzn])
             ins.append(bd)
         attrs = dict(kernel_shape=[k, k], strides=[s, s], pads=pads)
+        if group > 1:
+            attrs["group"] = group
         if any(outpad):
             attrs["output_padding"] = outpad
         f = self.node("ConvTranspose", ins, **attrs)
         f, relu, _ = self.act(f)
-        std = t.std * wstd * np.sqrt(C * k * k / (s * s)) * 1.3
+        std = t.std * wstd * np.sqrt(C // group * k * k / (s * s)) * 1.3
         self.q(f, [N, cout, OH, OW], std, relu=relu, terminal=True)
-        self.layers.append((f"ConvTranspose k{k} s{s} p{pads} op{outpad} {t.shape}->{cout}", False))
+        self.layers.append((f"ConvTranspose k{k} s{s} p{pads} op{outpad} g{group} "
+                            f"{t.shape}->{cout}", False))
         return True
 
     def matmul(self):

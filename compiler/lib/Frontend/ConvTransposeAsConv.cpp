@@ -10,7 +10,10 @@
 // (A_h, A_w) of filter o; taps a phase does not use hold the weight's zero
 // point, i.e. 0) whose window spans the union of the phases' offsets,
 // followed by a DCR DepthToSpace of block s that interleaves the phases.
-// Conditions: one group, no dilation, equal strides (a square block), and
+// With groups, filter o * s^2 + phase holds phase `phase` of output o (the
+// grouped convolution keeps each group's filters together) and the
+// DepthToSpace is CRD (a channel gather into DCR order on the NPU).
+// Conditions: no dilation, equal strides (a square block), and
 // an output a multiple of s (k - pb - pe + output_padding divisible by s:
 // "same"-style upsampling such as k = s, or k = 2s with pads s/2, as
 // detection heads, U-Nets, GAN generators and FCNs use). For k = s the
@@ -138,10 +141,23 @@ int64_t tapOf(const DimPlan &p, int64_t s, int64_t phase, int64_t u) {
   return m * s + p.a[phase];
 }
 
-/// `t` with its per-channel values repeated `times` times (value k of the
-/// result is value k mod C of `t`), named `name`; a scalar stays one value.
-onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t times,
-                           const std::string &name) {
+/// Where filter f of the convolution takes its per-channel parameters
+/// from: DCR order (one group) puts phase-major filters f = phase * Cout + o,
+/// CRD order (groups) filter-major ones f = o * taps + phase.
+struct FilterOrder {
+  bool crd = false;
+  int64_t taps = 1;
+  /// Index into `n` per-channel values (n = Cout, or Cout/group for a
+  /// weight's axis-1 parameters, which repeat over the groups).
+  int64_t source(int64_t f, int64_t n) const {
+    return (crd ? f / taps : f) % n;
+  }
+};
+
+/// `t` with one value per filter of `filters`, value f taken from
+/// `order.source(f, C)`, named `name`; a scalar stays one value.
+onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t filters,
+                           const FilterOrder &order, const std::string &name) {
   auto h = tensorFromProto(t, name);
   onnx::TensorProto r;
   r.set_name(name);
@@ -154,32 +170,34 @@ onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t times,
         std::string(reinterpret_cast<const char *>(h->data()), h->byteSize()));
     return r;
   }
-  r.add_dims(n * times);
+  r.add_dims(filters);
   std::string raw;
-  for (int64_t k = 0; k < times; ++k)
-    raw.append(reinterpret_cast<const char *>(h->data()), n * elem);
+  const char *src = reinterpret_cast<const char *>(h->data());
+  for (int64_t f = 0; f < filters; ++f)
+    raw.append(src + order.source(f, n) * elem, elem);
   r.set_raw_data(raw);
   return r;
 }
 
-/// DequantizeLinear `name`_dq of `data` (s^2 x Cout rows) with the
-/// parameters of `dq`: per-channel ones repeated `taps` times along axis 0,
-/// a per-tensor pair reused by name.
+/// DequantizeLinear `name`_dq of `data` (one row per filter) with the
+/// parameters of `dq`: per-channel ones spread over the filters along axis
+/// 0, a per-tensor pair reused by name.
 onnx::NodeProto dequantizeRepeated(const std::string &name,
                                    const std::string &data,
                                    const onnx::NodeProto &dq,
                                    const onnx::TensorProto *scale,
-                                   const onnx::TensorProto *zp, int64_t taps,
+                                   const onnx::TensorProto *zp, int64_t filters,
+                                   const FilterOrder &order,
                                    std::vector<onnx::TensorProto> &newInits) {
   onnx::NodeProto d;
   d.set_op_type("DequantizeLinear");
   d.set_name(name + "_dq");
   d.add_input(data);
   if (numElements(*scale) > 1) {
-    newInits.push_back(repeated(*scale, taps, name + "_scale"));
+    newInits.push_back(repeated(*scale, filters, order, name + "_scale"));
     d.add_input(newInits.back().name());
     if (zp) {
-      newInits.push_back(repeated(*zp, taps, name + "_zp"));
+      newInits.push_back(repeated(*zp, filters, order, name + "_zp"));
       d.add_input(newInits.back().name());
     }
     onnx::AttributeProto axis;
@@ -292,13 +310,16 @@ bool convTransposeAsConv(onnx::ModelProto &model,
         (w->data_type() != onnx::TensorProto::INT8 &&
          w->data_type() != onnx::TensorProto::UINT8))
       continue;
-    int64_t cin = w->dims(0), cout = w->dims(1), kh = w->dims(2),
-            kw = w->dims(3);
-    if (kh < 1 || kw < 1 || cin < 1 || cout < 1)
-      continue;
+    // Groups: weight [Cin, Cout/G, k, k]; the convolution is grouped the
+    // same way, its filters in CRD order (see FilterOrder).
     const onnx::AttributeProto *group = findAttr(n, "group");
-    if (group && group->i() != 1)
+    int64_t groups = group ? group->i() : 1;
+    int64_t cin = w->dims(0), coutG = w->dims(1), kh = w->dims(2),
+            kw = w->dims(3);
+    if (kh < 1 || kw < 1 || cin < 1 || coutG < 1 || groups < 1 ||
+        cin % groups || (groups > 1 && opset < 11))
       continue;
+    int64_t cinG = cin / groups, cout = groups * coutG;
     std::vector<int64_t> ks = intsAttr(n, "kernel_shape");
     if (!ks.empty() && ks != std::vector<int64_t>{kh, kw})
       continue;
@@ -338,8 +359,8 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     const onnx::TensorProto *wScale = findInitializer(g, dqw->input(1));
     const onnx::TensorProto *wZp =
         dqw->input_size() > 2 ? findInitializer(g, dqw->input(2)) : nullptr;
-    if (!scalarOrPerChannel(wScale, cout) ||
-        (dqw->input_size() > 2 && !scalarOrPerChannel(wZp, cout)))
+    if (!scalarOrPerChannel(wScale, coutG) ||
+        (dqw->input_size() > 2 && !scalarOrPerChannel(wZp, coutG)))
       continue;
     bool wPerChannel = numElements(*wScale) > 1;
     if (wPerChannel) {
@@ -376,52 +397,57 @@ bool convTransposeAsConv(onnx::ModelProto &model,
 
     std::string base = (n.name().empty() ? y : n.name()) + "_as_conv";
     int64_t taps = s * s, filters = taps * cout;
-    // W'[(A_h s + A_w) Cout + o, c, u, v] = W[c, o, tap_h, tap_w], or the
-    // weight's zero point (a 0 after DequantizeLinear) where the phase has
-    // no tap at (u, v).
+    FilterOrder order{groups > 1, taps};
+    // Filter f = phase (A_h s + A_w) and output o (DCR: f = phase Cout + o;
+    // CRD: f = o taps + phase): W'[f, c, u, v] = W[g Cin/G + c, o mod Cout/G,
+    // tap_h, tap_w] for o's group g, or the weight's zero point (a 0 after
+    // DequantizeLinear) where the phase has no tap at (u, v).
     auto wt = tensorFromProto(*w, base);
     if (!wt) {
       llvm::consumeError(wt.takeError());
       continue;
     }
-    std::vector<char> zp(size_t(cout), 0);
+    std::vector<char> zp(size_t(coutG), 0);
     if (wZp) {
       auto z = tensorFromProto(*wZp, base);
       if (!z) {
         llvm::consumeError(z.takeError());
         continue;
       }
-      for (int64_t o = 0; o < cout; ++o)
+      for (int64_t o = 0; o < coutG; ++o)
         zp[size_t(o)] = reinterpret_cast<const char *>(
             z->data())[z->numElements() == 1 ? 0 : o];
     }
     const char *wb = reinterpret_cast<const char *>(wt->data());
     int64_t th = ph->taps, tw = pw->taps;
-    std::string raw(size_t(filters * cin * th * tw), '\0');
+    std::string raw(size_t(filters * cinG * th * tw), '\0');
     for (int64_t ah = 0; ah < s; ++ah)
       for (int64_t aw = 0; aw < s; ++aw)
-        for (int64_t o = 0; o < cout; ++o)
-          for (int64_t c = 0; c < cin; ++c)
+        for (int64_t o = 0; o < cout; ++o) {
+          int64_t phase = ah * s + aw, g = o / coutG, og = o % coutG;
+          int64_t f = order.crd ? o * taps + phase : phase * cout + o;
+          for (int64_t c = 0; c < cinG; ++c)
             for (int64_t u = 0; u < th; ++u)
               for (int64_t v = 0; v < tw; ++v) {
-                int64_t f = (ah * s + aw) * cout + o;
                 int64_t jh = tapOf(*ph, s, ah, u), jw = tapOf(*pw, s, aw, v);
-                raw[size_t(((f * cin + c) * th + u) * tw + v)] =
+                int64_t ci = g * cinG + c;
+                raw[size_t(((f * cinG + c) * th + u) * tw + v)] =
                     jh < 0 || jw < 0
-                        ? zp[size_t(o)]
-                        : wb[size_t(((c * cout + o) * kh + jh) * kw + jw)];
+                        ? zp[size_t(og)]
+                        : wb[size_t(((ci * coutG + og) * kh + jh) * kw + jw)];
               }
+        }
     onnx::TensorProto w2;
     w2.set_name(base + "_w");
     w2.set_data_type(w->data_type());
-    for (int64_t d : {filters, cin, th, tw})
+    for (int64_t d : {filters, cinG, th, tw})
       w2.add_dims(d);
     w2.set_raw_data(raw);
     newInits.push_back(w2);
 
     std::vector<onnx::NodeProto> seq;
-    onnx::NodeProto dqw2 = dequantizeRepeated(base + "_w", w2.name(), *dqw,
-                                              wScale, wZp, taps, newInits);
+    onnx::NodeProto dqw2 = dequantizeRepeated(
+        base + "_w", w2.name(), *dqw, wScale, wZp, filters, order, newInits);
     seq.push_back(dqw2);
 
     onnx::NodeProto conv;
@@ -431,14 +457,16 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     conv.add_input(n.input(0));
     conv.add_input(dqw2.output(0));
     if (dqb) {
-      newInits.push_back(repeated(*bias, taps, base + "_b"));
+      newInits.push_back(repeated(*bias, filters, order, base + "_b"));
       onnx::NodeProto dqb2 =
           dequantizeRepeated(base + "_b", newInits.back().name(), *dqb, bScale,
-                             bZp, taps, newInits);
+                             bZp, filters, order, newInits);
       seq.push_back(dqb2);
       conv.add_input(dqb2.output(0));
     }
     *conv.add_attribute() = intsAttribute("kernel_shape", {th, tw});
+    if (groups > 1)
+      *conv.add_attribute() = intAttribute("group", groups);
     *conv.add_attribute() = intsAttribute(
         "pads", {ph->padBegin, pw->padBegin, ph->padEnd, pw->padEnd});
     // Stride 1: one phase, the convolution is the whole ConvTranspose
@@ -446,7 +474,7 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     // stay where they are).
     conv.add_output(s == 1 ? n.output(0) : base + "_y");
     seq.push_back(conv);
-    origins[conv.output(0)] = {kh * kw, taps};
+    origins[conv.output(0)] = {kh * kw, coutG};
     if (s == 1) {
       replace[i] = std::move(seq);
       continue;
@@ -487,7 +515,7 @@ bool convTransposeAsConv(onnx::ModelProto &model,
       onnx::AttributeProto mode;
       mode.set_name("mode");
       mode.set_type(onnx::AttributeProto::STRING);
-      mode.set_s("DCR");
+      mode.set_s(order.crd ? "CRD" : "DCR");
       *d2s.add_attribute() = mode;
     }
     seq.push_back(d2s);

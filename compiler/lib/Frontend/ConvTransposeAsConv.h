@@ -17,8 +17,8 @@ namespace systole::frontend {
 
 /// What a rewritten Conv was, so MAC counts stay the model's.
 struct ConvTransposeOrigin {
-  int64_t kernelArea = 1; // kh * kw of the ConvTranspose
-  int64_t phases = 1;     // stride^2: the Conv has phases x Cout filters
+  int64_t kernelArea = 1;   // kh * kw of the ConvTranspose
+  int64_t coutPerGroup = 1; // its outputs per input channel
 };
 
 /// Rewrites each QDQ ConvTranspose whose output is a multiple of its stride

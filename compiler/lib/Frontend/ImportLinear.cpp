@@ -212,7 +212,7 @@ llvm::Error buildConv(ImportContext &ic, Value x, Value w, Value bias,
     y.getDefiningOp()->setAttr(
         graph::kModelMacsAttr,
         b.getI64IntegerAttr(xs[0] * xs[1] * xs[2] * xs[3] *
-                            (ws[0] / origin->second.phases) *
+                            origin->second.coutPerGroup *
                             origin->second.kernelArea));
   return ic.defineOutput(0, y);
 }
