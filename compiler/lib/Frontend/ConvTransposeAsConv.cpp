@@ -105,7 +105,10 @@ std::optional<DimPlan> planDim(int64_t k, int64_t s, int64_t pb, int64_t pe,
                                int64_t outPad) {
   // out = (in - 1) s + span, so out is a multiple of s iff span is.
   int64_t span = k - pb - pe + outPad;
-  if (k < 1 || s < 1 || pb < 0 || pe < 0 || outPad < 0 || span <= 0 || span % s)
+  // ONNX bounds output_padding by the stride; kernel, pads and stride are
+  // bounded here so a hostile model cannot ask for a huge weight.
+  if (k < 1 || k > 64 || s < 1 || s > 16 || pb < 0 || pb >= 64 || pe < 0 ||
+      pe >= 64 || outPad < 0 || outPad >= s || span <= 0 || span % s)
     return std::nullopt;
   DimPlan p;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -397,6 +400,10 @@ bool convTransposeAsConv(onnx::ModelProto &model,
 
     std::string base = (n.name().empty() ? y : n.name()) + "_as_conv";
     int64_t taps = s * s, filters = taps * cout;
+    // The weight the convolution needs (zero taps included) stays within
+    // what a real upsampling layer uses (a hostile model can declare any).
+    if (filters * cinG * ph->taps * pw->taps > (int64_t(1) << 28))
+      continue;
     FilterOrder order{groups > 1, taps};
     // Filter f = phase (A_h s + A_w) and output o (DCR: f = phase Cout + o;
     // CRD: f = o taps + phase): W'[f, c, u, v] = W[g Cin/G + c, o mod Cout/G,
