@@ -29,11 +29,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace systole::frontend {
 
 namespace {
+
+/// ORT's static_cast<int32_t>(float) as x86-64 compiles it (cvttss2si):
+/// NaN and values outside int32 give INT32_MIN (a zero input scale makes
+/// the bias infinite; in C++ that cast is undefined, found by UBSan).
+int32_t toInt32LikeOrt(float x) {
+  if (!(x >= -2147483648.0f && x < 2147483648.0f))
+    return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(x);
+}
 
 float roundHalfToEven(float x) {
   if (!std::isfinite(x))
@@ -220,7 +230,7 @@ bool quantizeFloatWeightsLikeOrt(onnx::ModelProto &model) {
         bs.add_float_data(inScale[0] * ws);
       for (size_t k = 0; k < bv.size(); ++k) {
         float sc = bs.float_data(weightScales.size() > 1 ? int(k) : 0);
-        bq.add_int32_data(static_cast<int32_t>(roundHalfToEven(bv[k] / sc)));
+        bq.add_int32_data(toInt32LikeOrt(roundHalfToEven(bv[k] / sc)));
       }
       onnx::NodeProto dq;
       dq.set_op_type("DequantizeLinear");
