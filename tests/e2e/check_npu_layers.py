@@ -122,8 +122,9 @@ class Builder:
     def conv_transpose(self, cout, s, ys, yz, per_channel=True, bias=True, k=None,
                        pads=(0, 0, 0, 0), output_padding=None, auto_pad=None, relu=False,
                        group=1):
-        """A QDQ ConvTranspose with kernel = stride = s (learned upsampling).
-        Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
+        """A QDQ ConvTranspose of stride s (learned upsampling): kernel k
+        (default s), pads or auto_pad, output_padding, groups, an optional
+        ReLU before its QuantizeLinear. Its weight scales are powers of two: ORT runs a QDQ ConvTranspose in
         float, and with power-of-two scales (the input's and ys too) every
         float product and sum is exact, so ORT's result is the exact one
         and the NPU's integer result must equal it bit for bit, ties
