@@ -267,12 +267,14 @@ class Builder:
         return path
 
 
-def check(name, path, hw, mapping, inputs=2, backends=("functional", "cycle"), vector_op=None):
-    """Compiles, checks each conv/matmul's mapping contains `mapping`, runs
-    `inputs` random inputs per backend; returns the number of failures."""
+def check(name, path, hw, mapping, inputs=2, backends=("functional", "cycle"), vector_op=None,
+          flags=()):
+    """Compiles (with `flags`), checks each conv/matmul's mapping contains
+    `mapping`, runs `inputs` random inputs per backend; returns the number
+    of failures."""
     npu, report = work / f"{name}.npu", work / f"{name}.json"
     subprocess.run([systole, "compile", str(path), "-o", str(npu), "--hw", str(hw), "-q",
-                    "--report", str(report)], check=True, stdout=subprocess.DEVNULL)
+                    "--report", str(report), *flags], check=True, stdout=subprocess.DEVNULL)
     layers = json.loads(report.read_text())["layers"]
     heavy = [l for l in layers if l["op"] in ("graph.conv2d", "graph.matmul", vector_op)]
     if vector_op and not any(l["op"] == vector_op for l in heavy):
@@ -1096,8 +1098,12 @@ def case_cascade():
     load nothing). The compile report marks a kept output ">sp" and an input
     read on chip "<sp"; the test requires at least three kept edges, into
     the depthwise layer and into the max pool among them, on
-    default-32x32 and on rtl-8x8 (64 KiB of scratchpad; RTL == SystemC in
-    values and cycles), int8 and uint8."""
+    default-32x32 (the cost model's own choice) and on rtl-8x8 (64 KiB of
+    scratchpad; RTL == SystemC in values and cycles), int8 and uint8. On
+    rtl-8x8 the cost model keeps fewer edges (a kept output into a padded
+    image is one REQUANT per row, and each waits for the post-processor),
+    so there `--keep-on-chip` keeps every edge that fits: the test is
+    about the mechanism's values and cycles on the RTL."""
     fails = 0
     for uint8 in (False, True):
         name = "cascade-uint8" if uint8 else "cascade"
@@ -1119,7 +1125,8 @@ def case_cascade():
         path_shapes[name] = [1, 16, 20, 20]
         path = b.save(name)
         for hw in ("default-32x32", "rtl-8x8"):
-            fails += check(name, path, hw, "conv")
+            flags = ("--keep-on-chip",) if hw == "rtl-8x8" else ()
+            fails += check(name, path, hw, "conv", flags=flags)
             layers = [l for l in json.loads((work / f"{name}.json").read_text())["layers"]
                       if l["op"] in ("graph.conv2d", "graph.pool")]
             kept = [l["mapping"] for l in layers]

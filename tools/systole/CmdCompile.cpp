@@ -29,9 +29,9 @@ static int runCompile(int argc, char **argv) {
                              hostTarget = "cpu", gpuArch = "sm_75";
   std::vector<std::string> inputShapes;
   bool dumpAll = false, noReuse = false, noFusion = false, quiet = false,
-       hostConvTranspose = false;
+       keepOnChip = false, hostConvTranspose = false;
   uint64_t tune = 0;
-  std::string tuneCache;
+  std::string tuneCache, forcePlan;
   cli::FlagParser flags(
       "systole compile",
       "Compiles a quantized ONNX model to an NPU binary for a hardware "
@@ -67,6 +67,14 @@ static int runCompile(int argc, char **argv) {
             "run every residual add as a layer of its own instead of in "
             "the epilogue of the convolution that produces it, and keep no "
             "layer's output in the scratchpad for the next layer")
+      .value({"--force-plan"}, forcePlan, "KEY=V,...",
+             "debugging: every layer with a candidate tile plan of these "
+             "entries (as the report's mapping prints them, e.g. "
+             "n=2,order=1) uses it, whatever the cost model predicts")
+      .flag({"--keep-on-chip"}, keepOnChip,
+            "keep every layer output that fits in the scratchpad for the "
+            "next layer, even where the cost model predicts it is slower "
+            "(fewer DRAM bytes; by default only where it is faster)")
       .flag({"--host-conv-transpose"}, hostConvTranspose,
             "run every ConvTranspose in float on the host, as ONNX Runtime "
             "does, instead of an upsampling one (kernel = stride) as a 1x1 "
@@ -90,6 +98,8 @@ static int runCompile(int argc, char **argv) {
   options.hw = hw;
   options.reuseDram = !noReuse;
   options.fuseResidual = !noFusion;
+  options.keepOnChipAlways = keepOnChip;
+  options.forcePlan = forcePlan;
   options.hostConvTranspose = hostConvTranspose;
   options.tune = static_cast<int64_t>(tune);
   if (tune > 0)

@@ -99,6 +99,8 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   // Without DRAM reuse every intermediate is kept to be read back (`systole
   // compare`): a fused add would leave its conv's result unstored.
   pipeline.fuseResidual = options.fuseResidual && options.reuseDram;
+  pipeline.keepOnChipAlways = options.keepOnChipAlways;
+  pipeline.forcePlan = options.forcePlan;
   pipeline.tune = options.tune;
   pipeline.tuneCache = options.tuneCache;
   npu::populateSystolePipeline(pm, pipeline);

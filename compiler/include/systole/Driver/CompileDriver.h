@@ -34,6 +34,10 @@ struct CompileOptions {
   /// Residual adds in their producing convolution's epilogue
   /// (--no-fusion turns it off, for comparison).
   bool fuseResidual = true;
+  /// Keep every layer output that fits in the scratchpad for the next
+  /// layer, even where the cost model predicts it is slower
+  /// (--keep-on-chip: fewer DRAM bytes; exercises the mechanism).
+  bool keepOnChipAlways = false;
   /// Every ConvTranspose in float on the host (--host-conv-transpose)
   /// instead of upsampling ones on the NPU (ImportOptions).
   bool hostConvTranspose = false;
@@ -41,6 +45,9 @@ struct CompileOptions {
   /// beyond the default candidates (0: off), and the cache file.
   int64_t tune = 0;
   std::string tuneCache;
+  /// Debugging (--force-plan 'key=value,...'): every layer with a candidate
+  /// tile plan of these entries uses it, whatever the cost model predicts.
+  std::string forcePlan;
   npu::EmitOptions emit;
   /// Diagnostics go to stderr as they are emitted (the CLI). Either way the
   /// error of a failed compilation carries the error diagnostics' text, so

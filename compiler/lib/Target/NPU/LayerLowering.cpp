@@ -394,6 +394,7 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     res.s[1] = rowStride, res.t[1] = tile.nt;
     if (!item.loadNeed.empty())
       item.loadNeed.push_back(item.computes.size());
+    item.tailLoad = item.loads.size();
     item.loads.push_back(makeLoad(res));
     // In place over the requantized tile (VADD allows the identical box).
     QParams qa = e.resA, qb = e.resB, qc = e.resOut;

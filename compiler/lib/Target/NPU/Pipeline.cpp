@@ -38,6 +38,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   tiles.hwConfig = options.hw;
   tiles.tune = options.tune;
   tiles.tuneCache = options.tuneCache;
+  tiles.forcePlan = options.forcePlan;
   fn.addPass(createPlanTiles(tiles));
   // Part of fusion: --no-fusion (and --no-dram-reuse) keep every
   // intermediate in DRAM.
@@ -45,6 +46,7 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
     PlanCascadesOptions cascades;
     cascades.hwConfig = options.hw;
     cascades.search = options.tune > 0;
+    cascades.always = options.keepOnChipAlways;
     fn.addPass(createPlanCascades(cascades));
   }
   AllocateDramOptions dram;

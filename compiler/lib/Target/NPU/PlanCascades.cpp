@@ -162,7 +162,7 @@ struct PlanCascadesPass
       uint64_t planned =
           static_cast<uint64_t>(tileInt(getTile(p), "predicted_cycles") +
                                 tileInt(getTile(&op), "predicted_cycles"));
-      if (!c || c->producerCycles + c->consumerCycles >= planned)
+      if (!c || (!always && c->producerCycles + c->consumerCycles >= planned))
         continue;
       setPlan(p, c->producer, c->producerCycles);
       setPlan(&op, c->consumer, c->consumerCycles);

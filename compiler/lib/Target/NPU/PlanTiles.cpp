@@ -133,6 +133,33 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
         failed = true;
         return;
       }
+      if (!forcePlan.empty()) {
+        // The first candidate with the requested entries, priced alone.
+        uint64_t before = bestCycles;
+        std::optional<TilePlan> keep = best;
+        std::vector<TilePlan> all = candidatePlans(op, *hw);
+        for (TilePlan &t : tuningCandidates(op, *hw))
+          all.push_back(std::move(t));
+        for (const TilePlan &plan : all) {
+          bool match = true;
+          for (llvm::StringRef kv : llvm::split(forcePlan, ',')) {
+            auto [k, v] = kv.split('=');
+            int64_t value = 0;
+            auto it = plan.find(k.trim().str());
+            match &= !v.trim().getAsInteger(10, value) && it != plan.end() &&
+                     it->second == value;
+          }
+          if (!match)
+            continue;
+          best.reset();
+          bestCycles = UINT64_MAX;
+          price({plan});
+          if (best)
+            break;
+        }
+        if (!best)
+          best = keep, bestCycles = before;
+      }
       defaultTotal += bestCycles;
       if (tune > 0) {
         // The default's choice stays unless a plan is strictly cheaper, so

@@ -41,7 +41,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <deque>
 #include <numeric>
 
 namespace systole::npu {
@@ -218,12 +217,86 @@ static bool touches(const std::vector<std::pair<uint64_t, uint64_t>> &spans,
   return it != spans.end() && it->first < end;
 }
 
+/// Moves each item's tail operand load (Item::tailLoad) to the end of its
+/// loads, so it is the last of its item in the load queue: it then pops its
+/// own compute->load token after the item's other loads popped theirs.
+static void tailLoadsLast(std::vector<Item> &items) {
+  for (Item &it : items) {
+    if (!it.tailLoad)
+      continue;
+    size_t k = *it.tailLoad;
+    std::rotate(it.loads.begin() + k, it.loads.begin() + k + 1, it.loads.end());
+    if (it.loadNeed.size() == it.loads.size())
+      std::rotate(it.loadNeed.begin() + k, it.loadNeed.begin() + k + 1,
+                  it.loadNeed.end());
+    it.tailLoad = it.loads.size() - 1;
+  }
+}
+
+/// Takes each item's tail compute out of its computes (deferred tails) and
+/// gives its operand load a stage of its own that the REQUANT before the
+/// tail pops: the item's MATMULs then start without it, and it may arrive
+/// while they run. Returns the tails, one per item.
+static std::vector<Instruction> takeTails(std::vector<Item> &items) {
+  std::vector<Instruction> tails;
+  for (Item &it : items) {
+    tails.push_back(it.computes.back());
+    it.computes.pop_back();
+    size_t last = it.computes.size() - 1;
+    if (it.loadNeed.size() != it.loads.size())
+      it.loadNeed.assign(it.loads.size(), 0);
+    it.loadNeed.back() = last;
+  }
+  return tails;
+}
+
+static size_t countMatmuls(const Item &it) {
+  return std::count_if(
+      it.computes.begin(), it.computes.end(),
+      [](const Instruction &c) { return c.opcode() == Opcode::Matmul; });
+}
+
+bool ProgramBuilder::defersTails(const std::vector<Item> &items) const {
+  // Two items' worth of compute->load tokens (a REQUANT's and a tail's per
+  // item) must fit the FIFO, and the tail needs the post-processor to run
+  // beside the array; a next item without two MATMULs would only move the
+  // wait.
+  if (lookahead() != 2 || hw.queues.tokenDepth < 4 ||
+      !hw.vector.requantOverlap || items.size() < 2)
+    return false;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const Item &it = items[i];
+    if (!it.tailLoad || it.stores.empty() || it.keep ||
+        it.computes.size() < 2 ||
+        !isa::onPostProcessor(it.computes.back(), hw) ||
+        (i > 0 && countMatmuls(it) < 2))
+      return false;
+  }
+  return true;
+}
+
+/// Where item i's computes take item i-1's deferred tail: before the MATMUL
+/// halfway through them (with two channel tiles per item, where the array
+/// drains anyway for the second tile's accumulator box).
+static size_t tailSlot(const Item &it) {
+  size_t half = countMatmuls(it) / 2, seen = 0;
+  for (size_t k = 0; k < it.computes.size(); ++k)
+    if (it.computes[k].opcode() == Opcode::Matmul && seen++ == half)
+      return k;
+  return it.computes.size();
+}
+
 size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   // The hardware reads the bank-conflict flag; the lowerings leave it to us.
   for (Item &it : items)
     for (Instruction &c : it.computes)
       isa::setBankConflictFlag(c, hw);
+  tailLoadsLast(items);
   size_t count = items.size();
+  const bool defer = defersTails(items);
+  std::vector<Instruction> tails;
+  if (defer)
+    tails = takeTails(items);
   bool barrier = lastStore.has_value() || prevKept;
   // A kept layer has no stores: its items take no part in the output
   // protocol (no out slot to guard; the accumulator tiles are guarded by
@@ -298,19 +371,41 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   OutputGroups groups = outputGroups(items);
   const size_t d = lookahead();
   const int64_t dq = static_cast<int64_t>(d);
+  // Loads of item i other than its deferred tail's operand.
+  auto mainLoads = [&](size_t i) {
+    return i < count && items[i].loads.size() > (defer ? 1u : 0u);
+  };
   for (size_t i = 0; i < count; ++i) {
     Item &it = items[i];
     assert(!it.computes.empty() && "every item computes");
     if (loads(i)) {
       std::vector<LoadStage> stages = orderLoadStages(it, maxStages());
-      addDeps(it.loads.front(), false,
-              /*popNext=*/i >= d || (i == 0 && barrier), false, false);
+      if (!defer || mainLoads(i) || i == 0)
+        addDeps(it.loads.front(), false,
+                /*popNext=*/(i >= d && (!defer || mainLoads(i))) ||
+                    (i == 0 && barrier),
+                false, false);
       for (const LoadStage &st : stages) {
         addDeps(it.loads[st.loadEnd - 1], false, false, false,
                 /*pushNext=*/true);
         addDeps(it.computes[st.firstCompute], /*popPrev=*/true, false, false,
                 false);
       }
+    }
+    if (defer) {
+      // The tail's operand slot is free once item i-2's tail has run; the
+      // output slot once store i-2 has read it, which the REQUANT (its
+      // first writer) waits for; the tail, the output's last writer, hands
+      // the tile to the store.
+      addDeps(it.loads.back(), false, /*popNext=*/i >= d, false, false);
+      addDeps(it.computes.back(), false, /*popNext=*/i >= d,
+              /*pushPrev=*/mainLoads(i + d), false);
+      addDeps(tails[i], false, false, /*pushPrev=*/i + d < count,
+              /*pushNext=*/true);
+      addDeps(it.stores.front(), /*popPrev=*/true, false, false, false);
+      addDeps(it.stores.back(), false, false, /*pushPrev=*/i + d < count,
+              false);
+      continue;
     }
     bool storing = !it.stores.empty();
     int64_t q = groups.group[i];
@@ -331,7 +426,26 @@ size_t ProgramBuilder::emitLayer(std::vector<Item> items) {
   // d = 2: L0 L1 C0 S0 L2 C1 S1 ... C_{T-1} S_{T-1};
   // d = 1: L0 C0 S0 L1 C1 S1 ... (L_{i+1} pops what C_i pushes).
   // Hoisted loads go right after the last item's loads.
-  if (d == 1) {
+  if (defer) {
+    // L0 L1 C0 | L2 C1[.. T0 ..] S0 | ... | C_{T-1}[.. T_{T-2} ..] S_{T-2}
+    // T_{T-1} S_{T-1}: tail i runs among item i+1's MATMULs, store i after.
+    append(items[0].loads);
+    for (size_t i = 0; i < count; ++i) {
+      if (i + 1 < count) {
+        append(items[i + 1].loads);
+        if (i + 2 == count)
+          hoistPoint = stream.size();
+      }
+      std::vector<Instruction> &c = items[i].computes;
+      if (i > 0)
+        c.insert(c.begin() + tailSlot(items[i]), tails[i - 1]);
+      append(c);
+      if (i > 0)
+        append(items[i - 1].stores);
+    }
+    stream.push_back(tails[count - 1]);
+    append(items[count - 1].stores);
+  } else if (d == 1) {
     for (size_t i = 0; i < count; ++i) {
       append(items[i].loads);
       if (i + 1 == count)
@@ -386,7 +500,9 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // loads and stores: loads of item i wait for the compute of item i-2 (slot
   // reuse), compute waits for its loads and for the store of item i-2,
   // stores follow their compute; every DMA occupies the channel for its
-  // bursts and completes `latency` later.
+  // bursts and completes `latency` later. With deferred tails (emitLayer)
+  // item i's tail runs among item i+1's computes; store i and the tail
+  // operand load of item i+2 follow it.
   uint64_t latency = hw.dram.latencyCycles;
   // computeDone: the array and vector unit are free; postFree: the
   // post-processor is (with vector.requant_overlap, MATMULs of the next item
@@ -394,6 +510,7 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // finishes).
   uint64_t channelFree = 0, computeDone = 0, postFree = 0, end = 0;
   bool overlap = hw.vector.requantOverlap;
+  const bool defer = defersTails(items);
   std::vector<uint64_t> computeEnd(items.size()), storeEnd(items.size());
   OutputGroups groups = outputGroups(items);
   auto transfer = [&](llvm::ArrayRef<Instruction> dmas, uint64_t ready) {
@@ -412,64 +529,100 @@ ProgramBuilder::estimateLayerCycles(const std::vector<Item> &items) const {
   // computes wait for the stage's loads.
   const size_t d = lookahead();
   isa::MatmulPipeline array(hw);
-  // Staged items are priced on a reordered copy (emitLayer reorders the same
-  // way); the others as they are.
-  std::vector<const Item *> view(items.size());
-  std::deque<Item> copies;
+  // Items are priced on a copy ordered as emitLayer orders them (tail
+  // operand last, load stages by need, tail compute apart).
+  std::vector<Item> view(items);
+  tailLoadsLast(view);
+  std::vector<Instruction> tails;
+  if (defer)
+    tails = takeTails(view);
   std::vector<std::vector<LoadStage>> stages(items.size());
   std::vector<std::vector<uint64_t>> stageDone(items.size());
+  // Deferred: the tail operand (the last load) waits for the tail of item
+  // i-2 and is transferred apart (loadTail).
   auto loadItem = [&](size_t i, uint64_t ready) {
-    view[i] = &items[i];
-    if (!items[i].loadNeed.empty()) {
-      copies.push_back(items[i]);
-      stages[i] = orderLoadStages(copies.back(), maxStages());
-      view[i] = &copies.back();
-    } else {
-      stages[i] = {{items[i].loads.size(), 0}};
-    }
-    llvm::ArrayRef<Instruction> loads = view[i]->loads;
+    if (!view[i].loadNeed.empty())
+      stages[i] = orderLoadStages(view[i], maxStages());
+    else
+      stages[i] = {{view[i].loads.size(), 0}};
+    llvm::ArrayRef<Instruction> loads = view[i].loads;
+    if (defer)
+      loads = loads.drop_back();
     size_t begin = 0;
     for (const LoadStage &st : stages[i]) {
-      stageDone[i].push_back(
-          transfer(loads.slice(begin, st.loadEnd - begin), ready));
-      begin = st.loadEnd;
+      size_t e = std::min(st.loadEnd, loads.size());
+      stageDone[i].push_back(transfer(loads.slice(begin, e - begin), ready));
+      begin = e;
     }
   };
+  auto loadTail = [&](size_t i, uint64_t ready) {
+    uint64_t done = transfer(view[i].loads.back(), ready);
+    stageDone[i].back() = std::max(stageDone[i].back(), done);
+  };
+  // Issues one compute instruction at or after `t`; returns when it is done.
+  auto run = [&](const Instruction &inst, uint64_t &t) {
+    uint64_t d = isa::computeCycles(inst, hw);
+    if (inst.opcode() == Opcode::Matmul) {
+      // The array's own rule (several WS MATMULs may be in flight).
+      uint64_t issue = std::max(t, array.earliestIssue(inst));
+      t = issue + 1;
+      return array.issue(inst, issue);
+    }
+    t = std::max(t, array.drained());
+    if (!overlap)
+      return t += d;
+    if (isa::onPostProcessor(inst, hw)) {
+      // It issues once the post-processor is free too; the next
+      // instruction issues after it (in order).
+      uint64_t issue = std::max(t, postFree);
+      t = issue + 1;
+      return postFree = issue + d;
+    }
+    return t = std::max(t, postFree) + d;
+  };
+  std::vector<uint64_t> tailEnd(items.size());
   if (!items.empty())
     loadItem(0, 0);
   for (size_t i = 0; i < items.size(); ++i) {
     uint64_t t = std::max(stageDone[i][0], computeDone);
-    if (groups.starts[i] && groups.group[i] >= static_cast<int64_t>(d))
+    if (!defer && groups.starts[i] &&
+        groups.group[i] >= static_cast<int64_t>(d))
       t = std::max(t, storeEnd[groups.storing[groups.group[i] - d]]);
     if (d == 2 && i + 1 < items.size())
       loadItem(i + 1, i >= 1 ? computeEnd[i - 1] : 0);
+    if (defer && i == 0 && items.size() > 1)
+      loadTail(1, 0);
     size_t s = 1;
     uint64_t last = t;
-    for (size_t k = 0; k < view[i]->computes.size(); ++k) {
+    const std::vector<Instruction> &computes = view[i].computes;
+    size_t slot = defer && i > 0 ? tailSlot(view[i]) : computes.size();
+    for (size_t k = 0; k < computes.size(); ++k) {
+      if (k == slot) {
+        // Inserted before compute k: it pops nothing.
+        tailEnd[i - 1] = run(tails[i - 1], t);
+        storeEnd[i - 1] = transfer(view[i - 1].stores, tailEnd[i - 1]);
+        end = std::max(end, storeEnd[i - 1]);
+        if (i + 1 < items.size())
+          loadTail(i + 1, tailEnd[i - 1]);
+      }
       if (s < stages[i].size() && stages[i][s].firstCompute == k)
         t = std::max(t, stageDone[i][s++]);
-      const Instruction &inst = view[i]->computes[k];
-      uint64_t d = isa::computeCycles(inst, hw);
-      if (inst.opcode() == Opcode::Matmul) {
-        // The array's own rule (several WS MATMULs may be in flight).
-        uint64_t issue = std::max(t, array.earliestIssue(inst));
-        last = array.issue(inst, issue);
-        t = issue + 1;
-        continue;
-      }
-      t = std::max(t, array.drained());
-      if (!overlap) {
-        last = t += d;
-      } else if (isa::onPostProcessor(inst, hw)) {
-        last = postFree = std::max(t, postFree) + d;
-      } else {
-        last = t = std::max(t, postFree) + d;
-      }
+      if (defer && k + 1 == computes.size() && i >= d)
+        t = std::max(t, storeEnd[i - d]);
+      last = std::max(last, run(computes[k], t));
     }
     t = std::max(t, array.drained());
     computeDone = t;
     computeEnd[i] = std::max(t, last);
-    storeEnd[i] = transfer(view[i]->stores, computeDone);
+    if (defer) {
+      if (i + 1 == items.size()) {
+        tailEnd[i] = run(tails[i], t);
+        storeEnd[i] = transfer(view[i].stores, tailEnd[i]);
+        end = std::max(end, storeEnd[i]);
+      }
+      continue;
+    }
+    storeEnd[i] = transfer(view[i].stores, computeDone);
     end = std::max(end, storeEnd[i]);
     if (d == 1 && i + 1 < items.size())
       loadItem(i + 1, computeEnd[i]);

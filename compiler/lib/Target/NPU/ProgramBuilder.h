@@ -15,6 +15,7 @@
 #include "systole/ISA/Program.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace systole::npu {
@@ -63,6 +64,12 @@ struct Item {
   /// scratchpad for the next layer (a cascade, npu-plan-cascades). A layer's
   /// items either all store or all keep.
   bool keep = false;
+  /// The item's last compute is post-processor work on its own output tile
+  /// (a fused residual add's VADD) whose one extra operand `loads[*tailLoad]`
+  /// brings and nothing else reads. emitLayer may then issue that compute
+  /// among the next item's MATMULs instead of holding the array idle while
+  /// the REQUANT before it runs (a "deferred tail", see ProgramBuilder.cpp).
+  std::optional<size_t> tailLoad;
 };
 
 /// Items grouped by output tile: a group is a run of items without stores
@@ -130,6 +137,10 @@ public:
   /// buffering: item i+1 loads while item i computes) when
   /// queues.token_depth allows, else 1 (items run one after the other).
   size_t lookahead() const;
+  /// Whether emitLayer runs each item's tail (Item::tailLoad) among the next
+  /// item's MATMULs: every item stores and has one, the post-processor runs
+  /// beside the array and the token FIFOs hold two tokens per item.
+  bool defersTails(const std::vector<Item> &items) const;
   /// Most stages an item may use: a stage costs one load->compute token, and
   /// two items' stages can be outstanding at once.
   size_t maxStages() const;

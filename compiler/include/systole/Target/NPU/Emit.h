@@ -60,10 +60,15 @@ struct PipelineOptions {
   /// Apply residual adds in their producing convolution's epilogue
   /// (npu-fuse-residual); off: every add is a layer of its own.
   bool fuseResidual = true;
+  /// npu-plan-cascades keeps every output that fits on chip, not only
+  /// where its cost model predicts a gain (--keep-on-chip).
+  bool keepOnChipAlways = false;
   /// npu-plan-tiles' tuner budget (plans per distinct layer; 0: off) and
   /// its cache file (empty: none).
   int64_t tune = 0;
   std::string tuneCache;
+  /// npu-plan-tiles' force-plan (debugging; empty: the cost model's choice).
+  std::string forcePlan;
 };
 
 /// The tuner's default cache file: $XDG_CACHE_HOME/systole/tune.json, else

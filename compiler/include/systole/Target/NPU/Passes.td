@@ -137,7 +137,12 @@ def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
            "tuner budget: plans priced per distinct layer beyond the default "
            "candidates (0: no tuning)">,
     Option<"tuneCache", "tune-cache", "std::string", /*default=*/"\"\"",
-           "JSON file of tuned plans per layer and config (empty: none)">
+           "JSON file of tuned plans per layer and config (empty: none)">,
+    Option<"forcePlan", "force-plan", "std::string", /*default=*/"\"\"",
+           "debugging: 'key=value,...'; every layer with a candidate plan "
+           "(default or tuning) of these entries that lowers uses it, "
+           "whatever it costs (reproduces a plan the cost model no longer "
+           "picks)">
   ];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
@@ -162,7 +167,9 @@ def PlanCascades : Pass<"npu-plan-cascades", "mlir::func::FuncOp"> {
            "hardware config JSON file or bundled preset name">,
     Option<"search", "search", "bool", /*default=*/"false",
            "price every candidate plan of both layers (--tune), not only "
-           "their planned ones when those still fit">
+           "their planned ones when those still fit">,
+    Option<"always", "always", "bool", /*default=*/"false",
+           "keep every pair that fits, whatever the predicted cycles">
   ];
   let dependentDialects = ["::systole::graph::GraphDialect"];
 }
