@@ -180,7 +180,13 @@ module npu_controller
     if (ea + (em == 0 ? 0 : em - 1) * es + en <= la ||
         la + (lm == 0 ? 0 : lm - 1) * ls + ln <= ea)
       return 1'b1;
-    return ea == la && es == ls && en == ln && (es >= en || (em <= 1 && lm <= 1));
+    if (ea == la && es == ls && en == ln && (es >= en || (em <= 1 && lm <= 1)))
+      return 1'b1;
+    // Column slices of one tile: one row pitch, the higher box's rows
+    // between the lower one's.
+    if (es != ls) return 1'b0;
+    if (ea <= la) return la - ea >= en && la - ea + ln <= es;
+    return ea - la >= ln && ea - la + en <= es;
   endfunction
   // MatmulPipeline::earliestIssue of the MATMUL I.
   function automatic logic [63:0] mm_ready(input logic [INSTR_BITS-1:0] I);

@@ -57,8 +57,15 @@ bool MatmulPipeline::mayFollow(const Instruction &earlier,
   // The same tile (the K split accumulating into it): word addr + m*stride +
   // n is written in column n by both, and distinct (m, n) give distinct
   // words when a row does not overlap the next.
-  return a.addr == b.addr && a.stride == b.stride && a.n == b.n &&
-         (a.stride >= a.n || (a.m <= 1 && b.m <= 1));
+  if (a.addr == b.addr && a.stride == b.stride && a.n == b.n &&
+      (a.stride >= a.n || (a.m <= 1 && b.m <= 1)))
+    return true;
+  // Column slices of one tile (an item wider than the array writes its
+  // column tiles side by side): with one row pitch, every row of the
+  // higher box lies between two rows of the lower one.
+  const AccBox &lo = a.addr <= b.addr ? a : b, &hi = a.addr <= b.addr ? b : a;
+  uint64_t d = hi.addr - lo.addr;
+  return a.stride == b.stride && d >= lo.n && d + hi.n <= a.stride;
 }
 
 uint64_t MatmulPipeline::earliestIssue(const Instruction &I) const {

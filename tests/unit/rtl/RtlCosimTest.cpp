@@ -381,6 +381,43 @@ TEST(RtlCosim, ResidualVaddBesideTheNextMatmulOnRtl8x8) {
                 /*sameFault=*/true);
 }
 
+// Column slices of one accumulator tile through the RTL (rtl-8x8, three
+// in flight; docs/isa.md §6): WS M=16 K=8 N=8 with preload, 8 + 16 + 15 =
+// 39 cycles. #0 writes columns 0-7 of a 16-wide tile (row pitch 16), #1
+// columns 8-15: #1 streams at max(rows 0 + 8 + 16 - 8, shadow 0 + 15) = 16,
+// 16-55 (it waited for #0, 39-78, before the rule knew slices); the
+// REQUANT of the whole tile, 16 x ceil(16 / 8) + 3 = 35 cycles, waits for
+// the array, 55-90.
+TEST(RtlCosim, ColumnSlicesInFlightOnRtl8x8) {
+  isa::HwConfig cfg = preset("rtl-8x8");
+  ASSERT_EQ(cfg.array.matmulInflight, 3u);
+  MachineState init = randomState(cfg, 1 << 16, 15);
+  for (unsigned n = 0; n < 16; ++n) {
+    float f = 0.0005f * float(n + 1);
+    std::memcpy(&init.accumulator[2048 + n], &f, 4);
+  }
+  Instruction a = matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4096, 0);
+  Instruction b = matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4608, 8);
+  a.with(isa::Field::Matmul_c_stride, 16);
+  b.with(isa::Field::Matmul_c_stride, 16);
+  Instruction rq = tileRequant(0, 8192);
+  rq.with(isa::Field::Requant_n, 16)
+      .with(isa::Field::Requant_c_stride, 16)
+      .with(isa::Field::Requant_o_stride, 16);
+  std::vector<Instruction> prog = {a, b, rq, end()};
+  MachineState rs = init;
+  auto r = runRtl(prog, cfg, rs);
+  ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
+  ASSERT_FALSE(r->fault) << r->fault->message();
+  uint64_t want[3][2] = {{0, 39}, {16, 55}, {55, 90}};
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(r->stats.instructions[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(r->stats.instructions[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_EQ(r->stats.totalCycles, 90u);
+  expectSameRun(prog, cfg, init, "column slices in flight");
+}
+
 // array.matmul_inflight = 3 through the RTL (rtl-8x8: R = C = 8), every
 // start and end hand-derived from docs/isa.md §6 ("MATMULs in flight"):
 // WS with preload takes 8 + M + 15 cycles, a reuse M + 15, OS K + 22.

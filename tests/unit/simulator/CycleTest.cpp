@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
 
+#include "systole/ISA/MatmulPipeline.h"
 #include "systole/Simulator/Estimate.h"
 
 using namespace systole;
@@ -417,6 +418,38 @@ TEST(CycleOverlap, ResidualVaddRunsBesideTheNextMatmul) {
   EXPECT_NE(h.fault->detail.find("VADD writes SP [8192, 8223]"),
             std::string::npos)
       << h.fault->detail;
+}
+
+// Column slices of one accumulator tile (docs/isa.md §6, accumulator
+// order): 16 x 16, three in flight, WS M=5 K=16 N=16 with preload 52 cycles.
+// #0 writes columns 0-15 of a tile with a row pitch of 32 words, #1 columns
+// 16-31: no word in common, so #1 streams behind #0 at max(rows 0 + 16 + 5
+// - 16, shadow 0 + 31) = 31, 31-83. The boxes' hulls overlap: before the
+// rule knew slices, #1 waited for #0 (52-104). #2 with a pitch of 24 (its
+// rows reach into #1's next row) and #3 overlapping #2's columns by one
+// still wait: max(#1's end 83, ...) = 83-135, then 135-187.
+TEST(CyclePipeline, ColumnSlicesOfOneTile) {
+  auto slice = [](uint64_t c, uint64_t stride) {
+    Instruction I = matmul(isa::Dataflow_ws, 5, 16, 16, true, 0, 4096, c);
+    I.with(F::Matmul_c_stride, stride);
+    return I;
+  };
+  std::vector<Instruction> prog = {slice(0, 32), slice(16, 32), slice(40, 24),
+                                   slice(55, 24), end()};
+  isa::HwConfig cfg = arrayConfig(16, 16);
+  cfg.array.matmulInflight = 3;
+  RunResult r = runCycles(prog, cfg);
+  ASSERT_FALSE(r.fault) << r.fault->message();
+  uint64_t want[4][2] = {{0, 52}, {31, 83}, {83, 135}, {135, 187}};
+  for (unsigned i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.stats.instructions[i].start, want[i][0]) << "#" << i;
+    EXPECT_EQ(r.stats.instructions[i].end, want[i][1]) << "#" << i;
+  }
+  EXPECT_TRUE(isa::MatmulPipeline::mayFollow(prog[0], prog[1]));
+  EXPECT_TRUE(isa::MatmulPipeline::mayFollow(prog[1], prog[0]));
+  EXPECT_FALSE(isa::MatmulPipeline::mayFollow(prog[1], prog[2]));
+  EXPECT_FALSE(isa::MatmulPipeline::mayFollow(prog[2], prog[3]));
+  expectSameMemoriesAsSerial(prog, cfg);
 }
 
 // array.matmul_inflight = 3 on a 16 x 16 array (docs/isa.md §6): WS M=5
