@@ -270,6 +270,14 @@ Instruction tileRequant(uint64_t c, uint64_t o) {
       .with(isa::Field::Requant_hi, 127);
   return I;
 }
+/// REQUANT scales at ACC word 2048: `count` small positive fp32 values, so
+/// the outputs are not all clamped.
+void setScales(MachineState &s, unsigned count, float step) {
+  for (unsigned n = 0; n < count; ++n) {
+    float f = step * float(n + 1);
+    std::memcpy(&s.accumulator[2048 + n], &f, 4);
+  }
+}
 std::vector<Instruction> overlappedTiles(uint64_t secondC) {
   return {matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4096, 0),
           tileRequant(0, 8192),
@@ -282,11 +290,7 @@ TEST(RtlCosim, RequantBesideTheNextMatmulOnRtl8x8) {
   isa::HwConfig cfg = preset("rtl-8x8");
   ASSERT_EQ(cfg.vector.requantOverlap, 1u);
   MachineState init = randomState(cfg, 1 << 16, 11);
-  // Scales: small positive fp32 values so the outputs are not all clamped.
-  for (unsigned n = 0; n < 8; ++n) {
-    float f = 0.001f * float(n + 1);
-    std::memcpy(&init.accumulator[2048 + n], &f, 4);
-  }
+  setScales(init, 8, 0.001f);
   for (size_t i = 0; i < 8192; ++i)
     init.scratchpad[i] = uint8_t(i * 13 + 5);
   std::vector<Instruction> prog = overlappedTiles(256);
@@ -349,10 +353,7 @@ TEST(RtlCosim, ResidualVaddBesideTheNextMatmulOnRtl8x8) {
   isa::HwConfig cfg = preset("rtl-8x8");
   ASSERT_EQ(cfg.vector.requantOverlap, 1u);
   MachineState init = randomState(cfg, 1 << 16, 12);
-  for (unsigned n = 0; n < 8; ++n) {
-    float f = 0.001f * float(n + 1);
-    std::memcpy(&init.accumulator[2048 + n], &f, 4);
-  }
+  setScales(init, 8, 0.001f);
   std::vector<Instruction> prog = residualTile(1024);
   MachineState rs = init;
   auto r = runRtl(prog, cfg, rs);
@@ -392,10 +393,7 @@ TEST(RtlCosim, ColumnSlicesInFlightOnRtl8x8) {
   isa::HwConfig cfg = preset("rtl-8x8");
   ASSERT_EQ(cfg.array.matmulInflight, 3u);
   MachineState init = randomState(cfg, 1 << 16, 15);
-  for (unsigned n = 0; n < 16; ++n) {
-    float f = 0.0005f * float(n + 1);
-    std::memcpy(&init.accumulator[2048 + n], &f, 4);
-  }
+  setScales(init, 16, 0.0005f);
   Instruction a = matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4096, 0);
   Instruction b = matmul(isa::Dataflow_ws, 16, 8, 8, true, 0, 4608, 8);
   a.with(isa::Field::Matmul_c_stride, 16);
