@@ -31,6 +31,14 @@
 // Stream order for d = 2 is L0 L1 C0 S0 L2 C1 S1 ...: loads run one item
 // ahead; for d = 1 it is L0 C0 S0 L1 C1 S1 ... Every token's producer
 // precedes its consumer, so in-order fetch cannot deadlock.
+// Deferred tails (defersTails: a fused residual add's VADD, T_i, runs among
+// item i+1's MATMULs): L0 L1 C0 | L2 C1[.. T0 ..] S0 | L3 C2[.. T1 ..] S1
+// ... T_{T-1} S_{T-1}. C_i's REQUANT pops st->cmp (store i-2) and pushes
+// cmp->ld for item i+2's loads but the residual operand's, which is the
+// item's last load and pops the cmp->ld T_i pushes; T_i pushes cmp->st.
+// That load precedes its producer in the stream, but it is the last load
+// fetched before C_{i+1}, which holds T_i and waits on nothing after it, so
+// fetch still reaches T_i (the verifier's abstract execution checks it).
 //
 //===----------------------------------------------------------------------===//
 #include "ProgramBuilder.h"
