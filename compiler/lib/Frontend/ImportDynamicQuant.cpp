@@ -113,6 +113,13 @@ llvm::Error importDynamicQuantizeLinear(ImportContext &ic) {
   return llvm::Error::success();
 }
 
+/// An integer element as fp32, read as unsigned or signed.
+Value intToF32(OpBuilder &b, Location l, Value v, bool isUnsigned) {
+  Type f32 = b.getF32Type();
+  return isUnsigned ? Value(b.create<arith::UIToFPOp>(l, f32, v))
+                    : Value(b.create<arith::SIToFPOp>(l, f32, v));
+}
+
 } // namespace
 
 llvm::Error importHostQuantizeLinear(ImportContext &ic) {
@@ -148,13 +155,8 @@ llvm::Error importHostQuantizeLinear(ImportContext &ic) {
         return lw::elementwise(
             b, loc, shapeOf(args[0]), args,
             [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-              Value zp = cst(nb, l, 0.0f);
-              if (s.size() > 2)
-                zp = unsignedOut
-                         ? Value(nb.create<arith::UIToFPOp>(l, nb.getF32Type(),
-                                                            s[2]))
-                         : Value(nb.create<arith::SIToFPOp>(l, nb.getF32Type(),
-                                                            s[2]));
+              Value zp = s.size() > 2 ? intToF32(nb, l, s[2], unsignedOut)
+                                      : cst(nb, l, 0.0f);
               return quantizeScalar(nb, l, s[0], s[1], zp, lo, hi, i8);
             },
             i8);
@@ -194,14 +196,9 @@ llvm::Error importHostDequantizeLinear(ImportContext &ic) {
         return lw::elementwise(
             b, loc, shapeOf(args[0]), args,
             [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-              Type f32 = nb.getF32Type();
-              auto toF = [&](Value v) -> Value {
-                return uns ? Value(nb.create<arith::UIToFPOp>(l, f32, v))
-                           : Value(nb.create<arith::SIToFPOp>(l, f32, v));
-              };
-              Value v = toF(s[0]);
+              Value v = intToF32(nb, l, s[0], uns);
               if (s.size() > 2)
-                v = nb.create<arith::SubFOp>(l, v, toF(s[2]));
+                v = nb.create<arith::SubFOp>(l, v, intToF32(nb, l, s[2], uns));
               return nb.create<arith::MulFOp>(l, v, s[1]);
             },
             Float32Type::get(ic.ctx()));
