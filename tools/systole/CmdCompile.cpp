@@ -13,6 +13,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -94,6 +95,15 @@ static int runCompile(int argc, char **argv) {
       hostTarget != "gpu-emulation")
     return flags.usageError("--host-target: '" + hostTarget +
                             "' is not one of cpu, gpu, gpu-emulation");
+  // A plan entry the planner cannot match would silently force nothing.
+  for (llvm::StringRef kv : llvm::split(llvm::StringRef(forcePlan), ',')) {
+    auto [key, value] = kv.split('=');
+    int64_t v = 0;
+    if (!forcePlan.empty() &&
+        (key.trim().empty() || value.trim().getAsInteger(10, v)))
+      return flags.usageError("--force-plan: '" + kv.str() +
+                              "' is not KEY=INTEGER");
+  }
   driver::CompileOptions options;
   options.hw = hw;
   options.reuseDram = !noReuse;
