@@ -195,8 +195,7 @@ module npu_controller
     if (NS <= 1 || !may_follow(mh_inst[0], I)) return mh_end[0];
     rows_free = mh_start[0] + mm_p(mh_inst[0]) + 64'(mh_inst[0][MATMUL_M_LSB +: MATMUL_M_W]);
     r = rows_free > mm_p(I) ? rows_free - mm_p(I) : 64'd0;
-    if (mm_p(I) != 0 && lp_valid && lp_start + ROWS + COLS - 1 > r)
-      r = lp_start + ROWS + COLS - 1;
+    if (mm_p(I) != 0 && lp_valid && lp_start + ROWS > r) r = lp_start + ROWS;
     if (mh_valid[NS-1] && mh_end[NS-1] > r) r = mh_end[NS-1];
     for (int k = 0; k < NS; k++)
       if (mh_valid[k] && !may_follow(mh_inst[k], I) && mh_end[k] > r) r = mh_end[k];

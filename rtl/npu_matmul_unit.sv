@@ -2,8 +2,10 @@
 // From the issue cycle (t = 0) it streams the instruction through the skewed
 // array cycle by cycle and writes each result to ACC in the cycle it leaves
 // the bottom edge:
-//   WS: preload t < p (p = R if preload): B row R-1-t enters the top, the
-//       rows latch at t = R-1; A(m, k) enters row k at t = p + m + k;
+//   WS: preload (p = R if preload): B row R-1-u enters the top of column
+//       n at t = n + u (u < R), column n latches at t = R-1+n (skewed like
+//       A, so the next preload may start R cycles after this one);
+//       A(m, k) enters row k at t = p + m + k;
 //       C(m, n) leaves column n at t = p + m + R + n.
 //   OS: A(i, k) enters row i at t = d + k + i, B(k, j) column j at
 //       t = d + k + j; capture at d + K + R + C - 3; row i leaves at
@@ -19,7 +21,10 @@
 // their rows, weight latches and result columns apart in time): the latch
 // fills the PEs' shadow weights, and row k's switch bit enters with A(0, k)
 // of a preloading MATMUL (t = p + k) whatever its M and K, as the latch of
-// every row does with one slot.
+// every column does with one slot. Column n latches at R-1+n and PE(k, n)
+// switches at p+k+n, so a preload may begin once the previous preloading
+// MATMUL's switch bit has passed row R-1 of every column: R cycles later
+// (with an unskewed latch of every column at R-1 it had to wait R+C-1).
 module npu_matmul_unit
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
@@ -119,8 +124,8 @@ module npu_matmul_unit
   assign overrun = start && busy_q == '1;
 
   // ---- feeders ----
-  logic [NR-1:0] a_valid, load_w, flip_left;
-  logic [NC-1:0] b_valid, b_raw;
+  logic [NR-1:0] a_valid, flip_left;
+  logic [NC-1:0] b_valid, b_raw, load_w;
   logic signed [8:0] a_zp[NR], b_zp[NC];
   logic [NR*9-1:0] a_left, zp_left;
   logic [NC*9-1:0] b_top;
@@ -170,18 +175,19 @@ module npu_matmul_unit
       end
       for (int j = 0; j < NC; j++) begin
         automatic logic [63:0] n = 64'(j);
-        if (ws && ts < p && R - 1 - ts < K && n < N) begin
+        // Column j's preload is skewed by j cycles, as A's rows are.
+        if (ws && ts >= n && ts - n < p && R - 1 - (ts - n) < K && n < N) begin
           b_valid[j] = 1'b1;
           b_raw[j] = 1'b1;
-          b_addr[j] = b_address(I[s], R - 1 - ts, n);
+          b_addr[j] = b_address(I[s], R - 1 - (ts - n), n);
         end
+        if (ws && p != 0 && ts == R - 1 + n) load_w[j] = 1'b1;
         if (os && ts >= ds + n && ts - ds - n < K && n < N) begin
           b_valid[j] = 1'b1;
           b_addr[j] = b_address(I[s], ts - ds - n, n);
           b_zp[j] = f_bzp(I[s]);
         end
       end
-      if (ws && p != 0 && ts == R - 1) load_w = '1;
       if (os && ts == ds + K + R + C - 3) capture = 1'b1;
       if (os && ts >= ds + K + R + C - 2) shift = 1'b1;
     end

@@ -1,6 +1,7 @@
 // The R x C systolic array of PEs (docs/isa.md §6): A enters at the left
 // edge (row i already skewed by i cycles by the feeder), B or the weights at
-// the top edge, partial sums / drained accumulators leave at the bottom.
+// the top edge (column j skewed by j cycles, its latch too), partial sums /
+// drained accumulators leave at the bottom.
 // With DOUBLE_BUF the weight-switch bit and the weight zero point enter at
 // the left edge beside A and move right with it (npu_pe).
 // Ports are flat buses (row/column-major; Yosys 0.23 rejects unpacked
@@ -14,7 +15,7 @@ module npu_pe_array #(
     input  logic                 clk,
     input  logic                 rst,
     input  logic                 os_mode,
-    input  logic [ROWS-1:0]      load_w,    // per row: latch weights
+    input  logic [COLS-1:0]      load_w,    // per column: latch weights
     input  logic [8:0]           w_zp,      // WS, !DOUBLE_BUF: weight zero point
     input  logic                 capture,
     input  logic                 shift,
@@ -36,7 +37,7 @@ module npu_pe_array #(
     assign z[i*(COLS+1)] = zp_left[i*9 +: 9];
     for (genvar j = 0; j < COLS; j++) begin : g_col
       npu_pe #(.DOUBLE_BUF(DOUBLE_BUF)) u_pe (
-          .clk, .rst, .os_mode, .load_w(load_w[i]), .w_zp, .capture, .shift,
+          .clk, .rst, .os_mode, .load_w(load_w[j]), .w_zp, .capture, .shift,
           .a_in(a[i*(COLS+1)+j]), .flip_in(f[i*(COLS+1)+j]), .zp_in(z[i*(COLS+1)+j]),
           .b_in(b[i*COLS+j]), .psum_in(p[i*COLS+j]),
           .a_out(a[i*(COLS+1)+j+1]), .flip_out(f[i*(COLS+1)+j+1]),

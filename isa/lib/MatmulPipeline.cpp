@@ -4,10 +4,11 @@
 // p = R if it preloads weights (else 0), following WS MATMULs:
 //  - rows: its first row of A enters row 0 of the array after the previous
 //    MATMUL's last one, s + p >= s' + p' + M' (the previous issued at s');
-//  - weights: its preload latches the shadow registers at s + R - 1, which
-//    must come after the last PE switched to the weights of the previous
-//    preloading MATMUL (issued at sL, switching at sL + R + (R-1) + (C-1)):
-//    s >= sL + R + C - 1;
+//  - weights: its preload feeds column j during s + j .. s + j + R - 1 and
+//    latches that column's shadow registers at s + R - 1 + j, which must
+//    not come before PE(i, j) switched to the weights of the previous
+//    preloading MATMUL (issued at sL, switching at sL + R + i + j), for
+//    every row i: s >= sL + R;
 //  - at most matmul_inflight MATMULs in the array, and one whose
 //    accumulator writes could overtake an earlier one's waits for it.
 // Everything else (OS, a WS MATMUL after an OS one, matmul_inflight = 1)
@@ -74,13 +75,13 @@ uint64_t MatmulPipeline::earliestIssue(const Instruction &I) const {
   const Issued &prev = history.back();
   if (cfg.array.matmulInflight <= 1 || !mayFollow(prev.inst, I))
     return prev.end;
-  const uint64_t R = cfg.array.rows, C = cfg.array.cols;
+  const uint64_t R = cfg.array.rows;
   uint64_t pPrev = prev.inst.raw(F::Matmul_preload) ? R : 0;
   uint64_t p = I.raw(F::Matmul_preload) ? R : 0;
   uint64_t rowsFree = prev.start + pPrev + prev.inst.raw(F::Matmul_m);
   uint64_t t = rowsFree > p ? rowsFree - p : 0;
   if (p && lastPreload)
-    t = std::max(t, *lastPreload + R + C - 1);
+    t = std::max(t, *lastPreload + R);
   if (history.size() >= cfg.array.matmulInflight)
     t = std::max(t, history[history.size() - cfg.array.matmulInflight].end);
   for (const Issued &x : history)

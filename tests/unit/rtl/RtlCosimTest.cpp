@@ -385,7 +385,7 @@ TEST(RtlCosim, ResidualVaddBesideTheNextMatmulOnRtl8x8) {
 // Column slices of one accumulator tile through the RTL (rtl-8x8, three
 // in flight; docs/isa.md §6): WS M=16 K=8 N=8 with preload, 8 + 16 + 15 =
 // 39 cycles. #0 writes columns 0-7 of a 16-wide tile (row pitch 16), #1
-// columns 8-15: #1 streams at max(rows 0 + 8 + 16 - 8, shadow 0 + 15) = 16,
+// columns 8-15: #1 streams at max(rows 0 + 8 + 16 - 8, shadow 0 + 8) = 16,
 // 16-55 (it waited for #0, 39-78, before the rule knew slices); the
 // REQUANT of the whole tile, 16 x ceil(16 / 8) + 3 = 35 cycles, waits for
 // the array, 55-90.
@@ -420,12 +420,15 @@ TEST(RtlCosim, ColumnSlicesInFlightOnRtl8x8) {
 // start and end hand-derived from docs/isa.md §6 ("MATMULs in flight"):
 // WS with preload takes 8 + M + 15 cycles, a reuse M + 15, OS K + 22.
 //   #0 WS M=4 preload, C at 0:     0-27
-//   #1 WS M=4 preload, C at 64:    max(0 + 8 + 4 - 8, shadow 0 + 15) = 15,
-//   15-42 #2 WS M=20 reuse, C at 128:    15 + 8 + 4 - 0 = 27, 27-62 #3 WS M=4
-//   preload, C at 0 (#0's tile): max(27 + 0 + 20 - 8 = 39,
-//      shadow 15 + 15 = 30, three in the array: #0's end 27) = 39, 39-66
+//   #1 WS M=4 preload, C at 64:    max(rows 0 + 8 + 4 - 8 = 4,
+//      shadow 0 + R = 8) = 8, 8-35 (the weights rule alone: the
+//      preload's columns latch at 8 + 7 + j, after #0's switch bit left
+//      PE(7, j) at 0 + 8 + 7 + j; an unskewed latch had to wait R + C - 1)
+//   #2 WS M=20 reuse, C at 128:    8 + 8 + 4 - 0 = 20, 20-55
+//   #3 WS M=4 preload, C at 0 (#0's tile): max(20 + 0 + 20 - 8 = 32,
+//      shadow 8 + 8 = 16, three in the array: #0's end 27) = 32, 32-59
 //   #4 OS M=8 K=8 N=8 (A and B in different banks): the array drains
-//      first, 66-96.
+//      first, 59-89.
 // One at a time the same program takes 27 + 27 + 35 + 27 + 30 = 146.
 TEST(RtlCosim, MatmulsInFlightOnRtl8x8) {
   isa::HwConfig cfg = preset("rtl-8x8");
@@ -445,12 +448,12 @@ TEST(RtlCosim, MatmulsInFlightOnRtl8x8) {
   auto r = runRtl(prog, cfg, rs);
   ASSERT_TRUE(bool(r)) << llvm::toString(r.takeError());
   ASSERT_FALSE(r->fault) << r->fault->message();
-  uint64_t want[5][2] = {{0, 27}, {15, 42}, {27, 62}, {39, 66}, {66, 96}};
+  uint64_t want[5][2] = {{0, 27}, {8, 35}, {20, 55}, {32, 59}, {59, 89}};
   for (unsigned i = 0; i < 5; ++i) {
     EXPECT_EQ(r->stats.instructions[i].start, want[i][0]) << "#" << i;
     EXPECT_EQ(r->stats.instructions[i].end, want[i][1]) << "#" << i;
   }
-  EXPECT_EQ(r->stats.totalCycles, 96u);
+  EXPECT_EQ(r->stats.totalCycles, 89u);
   expectSameRun(prog, cfg, init, "matmuls in flight");
   cfg.array.matmulInflight = 1;
   MachineState cs = init;

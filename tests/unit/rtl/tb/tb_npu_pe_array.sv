@@ -1,5 +1,5 @@
 // Self-checking testbench of npu_pe_array (driven by tb_main.cpp's clock):
-// a WS tile (preload R cycles, skewed A rows) and an OS tile (skewed A rows
+// a WS tile (preload R cycles per column, skewed columns and A rows) and an OS tile (skewed A rows
 // and B columns, capture at the last MAC, R-cycle drain), with random
 // operands; every result must leave the bottom edge in exactly the cycle
 // docs/isa.md §6 gives: WS C(m,n) visible at p + m + R + n (written to ACC
@@ -10,7 +10,7 @@ module tb_npu_pe_array (
   localparam int R = 4, C = 3, M = 6, K = 7;
   logic rst = 1'b1, os_mode = 1'b0, capture = 1'b0, shift = 1'b0;
   logic [8:0] w_zp = 9'd0;
-  logic [R-1:0] load_w = '0;
+  logic [C-1:0] load_w = '0;
   logic [R*9-1:0] a_left = '0;
   // One weight register (DOUBLE_BUF = 0): no switch bits, zero points.
   logic [R-1:0] flip_left = '0;
@@ -52,9 +52,10 @@ module tb_npu_pe_array (
     shift <= 1'b0;
     if (phase == 0) begin  // WS, K = R, N = C, preload p = R
       os_mode <= 1'b0;
-      if (t >= 0 && t < R) begin
-        for (int n = 0; n < C; n++) b_top[n*9 +: 9] <= B[R-1-t][n];
-        if (t == R - 1) load_w <= '1;
+      // Column n's weights enter n cycles late and latch at R-1+n.
+      for (int n = 0; n < C; n++) begin
+        if (t - n >= 0 && t - n < R) b_top[n*9 +: 9] <= B[R-1-(t-n)][n];
+        if (t == R - 1 + n) load_w[n] <= 1'b1;
       end
       for (int k = 0; k < R; k++)
         if (t - R - k >= 0 && t - R - k < M) a_left[k*9 +: 9] <= A[t-R-k][k];
