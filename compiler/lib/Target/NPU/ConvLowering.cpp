@@ -111,6 +111,19 @@ std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
                          g.cin, zeroPoint, io, b);
 }
 
+/// Where a stored kept output's tile from row oy0, channel c0 goes
+/// (LayerIO::storeKept), or nullopt when the output is not stored from the
+/// kept image.
+std::optional<uint64_t> keptTarget(const LayerIO &io, int64_t oy0, int64_t c0) {
+  if (!io.keepOutput || !io.storeKept)
+    return std::nullopt;
+  return keptAddress(*io.keepOutput, oy0, c0);
+}
+
+int64_t keptStride(const LayerIO &io) {
+  return io.keepOutput ? io.keepOutput->channels : 0;
+}
+
 /// Scratchpad bytes a kept output reserves at the far end (the consumer's
 /// allocator rounds a top-down slot to 4 bytes).
 uint64_t keptBytes(const LayerIO &io) {
@@ -183,15 +196,25 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
 Value layerResult(Operation *op) {
   if (graph::TableOp t = fusedTable(op))
     return t.getOutput();
+  if (graph::AddOp add = fusedResidual(op))
+    return add.getOutput();
   return op->getResult(0);
 }
 
-bool canKeepOutput(Operation *op) {
+bool canKeepOutput(Operation *op, bool store) {
   auto conv = dyn_cast<graph::Conv2DOp>(op);
-  if (!conv || geometry(conv).batch != 1 || fusedResidual(op) ||
-      concatSlice(op))
+  if (!conv || geometry(conv).batch != 1 || concatSlice(op) ||
+      (fusedResidual(op) && !store))
     return false;
   return !epilogueOf(op).int32Out;
+}
+
+uint64_t keptAddress(const OnChipTile &t, int64_t oy, int64_t c0) {
+  return t.base + ((t.padTop + oy) * t.rowPitch + t.padLeft) * t.channels + c0;
+}
+
+bool keptTileIsDense(const OnChipTile &t, int64_t ow) {
+  return t.padLeft == 0 && t.rowPitch == ow;
 }
 
 /// Depthwise convolution on the vector unit (DWCONV): the array would run
@@ -235,9 +258,11 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
   for (int s = 0; s < 2; ++s) {
     inSlot[s] = keptIn ? keptIn : sp.allocate(inTile);
     wSlot[s] = sp.allocate(g.kh * g.kw * ctMax);
-    // A kept output goes straight into the next layer's tile.
-    outSlot[s] =
-        io.keepOutput ? std::optional<uint64_t>(0) : sp.allocate(mMax * ctMax);
+    // A kept output goes straight into the next layer's tile (a fused
+    // residual add's VADD reads the requantized tile from its slot).
+    outSlot[s] = io.keepOutput && !fusedResidual(op)
+                     ? std::optional<uint64_t>(0)
+                     : sp.allocate(mMax * ctMax);
     lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
     resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
     accSlot[s] = acc.allocate(mMax * ctMax);
@@ -341,11 +366,12 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         // A slice of an in-place concat: pixels are the concat's channels
         // apart.
         int64_t pix = io.outPixelStride ? io.outPixelStride : C;
-        if (io.keepOutput)
+        if (io.keepOutput && !io.storeKept)
           appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow, c0);
         else
           appendEpilogue(it, tile, epi, io.output,
-                         (n * g.oh + oy0) * g.ow * pix + c0, pix);
+                         (n * g.oh + oy0) * g.ow * pix + c0, pix,
+                         keptTarget(io, oy0, c0), keptStride(io));
         items.push_back(std::move(it));
       }
   return items;
@@ -492,10 +518,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   else
     for (int s = 0; s < 2; ++s)
       wSlot[s] = sp.allocate(kc * ntMax);
-  // A kept output goes straight into the next layer's tile.
+  // A kept output goes straight into the next layer's tile (a fused
+  // residual add's VADD reads the requantized tile from its slot).
   for (int s = 0; s < 2; ++s)
-    outSlot[s] =
-        io.keepOutput ? std::optional<uint64_t>(0) : sp.allocate(mMax * ntMax);
+    outSlot[s] = io.keepOutput && !fusedResidual(op)
+                     ? std::optional<uint64_t>(0)
+                     : sp.allocate(mMax * ntMax);
   for (int s = 0; s < 2; ++s)
     resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s)
@@ -669,10 +697,16 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // tile count was odd.)
         size_t wIdx = channelsOuter ? weightSlot : slot;
         Item it;
-        // Load stages of the layer's first item: (load index, need).
-        // (Stages map loads to MATMUL indices counted one per K chunk or row
-        // block; dw > 1 splits MATMULs per kernel row, so it loads at once.)
-        bool staged = items.empty() && b.maxStages() > 1 && g.dw == 1;
+        // Load stages of the layer's first and last items: (load index,
+        // need). The first overlaps nothing before it; the last has nothing
+        // after it to hide its loads behind, which in a layer bound by its
+        // weights' DMA leaves the whole last item's compute after the last
+        // byte. (Stages map loads to MATMUL indices counted one per K chunk
+        // or row block; dw > 1 splits MATMULs per kernel row, so it loads at
+        // once.)
+        bool lastItem = &step == &steps.back() && q + 1 == kChunks;
+        bool staged =
+            (items.empty() || lastItem) && b.maxStages() > 1 && g.dw == 1;
         std::vector<std::pair<size_t, size_t>> needs;
         // MATMULs of the first column group, in emission order (see below):
         // OS walks row blocks, WS walks K chunks.
@@ -914,12 +948,13 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           // A slice of an in-place concat: pixels are the concat's channels
           // apart.
           int64_t pix = io.outPixelStride ? io.outPixelStride : coutAll;
-          if (io.keepOutput)
+          if (io.keepOutput && !io.storeKept)
             appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow,
                                cAll);
           else
             appendEpilogue(it, tile, epi, io.output,
-                           (n * g.oh + oy0) * g.ow * pix + cAll, pix);
+                           (n * g.oh + oy0) * g.ow * pix + cAll, pix,
+                           keptTarget(io, oy0, cAll), keptStride(io));
         }
         items.push_back(std::move(it));
       }

@@ -467,7 +467,13 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     keptFor = nullptr;
     if (op.hasAttr(kKeepOutputAttr)) {
       Value kept = layerResult(&op);
-      Operation *next = kept.hasOneUse() ? *kept.user_begin() : nullptr;
+      // The consumer (the reader marked on chip, which must be the very
+      // next layer: keptFor); other readers load the stored copy.
+      Operation *next = nullptr;
+      for (Operation *user : kept.getUsers())
+        if (user->hasAttr(kInputOnChipAttr))
+          next = user;
+      io.storeKept = !kept.hasOneUse();
       if (next && getTile(next)) {
         TilePlan nextPlan;
         for (NamedAttribute a : getTile(next))
@@ -475,7 +481,10 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
               cast<IntegerAttr>(a.getValue()).getInt();
         io.keepOutput = onChipInput(next, nextPlan, hw, !io.spMirrored);
       }
-      if (!io.keepOutput || !next->hasAttr(kInputOnChipAttr))
+      if (!io.keepOutput || !next->hasAttr(kInputOnChipAttr) ||
+          (io.storeKept &&
+           !keptTileIsDense(*io.keepOutput,
+                            cast<ShapedType>(kept.getType()).getDimSize(2))))
         return loweringError(&op, "its output is marked kept on chip but its "
                                   "consumer cannot read it there");
       keptFor = next;

@@ -363,7 +363,12 @@ std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
 }
 
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
-                    uint64_t outBase, int64_t elemOffset, int64_t rowStride) {
+                    uint64_t outBase, int64_t elemOffset, int64_t rowStride,
+                    std::optional<uint64_t> kept, int64_t keptPixelStride) {
+  assert((!kept || !e.int32Out) && "a kept tile is int8");
+  // The tile's final bytes: the output slot, or the kept image.
+  uint64_t finalAddr = kept ? *kept : tile.out;
+  int64_t finalStride = kept ? keptPixelStride : tile.nt;
   DmaBox out;
   out.n[0] = tile.nt, out.n[1] = tile.m;
   out.t[1] = tile.nt;
@@ -376,6 +381,11 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     return;
   }
   item.computes.push_back(requantOf(tile, e));
+  if (!e.residual) {
+    item.computes.back().set(Field::Requant_o_addr,
+                             static_cast<int64_t>(finalAddr));
+    item.computes.back().set(Field::Requant_o_stride, finalStride);
+  }
   if (e.residual) {
     // The add's operands: the requantized tile and the shortcut's.
     uint64_t aAddr = e.producerIsLhs ? tile.out : tile.res;
@@ -396,7 +406,8 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
       item.loadNeed.push_back(item.computes.size());
     item.tailLoad = item.loads.size();
     item.loads.push_back(makeLoad(res));
-    // In place over the requantized tile (VADD allows the identical box).
+    // In place over the requantized tile (VADD allows the identical box),
+    // or into the kept image.
     QParams qa = e.resA, qb = e.resB, qc = e.resOut;
     int64_t lo = e.resLo, hi = e.resHi;
     if (u8) {
@@ -412,18 +423,19 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     setDomainByte(v, Field::Vadd_hi, hi, u8);
     v.set(Field::Vadd_a_addr, static_cast<int64_t>(aAddr));
     v.set(Field::Vadd_b_addr, static_cast<int64_t>(bAddr));
-    v.set(Field::Vadd_o_addr, static_cast<int64_t>(tile.out));
+    v.set(Field::Vadd_o_addr, static_cast<int64_t>(finalAddr));
     v.set(Field::Vadd_n0, tile.nt);
     v.set(Field::Vadd_n1, tile.m);
     v.set(Field::Vadd_a_s1, tile.nt);
     v.set(Field::Vadd_b_s1, tile.nt);
-    v.set(Field::Vadd_o_s1, tile.nt);
+    v.set(Field::Vadd_o_s1, finalStride);
     v.setF32(Field::Vadd_ratio_a, k.ratioA);
     v.setF32(Field::Vadd_ratio_b, k.ratioB);
     v.setF32(Field::Vadd_fixed, k.fixed);
     item.computes.push_back(v);
   }
-  out.sram = tile.out;
+  out.sram = finalAddr;
+  out.t[1] = finalStride;
   out.dram = outBase + elemOffset;
   out.s[1] = rowStride;
   out.flipSign = e.storeUnsigned;

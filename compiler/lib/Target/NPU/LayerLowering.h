@@ -56,6 +56,10 @@ struct LayerIO {
   /// (REQUANT writes it there, nothing is stored); the layer's own slots
   /// keep clear of it.
   std::optional<OnChipTile> keepOutput;
+  /// The kept output has other readers too: every tile is also stored to
+  /// `output` in DRAM, from the kept image (which must then be dense: no
+  /// side padding, so a tile's pixels are one stride apart).
+  bool storeKept = false;
   /// The input is already in the scratchpad (the previous layer kept it):
   /// the input tile is not loaded, only its padding border is written.
   bool inputOnChip = false;
@@ -182,8 +186,13 @@ materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
 /// VADD) and the store of `tile.m` rows of `tile.nt`
 /// elements to element `elemOffset` of the tensor at `outBase`, rows
 /// `rowStride` elements apart in DRAM.
+/// With `kept` (LayerIO::storeKept), the epilogue's last instruction writes
+/// the tile to `kept` (its pixels `keptPixelStride` bytes apart) instead of
+/// the output slot, and the store reads it from there.
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
-                    uint64_t outBase, int64_t elemOffset, int64_t rowStride);
+                    uint64_t outBase, int64_t elemOffset, int64_t rowStride,
+                    std::optional<uint64_t> kept = std::nullopt,
+                    int64_t keptPixelStride = 0);
 /// The epilogue of a kept layer (LayerIO::keepOutput): REQUANT writes the
 /// tile's `rows` x `ow` pixels (output rows from `oy0`, channels from `c0`)
 /// into `dst` (one REQUANT per row when its rows are padded); no store.
@@ -206,10 +215,17 @@ std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
                                     int64_t pr, int64_t c, int64_t padByte,
                                     const LayerIO &io, ProgramBuilder &b);
 /// Whether `op` can keep its output on chip for a consumer: an array
-/// convolution with an int8 epilogue (no residual add, no concat slice).
-bool canKeepOutput(mlir::Operation *op);
-/// The value a kept layer's consumer reads: its fused table's result, or
-/// its own.
+/// convolution with an int8 epilogue (no concat slice). With a fused
+/// residual add only when the result is stored too (`store`: it has other
+/// readers), since only the stored epilogue has the add's load and VADD.
+bool canKeepOutput(mlir::Operation *op, bool store = false);
+/// Where a kept tile's producer pixel (oy, 0), channel c0, sits.
+uint64_t keptAddress(const OnChipTile &t, int64_t oy, int64_t c0);
+/// Whether a kept tile's pixels are one stride apart (LayerIO::storeKept):
+/// no side padding around the producer's `ow` columns.
+bool keptTileIsDense(const OnChipTile &t, int64_t ow);
+/// The value a kept layer's consumer reads: its fused table's or residual
+/// add's result, or its own.
 mlir::Value layerResult(mlir::Operation *op);
 
 /// Generates the pipeline items of `op` with `plan`. Fails with a message

@@ -78,7 +78,7 @@ struct PlanCascadesPass
   /// to price); only a side that no longer fits searches its candidates,
   /// unless `search` (--tune) searches both sides always.
   std::optional<Choice> cascade(Operation *p, Operation *q, bool pMirrored,
-                                bool pOnChip) {
+                                bool pOnChip, bool store) {
     auto cheapest =
         [&](Operation *op, const LayerIO &io, const TilePlan &planned,
             const auto &usable,
@@ -97,7 +97,10 @@ struct PlanCascadesPass
       return best;
     };
     std::optional<OnChipTile> tile = onChipInput(q, planOf(q), *hw, !pMirrored);
-    if (!tile)
+    if (!tile ||
+        (store &&
+         !keptTileIsDense(
+             *tile, cast<ShapedType>(layerResult(p).getType()).getDimSize(2))))
       return std::nullopt;
     LayerIO qio;
     qio.spMirrored = !pMirrored;
@@ -110,6 +113,7 @@ struct PlanCascadesPass
     pio.spMirrored = pMirrored;
     pio.inputOnChip = pOnChip;
     pio.keepOutput = tile;
+    pio.storeKept = store;
     auto pBest = cheapest(
         p, pio, planOf(p),
         [&](const TilePlan &plan) {
@@ -146,18 +150,23 @@ struct PlanCascadesPass
       bool mirrored = prev ? !prevMirrored : false;
       Operation *p = prev;
       prev = &op, prevMirrored = mirrored;
-      if (!p || !canKeepOutput(p))
+      if (!p)
         continue;
+      // A value with other readers (a ResNet block's output: the next
+      // block's first convolution and its residual add) is kept for the
+      // next layer and stored for the others.
       Value v = layerResult(p);
-      if (!v.hasOneUse() || *v.user_begin() != &op || op.getOperand(0) != v)
+      bool store = !v.hasOneUse();
+      if (!canKeepOutput(p, store) || op.getOperand(0) != v)
         continue;
       bool pOnChip = p->hasAttr(kInputOnChipAttr);
       std::string key = layerSignature(p) + (pOnChip ? "|onchip" : "") +
-                        (mirrored ? "|top" : "|bottom") + "|" +
-                        layerSignature(&op);
+                        (mirrored ? "|top" : "|bottom") +
+                        (store ? "|store" : "") + "|" + layerSignature(&op);
       auto it = memo.find(key);
       if (it == memo.end())
-        it = memo.emplace(key, cascade(p, &op, !mirrored, pOnChip)).first;
+        it =
+            memo.emplace(key, cascade(p, &op, !mirrored, pOnChip, store)).first;
       const std::optional<Choice> &c = it->second;
       uint64_t planned =
           static_cast<uint64_t>(tileInt(getTile(p), "predicted_cycles") +
