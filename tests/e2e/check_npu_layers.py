@@ -36,6 +36,7 @@ equal ORT's:
   depthwise convolution with channel multiplier 2), per-channel weights,
   int32 bias, in both ONNX forms (QDQ and QLinearConv);
 - cascade: layers kept on chip (issue 18), also on the Verilated RTL;
+- cascade-stored: block outputs with two readers kept on chip and stored;
 - strided-1x1: strided 1x1 convolutions reading only the pixels they use,
   also on the Verilated RTL;
 - pad-pool: explicit constant Pads before pools as NPU copies, also on the
@@ -1144,6 +1145,49 @@ def case_cascade():
     return fails
 
 
+def case_cascade_stored():
+    """A block output with two readers kept on chip and stored (issue 18):
+    in ResNet's bottleneck blocks the output of `conv3 + add` feeds the next
+    block's first 1x1 convolution and its residual add. The add's VADD
+    writes the tile into the 1x1 convolution's input image in the
+    scratchpad, and the store to DRAM (for the second add) reads it from
+    there: the next 1x1 convolution loads no input. Three identity blocks of
+    32 -> 16 -> 16 -> 32 channels (ReLU after the adds: output zero point
+    -128; none after the convolutions, which ORT would run in float) on a
+    10x12 map; values against ORT on default-32x32 and rtl-8x8
+    (RTL == SystemC), int8. The compile report must show each block's fused
+    add keeping its output (">sp") for the next reader ("<sp"): the next
+    block's first convolution, or for the last block the global average
+    pool, its only reader (kept, not stored)."""
+    b = Builder([1, 32, 10, 12])
+    b.conv(32, 32, 1, ys=0.3, yz=-6)
+    for blk in range(3):
+        x = b.cur
+        b.conv(32, 16, 1, ys=0.4, yz=5)
+        b.conv(16, 16, 3, pad=1, ys=0.45, yz=-3)
+        b.conv(16, 32, 1, ys=0.5, yz=3)
+        b.binary("Add", b.cur, x, ys=0.35, yz=-128, relu=True)
+    # The last block's output has one reader, a global average pool, which
+    # reads it in place: that add's VADD writes the kept image, nothing is
+    # stored.
+    b.cur = b.gap(0.2, 3)
+    b.shape = [1, 32, 1, 1]
+    path_shapes["cascade-stored"] = [1, 32, 10, 12]
+    path = b.save("cascade-stored")
+    fails = 0
+    for hw in ("default-32x32", "rtl-8x8"):
+        fails += check("cascade-stored", path, hw, "conv")
+        layers = [l for l in json.loads((work / "cascade-stored.json").read_text())["layers"]
+                  if l["op"] in ("graph.conv2d", "graph.global_avg_pool")]
+        maps = [l["mapping"] for l in layers]
+        stored = sum(" +add" in a and ">sp" in a and "<sp" in c for a, c in zip(maps, maps[1:]))
+        if stored < 3 or not maps[-1].startswith("global_avg_pool") or "<sp" not in maps[-1]:
+            print(f"cascade-stored {hw}: FAIL: expected the blocks' outputs kept on chip "
+                  f"(+add >sp, then <sp), the last one for the average pool: {maps}")
+            fails += 1
+    return fails
+
+
 def case_strided_1x1():
     """Strided 1x1 convolutions without padding (ResNet's downsampling
     shortcuts, issue 18): the DMA gathers one pixel in sh x sw, whole pixels
@@ -1287,7 +1331,7 @@ def case_conv_transpose():
     return fails
 
 
-CASES = {"gemm-25088x4096": case_gemm, "conv-transpose": case_conv_transpose, "cascade": case_cascade, "pad-pool": case_pad_pool, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
+CASES = {"gemm-25088x4096": case_gemm, "conv-transpose": case_conv_transpose, "cascade": case_cascade, "cascade-stored": case_cascade_stored, "pad-pool": case_pad_pool, "strided-1x1": case_strided_1x1, "residual": case_residual, "gate": case_gate,
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,

@@ -111,11 +111,11 @@ std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
                          g.cin, zeroPoint, io, b);
 }
 
-/// Where a stored kept output's tile from row oy0, channel c0 goes
-/// (LayerIO::storeKept), or nullopt when the output is not stored from the
-/// kept image.
+/// Where a kept output's tile from row oy0, channel c0 goes when
+/// appendEpilogue writes it (stored too, or a fused residual add's), or
+/// nullopt when the output is not kept.
 std::optional<uint64_t> keptTarget(const LayerIO &io, int64_t oy0, int64_t c0) {
-  if (!io.keepOutput || !io.storeKept)
+  if (!io.keepOutput)
     return std::nullopt;
   return keptAddress(*io.keepOutput, oy0, c0);
 }
@@ -144,16 +144,19 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored) {
   if (auto pool = dyn_cast<graph::PoolOp>(op)) {
     // A max pool reads its windows in place (padding: -128, which never
-    // wins). Average pooling's valid region is not worked out for a kept
-    // image.
+    // wins). Average pooling's valid region is not worked out for a padded
+    // kept image.
     auto in = cast<ShapedType>(pool.getInput().getType());
     int64_t oh = cast<ShapedType>(pool.getOutput().getType()).getDimSize(1);
     int64_t h = in.getDimSize(1), w = in.getDimSize(2), c = in.getDimSize(3);
     auto pads = pool.getPads();
     int64_t rows = (oh - 1) * pool.getStrides()[0] + pool.getKernel()[0];
     int64_t wp = w + pads[1] + pads[3];
-    if (pool.getKind() != graph::PoolKind::Max || in.getDimSize(0) != 1 ||
-        -pads[0] + rows < h || wp * c > 0xffff)
+    // An average pool only without padding: its valid region is then its
+    // windows, as in a loaded tile.
+    bool padded = llvm::any_of(pads, [](int64_t p) { return p != 0; });
+    if ((pool.getKind() != graph::PoolKind::Max && padded) ||
+        in.getDimSize(0) != 1 || -pads[0] + rows < h || wp * c > 0xffff)
       return std::nullopt;
     OnChipTile t;
     t.bytes = rows * wp * c;
@@ -164,6 +167,23 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
       return std::nullopt;
     t.base = *base;
     t.padTop = pads[0], t.padLeft = pads[1], t.rowPitch = wp, t.channels = c;
+    return t;
+  }
+  if (auto gap = dyn_cast<graph::GlobalAvgPoolOp>(op)) {
+    // The whole image, channel slices read in place (pixel stride C).
+    auto in = cast<ShapedType>(gap.getInput().getType());
+    int64_t h = in.getDimSize(1), w = in.getDimSize(2), c = in.getDimSize(3);
+    if (in.getDimSize(0) != 1 || w * c > 0xffff || c > 0xffff)
+      return std::nullopt;
+    OnChipTile t;
+    t.bytes = h * w * c;
+    SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                     mirrored);
+    std::optional<uint64_t> base = sp.allocate(t.bytes);
+    if (!base)
+      return std::nullopt;
+    t.base = *base;
+    t.rowPitch = w, t.channels = c;
     return t;
   }
   auto conv = dyn_cast<graph::Conv2DOp>(op);
@@ -201,10 +221,9 @@ Value layerResult(Operation *op) {
   return op->getResult(0);
 }
 
-bool canKeepOutput(Operation *op, bool store) {
+bool canKeepOutput(Operation *op) {
   auto conv = dyn_cast<graph::Conv2DOp>(op);
-  if (!conv || geometry(conv).batch != 1 || concatSlice(op) ||
-      (fusedResidual(op) && !store))
+  if (!conv || geometry(conv).batch != 1 || concatSlice(op))
     return false;
   return !epilogueOf(op).int32Out;
 }
@@ -366,12 +385,13 @@ static llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         // A slice of an in-place concat: pixels are the concat's channels
         // apart.
         int64_t pix = io.outPixelStride ? io.outPixelStride : C;
-        if (io.keepOutput && !io.storeKept)
+        if (io.keepOutput && !io.storeKept && !epi.residual)
           appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow, c0);
         else
           appendEpilogue(it, tile, epi, io.output,
                          (n * g.oh + oy0) * g.ow * pix + c0, pix,
-                         keptTarget(io, oy0, c0), keptStride(io));
+                         keptTarget(io, oy0, c0), keptStride(io),
+                         !io.keepOutput || io.storeKept);
         items.push_back(std::move(it));
       }
   return items;
@@ -948,13 +968,14 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           // A slice of an in-place concat: pixels are the concat's channels
           // apart.
           int64_t pix = io.outPixelStride ? io.outPixelStride : coutAll;
-          if (io.keepOutput && !io.storeKept)
+          if (io.keepOutput && !io.storeKept && !epi.residual)
             appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow,
                                cAll);
           else
             appendEpilogue(it, tile, epi, io.output,
                            (n * g.oh + oy0) * g.ow * pix + cAll, pix,
-                           keptTarget(io, oy0, cAll), keptStride(io));
+                           keptTarget(io, oy0, cAll), keptStride(io),
+                           !io.keepOutput || io.storeKept);
         }
         items.push_back(std::move(it));
       }

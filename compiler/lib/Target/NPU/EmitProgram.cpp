@@ -482,7 +482,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
         io.keepOutput = onChipInput(next, nextPlan, hw, !io.spMirrored);
       }
       if (!io.keepOutput || !next->hasAttr(kInputOnChipAttr) ||
-          (io.storeKept &&
+          ((io.storeKept || fusedResidual(&op)) &&
            !keptTileIsDense(*io.keepOutput,
                             cast<ShapedType>(kept.getType()).getDimSize(2))))
         return loweringError(&op, "its output is marked kept on chip but its "

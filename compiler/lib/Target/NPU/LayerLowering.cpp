@@ -364,7 +364,8 @@ std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
 
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
                     uint64_t outBase, int64_t elemOffset, int64_t rowStride,
-                    std::optional<uint64_t> kept, int64_t keptPixelStride) {
+                    std::optional<uint64_t> kept, int64_t keptPixelStride,
+                    bool store) {
   assert((!kept || !e.int32Out) && "a kept tile is int8");
   // The tile's final bytes: the output slot, or the kept image.
   uint64_t finalAddr = kept ? *kept : tile.out;
@@ -433,6 +434,11 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     v.setF32(Field::Vadd_ratio_b, k.ratioB);
     v.setF32(Field::Vadd_fixed, k.fixed);
     item.computes.push_back(v);
+  }
+  if (!store) {
+    assert(kept && "an output that is not stored is kept");
+    item.keep = true;
+    return;
   }
   out.sram = finalAddr;
   out.t[1] = finalStride;

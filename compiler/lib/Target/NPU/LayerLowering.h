@@ -186,13 +186,15 @@ materializeEpilogueConstants(ProgramBuilder &b, mlir::Value bias,
 /// VADD) and the store of `tile.m` rows of `tile.nt`
 /// elements to element `elemOffset` of the tensor at `outBase`, rows
 /// `rowStride` elements apart in DRAM.
-/// With `kept` (LayerIO::storeKept), the epilogue's last instruction writes
-/// the tile to `kept` (its pixels `keptPixelStride` bytes apart) instead of
-/// the output slot, and the store reads it from there.
+/// With `kept` (a kept output that is stored too, LayerIO::storeKept, or
+/// whose epilogue has a residual add), the epilogue's last instruction
+/// writes the tile to `kept` (its pixels `keptPixelStride` bytes apart)
+/// instead of the output slot, and the store reads it from there; without
+/// `store` nothing is stored (Item::keep).
 void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
                     uint64_t outBase, int64_t elemOffset, int64_t rowStride,
                     std::optional<uint64_t> kept = std::nullopt,
-                    int64_t keptPixelStride = 0);
+                    int64_t keptPixelStride = 0, bool store = true);
 /// The epilogue of a kept layer (LayerIO::keepOutput): REQUANT writes the
 /// tile's `rows` x `ow` pixels (output rows from `oy0`, channels from `c0`)
 /// into `dst` (one REQUANT per row when its rows are padded); no store.
@@ -202,8 +204,8 @@ void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 /// Where `op`'s input (its whole padded image) sits when the layer before
 /// keeps it on chip and `op` allocates with `plan` (mirrored: from the
 /// top), or nullopt when `op` cannot read a kept input (not a convolution
-/// on the array, a depthwise one or a max pool; groups, batches, an int32
-/// result, input rows it skips).
+/// on the array, a depthwise one, a max pool or a global average pool; groups,
+/// batches, an int32 result, input rows it skips).
 std::optional<OnChipTile> onChipInput(mlir::Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored);
 /// The loads that write the padding border of a kept image of `rows` rows
@@ -216,9 +218,9 @@ std::vector<DmaBox> keptImageBorder(uint64_t base, int64_t rows, int64_t pt,
                                     const LayerIO &io, ProgramBuilder &b);
 /// Whether `op` can keep its output on chip for a consumer: an array
 /// convolution with an int8 epilogue (no concat slice). With a fused
-/// residual add only when the result is stored too (`store`: it has other
-/// readers), since only the stored epilogue has the add's load and VADD.
-bool canKeepOutput(mlir::Operation *op, bool store = false);
+/// residual add, or stored too, the kept image must be dense
+/// (keptTileIsDense: the add's VADD writes a tile with one pixel stride).
+bool canKeepOutput(mlir::Operation *op);
 /// Where a kept tile's producer pixel (oy, 0), channel c0, sits.
 uint64_t keptAddress(const OnChipTile &t, int64_t oy, int64_t c0);
 /// Whether a kept tile's pixels are one stride apart (LayerIO::storeKept):

@@ -97,8 +97,10 @@ struct PlanCascadesPass
       return best;
     };
     std::optional<OnChipTile> tile = onChipInput(q, planOf(q), *hw, !pMirrored);
+    // A residual add's VADD or a store reads and writes the kept tile with
+    // one pixel stride.
     if (!tile ||
-        (store &&
+        ((store || fusedResidual(p)) &&
          !keptTileIsDense(
              *tile, cast<ShapedType>(layerResult(p).getType()).getDimSize(2))))
       return std::nullopt;
@@ -157,7 +159,7 @@ struct PlanCascadesPass
       // next layer and stored for the others.
       Value v = layerResult(p);
       bool store = !v.hasOneUse();
-      if (!canKeepOutput(p, store) || op.getOperand(0) != v)
+      if (!canKeepOutput(p) || op.getOperand(0) != v)
         continue;
       bool pOnChip = p->hasAttr(kInputOnChipAttr);
       std::string key = layerSignature(p) + (pOnChip ? "|onchip" : "") +

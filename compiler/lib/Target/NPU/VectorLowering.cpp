@@ -344,10 +344,37 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
   int64_t chMax = std::min<int64_t>(plan.at("channels"), C);
   if (H > 255 || W > 255 || H * W > 0xffff)
     return loweringError(op, "global pooling window exceeds the POOL fields");
-  auto slots =
-      allocateSlotPairs(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
-  if (!slots)
-    return slots.takeError();
+  // A kept input (npu-plan-cascades) is the whole image, the first
+  // allocation (onChipInput): the items read their channel slices in place
+  // and load nothing.
+  uint64_t inSlot[2], outSlot[2];
+  std::optional<OnChipTile> kept;
+  if (io.inputOnChip) {
+    kept = onChipInput(op, plan, b.hw, io.spMirrored);
+    if (!kept)
+      return loweringError(op, "this pooling cannot read a kept input");
+    SramAllocator sp(b.hw.sram.scratchpadBytes, b.hw.scratchpadBankBytes(),
+                     io.spMirrored);
+    std::optional<uint64_t> image = sp.allocate(kept->bytes),
+                            o0 = sp.allocate(chMax), o1 = sp.allocate(chMax);
+    if (!image || !o0 || !o1)
+      return loweringError(op, "scratchpad of " +
+                                   llvm::Twine(b.hw.sram.scratchpadBytes) +
+                                   " bytes cannot hold the kept image and "
+                                   "two output tiles");
+    if (*image != kept->base)
+      return loweringError(op, "the kept input is not where its producer "
+                               "wrote it");
+    inSlot[0] = inSlot[1] = *image;
+    outSlot[0] = *o0, outSlot[1] = *o1;
+  } else {
+    auto slots =
+        allocateSlotPairs(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
+    if (!slots)
+      return slots.takeError();
+    for (int i = 0; i < 2; ++i)
+      inSlot[i] = (*slots)[0][i], outSlot[i] = (*slots)[1][i];
+  }
   QParams x = perTensorParams(op.getInput().getType());
   QParams y = perTensorParams(op.getOutput().getType());
   // MLAS QLinearGlobalAveragePool: scale = ScaleIn / (ScaleOut * ImageSize),
@@ -360,23 +387,28 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
       int64_t ch = std::min(chMax, C - c0);
       size_t s = items.size() % 2;
       Item it;
-      DmaBox ld;
-      ld.dram = io.inputs[0] + n * H * W * C + c0, ld.sram = (*slots)[0][s];
-      ld.n[0] = ch, ld.n[1] = H * W, ld.s[1] = C, ld.t[1] = ch;
-      it.loads.push_back(makeLoad(ld));
+      // Kept: channels c0.. of every pixel, C bytes apart.
+      uint64_t inAddr = kept ? inSlot[s] + c0 : inSlot[s];
+      int64_t pix = kept ? C : ch;
+      if (!kept) {
+        DmaBox ld;
+        ld.dram = io.inputs[0] + n * H * W * C + c0, ld.sram = inSlot[s];
+        ld.n[0] = ch, ld.n[1] = H * W, ld.s[1] = C, ld.t[1] = ch;
+        it.loads.push_back(makeLoad(ld));
+      }
       Instruction p(Opcode::Pool);
       p.set(Field::Pool_mode, isa::PoolMode_avg_int);
       p.set(Field::Pool_kh, H);
       p.set(Field::Pool_kw, W);
       p.set(Field::Pool_sh, 1);
       p.set(Field::Pool_sw, 1);
-      p.set(Field::Pool_in_addr, (*slots)[0][s]);
-      p.set(Field::Pool_out_addr, (*slots)[1][s]);
+      p.set(Field::Pool_in_addr, inAddr);
+      p.set(Field::Pool_out_addr, outSlot[s]);
       p.set(Field::Pool_oh, 1);
       p.set(Field::Pool_ow, 1);
       p.set(Field::Pool_ch, ch);
-      p.set(Field::Pool_in_row_stride, W * ch);
-      p.set(Field::Pool_in_pix_stride, ch);
+      p.set(Field::Pool_in_row_stride, W * pix);
+      p.set(Field::Pool_in_pix_stride, pix);
       p.set(Field::Pool_out_pix_stride, ch);
       p.set(Field::Pool_out_row_stride, ch);
       p.setF32(Field::Pool_scale, scale);
@@ -390,7 +422,7 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
       p.set(Field::Pool_valid_x1, W);
       it.computes.push_back(p);
       DmaBox st;
-      st.dram = io.output + n * C + c0, st.sram = (*slots)[1][s];
+      st.dram = io.output + n * C + c0, st.sram = outSlot[s];
       st.n[0] = ch;
       it.stores.push_back(makeStore(st));
       items.push_back(std::move(it));

@@ -1,10 +1,14 @@
 """Writes a small QDQ (int8) model for the lit tests.
 
-usage: qdq_model.py residual-block|conv1x1 OUT.onnx
+usage: qdq_model.py residual-block|two-blocks|conv1x1 OUT.onnx
 
 residual-block: s = conv1x1(x), y = conv3x3(s) + s, 16 channels on an 8x8
 map, each result quantized: the add npu-fuse-residual applies in the 3x3
 convolution's epilogue.
+two-blocks: two residual blocks, b = conv3x3(conv1x1(x)) + s0 and
+y = conv3x3(conv1x1(b)) + b (s0 = the first conv1x1's result): the first
+block's output b has two readers, the next 1x1 convolution and the second
+add.
 conv1x1: a 1x1 convolution, 256 -> 64 channels on a 7x7 map (one input tile
 holds the whole image)."""
 import sys
@@ -56,6 +60,21 @@ if kind == "residual-block":
                    q("c", "cs", "cz", "cq"), dq("cq", "cs", "cz", "cd"),
                    helper.make_node("Add", ["cd", "s"], ["a"]),
                    q("a", "ys", "yz", "aq"), dq("aq", "ys", "yz", "output")]
+elif kind == "two-blocks":
+    shape_in = shape_out = [1, 16, 8, 8]
+    for blk, src in (("1", "x"), ("2", "b")):
+        wi, wn = weights(f"v{blk}", (16, 16, 1, 1), 0.05)
+        ci, cn = weights(f"w{blk}", (16, 16, 3, 3), 0.2)
+        inits += wi + ci
+        nodes += wn + [helper.make_node("Conv", [src, f"v{blk}", f"v{blk}bf"], [f"s{blk}0"]),
+                       q(f"s{blk}0", "ss", "sz", f"s{blk}q"), dq(f"s{blk}q", "ss", "sz", f"s{blk}")]
+        shortcut = "s1" if blk == "1" else "b"
+        res = "b" if blk == "1" else "output"
+        nodes += cn + [helper.make_node("Conv", [f"s{blk}", f"w{blk}", f"w{blk}bf"], [f"c{blk}"],
+                                        pads=[1, 1, 1, 1]),
+                       q(f"c{blk}", "cs", "cz", f"c{blk}q"), dq(f"c{blk}q", "cs", "cz", f"c{blk}d"),
+                       helper.make_node("Add", [f"c{blk}d", shortcut], [f"a{blk}"]),
+                       q(f"a{blk}", "ys", "yz", f"a{blk}q"), dq(f"a{blk}q", "ys", "yz", res)]
 elif kind == "conv1x1":
     shape_in, shape_out = [1, 256, 7, 7], [1, 64, 7, 7]
     wi, wn = weights("w", (64, 256, 1, 1), 0.05)
