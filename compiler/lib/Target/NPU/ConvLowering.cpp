@@ -140,6 +140,18 @@ static bool onVectorUnit(graph::Conv2DOp op) {
              op.getGroup();
 }
 
+/// `t` at the consumer's first allocation (its end of the scratchpad), or
+/// nullopt when it does not fit.
+static std::optional<OnChipTile>
+placedFirst(OnChipTile t, const isa::HwConfig &hw, bool mirrored) {
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(), mirrored);
+  std::optional<uint64_t> base = sp.allocate(t.bytes);
+  if (!base)
+    return std::nullopt;
+  t.base = *base;
+  return t;
+}
+
 std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
                                       const isa::HwConfig &hw, bool mirrored) {
   if (auto pool = dyn_cast<graph::PoolOp>(op)) {
@@ -160,14 +172,8 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
       return std::nullopt;
     OnChipTile t;
     t.bytes = rows * wp * c;
-    SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
-                     mirrored);
-    std::optional<uint64_t> base = sp.allocate(t.bytes);
-    if (!base)
-      return std::nullopt;
-    t.base = *base;
     t.padTop = pads[0], t.padLeft = pads[1], t.rowPitch = wp, t.channels = c;
-    return t;
+    return placedFirst(t, hw, mirrored);
   }
   if (auto gap = dyn_cast<graph::GlobalAvgPoolOp>(op)) {
     // The whole image, channel slices read in place (pixel stride C).
@@ -177,14 +183,8 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
       return std::nullopt;
     OnChipTile t;
     t.bytes = h * w * c;
-    SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
-                     mirrored);
-    std::optional<uint64_t> base = sp.allocate(t.bytes);
-    if (!base)
-      return std::nullopt;
-    t.base = *base;
     t.rowPitch = w, t.channels = c;
-    return t;
+    return placedFirst(t, hw, mirrored);
   }
   auto conv = dyn_cast<graph::Conv2DOp>(op);
   // Depthwise (vector unit) or dense on the array: one image of all the
@@ -202,15 +202,10 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
   if (wp * g.cin > 0xffff)
     return std::nullopt;
   OnChipTile t;
-  t.bytes = g.inRowsFor(g.oh) * wp * g.cin;
   // The consumer's first allocation (lowerConv allocates the input first).
-  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(), mirrored);
-  std::optional<uint64_t> base = sp.allocate(t.bytes);
-  if (!base)
-    return std::nullopt;
-  t.base = *base;
+  t.bytes = g.inRowsFor(g.oh) * wp * g.cin;
   t.padTop = g.pt, t.padLeft = g.pl, t.rowPitch = wp, t.channels = g.cin;
-  return t;
+  return placedFirst(t, hw, mirrored);
 }
 
 Value layerResult(Operation *op) {

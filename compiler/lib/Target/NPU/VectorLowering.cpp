@@ -189,6 +189,30 @@ llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
   return lowerBinary(op, /*isMul=*/true, plan, io, b);
 }
 
+/// A pooling layer reading a kept image: the image where onChipInput put
+/// it (the first allocation), then two output slots of `outBytes`.
+static llvm::Error keptImageSlots(Operation *op, const OnChipTile &kept,
+                                  uint64_t outBytes, const LayerIO &io,
+                                  const isa::HwConfig &hw, uint64_t inSlot[2],
+                                  uint64_t outSlot[2]) {
+  SramAllocator sp(hw.sram.scratchpadBytes, hw.scratchpadBankBytes(),
+                   io.spMirrored);
+  std::optional<uint64_t> image = sp.allocate(kept.bytes),
+                          o0 = sp.allocate(outBytes),
+                          o1 = sp.allocate(outBytes);
+  if (!image || !o0 || !o1)
+    return loweringError(op, "scratchpad of " +
+                                 llvm::Twine(hw.sram.scratchpadBytes) +
+                                 " bytes cannot hold the kept image and two "
+                                 "output tiles");
+  if (*image != kept.base)
+    return loweringError(op, "the kept input is not where its producer "
+                             "wrote it");
+  inSlot[0] = inSlot[1] = *image;
+  outSlot[0] = *o0, outSlot[1] = *o1;
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
                                             const TilePlan &plan,
                                             const LayerIO &io,
@@ -220,22 +244,9 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   }
   uint64_t inSlot[2], outSlot[2];
   if (kept) {
-    // The image (where onChipInput put it), then two output slots.
-    SramAllocator sp(b.hw.sram.scratchpadBytes, b.hw.scratchpadBankBytes(),
-                     io.spMirrored);
-    std::optional<uint64_t> image = sp.allocate(kept->bytes),
-                            o0 = sp.allocate(rows * OW * C),
-                            o1 = sp.allocate(rows * OW * C);
-    if (!image || !o0 || !o1)
-      return loweringError(op, "scratchpad of " +
-                                   llvm::Twine(b.hw.sram.scratchpadBytes) +
-                                   " bytes cannot hold the kept image and "
-                                   "two output tiles");
-    if (*image != kept->base)
-      return loweringError(op, "the kept input is not where its producer "
-                               "wrote it");
-    inSlot[0] = inSlot[1] = *image;
-    outSlot[0] = *o0, outSlot[1] = *o1;
+    if (llvm::Error e =
+            keptImageSlots(op, *kept, rows * OW * C, io, b.hw, inSlot, outSlot))
+      return std::move(e);
     border = keptImageBorder(kept->base, (OH - 1) * sh + kh, pt, H, W, pl, pr,
                              C, -128, io, b);
   } else {
@@ -353,20 +364,9 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
     kept = onChipInput(op, plan, b.hw, io.spMirrored);
     if (!kept)
       return loweringError(op, "this pooling cannot read a kept input");
-    SramAllocator sp(b.hw.sram.scratchpadBytes, b.hw.scratchpadBankBytes(),
-                     io.spMirrored);
-    std::optional<uint64_t> image = sp.allocate(kept->bytes),
-                            o0 = sp.allocate(chMax), o1 = sp.allocate(chMax);
-    if (!image || !o0 || !o1)
-      return loweringError(op, "scratchpad of " +
-                                   llvm::Twine(b.hw.sram.scratchpadBytes) +
-                                   " bytes cannot hold the kept image and "
-                                   "two output tiles");
-    if (*image != kept->base)
-      return loweringError(op, "the kept input is not where its producer "
-                               "wrote it");
-    inSlot[0] = inSlot[1] = *image;
-    outSlot[0] = *o0, outSlot[1] = *o1;
+    if (llvm::Error e =
+            keptImageSlots(op, *kept, chMax, io, b.hw, inSlot, outSlot))
+      return std::move(e);
   } else {
     auto slots =
         allocateSlotPairs(op, b.hw, {H * W * chMax, chMax}, io.spMirrored);
