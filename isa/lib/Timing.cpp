@@ -12,6 +12,7 @@ using namespace systole::isa;
 namespace {
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 using u128 = unsigned __int128;
+using i128 = __int128;
 
 uint64_t sat(u128 v) { return v > kMax ? kMax : static_cast<uint64_t>(v); }
 uint64_t satAdd(uint64_t a, uint64_t b) { return sat(u128(a) + b); }
@@ -36,8 +37,29 @@ Access box(MemSpace s, bool w, uint64_t base,
   if (span == 0)
     return {s, w, base, base, name};
   hi += span;
-  return {s, w, base, sat(hi), name};
+  Access a{s, w, base, sat(hi), name};
+  // One dimension of more than one row, its rows apart: the exact rows.
+  std::pair<uint64_t, uint64_t> rowsDim{0, 0};
+  unsigned multi = 0;
+  for (auto [n, stride] : dims)
+    if (n > 1)
+      ++multi, rowsDim = {n, stride};
+  if (multi == 1 && span <= rowsDim.second && hi <= UINT64_MAX)
+    a.rows = rowsDim.first, a.pitch = rowsDim.second, a.run = span;
+  return a;
 }
+
+// The rows of `a` (or its single run) as (first address, count, pitch,
+// run).
+struct Rows {
+  i128 base, n, pitch, run;
+};
+Rows rowsOf(const Access &a) {
+  if (a.rows > 1)
+    return {i128(a.begin), i128(a.rows), i128(a.pitch), i128(a.run)};
+  return {i128(a.begin), 1, 1, i128(a.end - a.begin)};
+}
+i128 floorDiv(i128 x, i128 y) { return x / y - ((x % y != 0) && (x < 0)); }
 
 // max and min over x in [off, off+count) of (x / inner) * outer + x % inner,
 // i.e. an address split into groups of `inner` contiguous elements.
@@ -165,6 +187,31 @@ private:
   std::unordered_map<uint64_t, uint64_t> memo[3];
 };
 } // namespace
+
+bool systole::isa::accessesOverlap(const Access &a, const Access &b) {
+  if (a.space != b.space || a.begin >= b.end || b.begin >= a.end)
+    return false;
+  Rows x = rowsOf(a), y = rowsOf(b);
+  if (x.n > 1 && y.n > 1) {
+    if (x.pitch != y.pitch)
+      return true; // hulls only
+    // Row i of a and row j of b meet iff -y.run < d + (j - i) * pitch <
+    // x.run, d = y.base - x.base; k = j - i runs over [-(x.n-1), y.n-1].
+    i128 d = y.base - x.base, p = x.pitch;
+    i128 kLo = std::max(floorDiv(-y.run - d, p) + 1, -(x.n - 1));
+    i128 kHi = std::min(floorDiv(x.run - d - 1, p), y.n - 1);
+    return kLo <= kHi;
+  }
+  // One single run [r0, r1) against rows: row i meets it iff base + i *
+  // pitch < r1 and base + i * pitch + run > r0.
+  const Rows &c = x.n > 1 ? x : y, &r = x.n > 1 ? y : x;
+  if (c.n <= 1)
+    return true; // two runs whose hulls meet
+  i128 r0 = r.base, r1 = r.base + r.run;
+  i128 iLo = std::max<i128>(floorDiv(r0 - c.base - c.run, c.pitch) + 1, 0);
+  i128 iHi = std::min(floorDiv(r1 - c.base - 1, c.pitch), c.n - 1);
+  return iLo <= iHi;
+}
 
 llvm::StringRef systole::isa::memSpaceName(MemSpace s) {
   switch (s) {

@@ -15,8 +15,7 @@ const char *describe(const isa::Access &a) {
   return a.write ? "writes" : "reads";
 }
 bool conflict(const isa::Access &a, const isa::Access &b) {
-  return (a.write || b.write) && a.space == b.space && a.begin < b.end &&
-         b.begin < a.end;
+  return (a.write || b.write) && isa::accessesOverlap(a, b);
 }
 } // namespace
 

@@ -11,7 +11,9 @@
 // access that conflicts with an unordered one, whatever the schedule: the
 // functional backend calls it, so a race faults there even when its own
 // schedule happens to compute the right values. Footprints are the operands'
-// address hulls (isa::accessRanges).
+// address hulls (isa::accessRanges), or their exact rows where both are rows
+// of one pitch (isa::accessesOverlap): a tile's column slice written beside
+// another's shares their hull but no address.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYSTOLE_SIMULATOR_DATARACE_H

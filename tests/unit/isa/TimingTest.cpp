@@ -303,6 +303,57 @@ TEST(Timing, FootprintsAreExactHulls) {
   EXPECT_EQ(acc[0].end, 100u + 14 + 10 + 5 + 1);
 }
 
+// Exact footprints (accessesOverlap): REQUANT outputs of m = 4 rows of
+// n = 32 bytes, o_stride 64, i.e. rows [o, o + 32), [o + 64, o + 96), ...
+// At o = 0 and o = 32 (two column slices of one 64-wide tile) the hulls
+// [0, 224) and [32, 256) meet but no byte is common; at o = 16 row 0 of the
+// second, [16, 48), meets row 0 of the first. A single run meets the rows
+// only where it reaches one: [32, 64) lies in the first gap, [60, 70)
+// reaches row 1 at 64. Rows of another pitch fall back to the hull.
+TEST(Timing, ExactRowFootprints) {
+  auto out = [](uint64_t o, uint64_t stride) {
+    Instruction rq(Opcode::Requant);
+    rq.with(F::Requant_o_addr, o)
+        .with(F::Requant_o_stride, stride)
+        .with(F::Requant_m, 4)
+        .with(F::Requant_n, 32);
+    for (const Access &a : accessRanges(rq))
+      if (a.write)
+        return a;
+    return Access{};
+  };
+  Access a = out(0, 64), b = out(32, 64), c = out(16, 64);
+  EXPECT_EQ(a.begin, 0u);
+  EXPECT_EQ(a.end, 224u);
+  EXPECT_EQ(a.rows, 4u);
+  EXPECT_EQ(a.pitch, 64u);
+  EXPECT_EQ(a.run, 32u);
+  EXPECT_FALSE(accessesOverlap(a, b));
+  EXPECT_FALSE(accessesOverlap(b, a));
+  EXPECT_TRUE(accessesOverlap(a, c));
+  EXPECT_TRUE(accessesOverlap(c, b));
+  // b's last row [224, 256) against a's: 224 - 192 = 32 = a's run, apart.
+  EXPECT_FALSE(accessesOverlap(out(32, 64), out(0, 64)));
+  // b shifted by one pitch less one byte: its row 0 [95, 127) meets a's
+  // row 1 [64, 96).
+  EXPECT_TRUE(accessesOverlap(a, out(95, 64)));
+  Access run{MemSpace::Scratchpad, true, 32, 64, "run"};
+  EXPECT_FALSE(accessesOverlap(a, run));
+  EXPECT_FALSE(accessesOverlap(run, a));
+  run.begin = 60, run.end = 70;
+  EXPECT_TRUE(accessesOverlap(a, run));
+  // A run past the last row [192, 224).
+  run.begin = 224, run.end = 300;
+  EXPECT_FALSE(accessesOverlap(a, run));
+  // Another pitch: the hulls decide (conservative; here rows [128, 160)
+  // of both are common anyway).
+  EXPECT_TRUE(accessesOverlap(a, out(32, 48)));
+  // Another space never overlaps.
+  Access acc = a;
+  acc.space = MemSpace::Accumulator;
+  EXPECT_FALSE(accessesOverlap(a, acc));
+}
+
 // Host segments (docs/hwconfig.md): 1000 bytes over 3 tensors at 16 B/cycle
 // and latency 100 = ceil(1000 / 16) + 300 = 363 cycles; 100 ops at 8 per
 // cycle = ceil(12.5) = 13; at 0.5 per cycle = 200; no ops, no compute.

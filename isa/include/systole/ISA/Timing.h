@@ -27,8 +27,17 @@ struct Access {
   uint64_t begin;
   uint64_t end;
   const char *operand; ///< e.g. "A", "dst", "lut"
+  /// When the operand is `rows` runs of `run` addresses, `pitch` apart
+  /// (rows > 1, run <= pitch), the exact footprint; else 0 and the hull is
+  /// all that is known. Column slices of one tile (a tile's channels
+  /// written beside another's) have overlapping hulls but no common
+  /// address: accessesOverlap tells them apart.
+  uint64_t rows = 0, pitch = 0, run = 0;
 };
 std::vector<Access> accessRanges(const Instruction &inst);
+/// Whether two accesses of one space touch a common address: exact when
+/// both are rows of one pitch or one is a single run, else their hulls.
+bool accessesOverlap(const Access &a, const Access &b);
 
 /// DMA timing: each contiguous run of n0*elem_bytes bytes occupies the aligned
 /// bursts it touches, burst_bytes/bytes_per_cycle beats per burst. A LOAD's
