@@ -471,7 +471,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       // next layer: keptFor); other readers load the stored copy.
       Operation *next = nullptr;
       for (Operation *user : kept.getUsers())
-        if (user->hasAttr(kInputOnChipAttr))
+        if (user->hasAttr(kInputOnChipAttr) && user->getOperand(0) == kept)
           next = user;
       io.storeKept = !kept.hasOneUse();
       if (next && getTile(next)) {
