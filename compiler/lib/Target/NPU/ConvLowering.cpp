@@ -223,14 +223,6 @@ bool canKeepOutput(Operation *op) {
   return !epilogueOf(op).int32Out;
 }
 
-uint64_t keptAddress(const OnChipTile &t, int64_t oy, int64_t c0) {
-  return t.base + ((t.padTop + oy) * t.rowPitch + t.padLeft) * t.channels + c0;
-}
-
-bool keptTileIsDense(const OnChipTile &t, int64_t ow) {
-  return t.padLeft == 0 && t.rowPitch == ow;
-}
-
 /// Depthwise convolution on the vector unit (DWCONV): the array would run
 /// at 1/R utilization, one input channel per output channel. Items are
 /// (row tile, channel tile); the channel tile is a multiple of the lanes.

@@ -308,6 +308,14 @@ static Instruction requantOf(const AccTile &tile, const Epilogue &e) {
   return rq;
 }
 
+uint64_t keptAddress(const OnChipTile &t, int64_t oy, int64_t c0) {
+  return t.base + ((t.padTop + oy) * t.rowPitch + t.padLeft) * t.channels + c0;
+}
+
+bool keptTileIsDense(const OnChipTile &t, int64_t ow) {
+  return t.padLeft == 0 && t.rowPitch == ow;
+}
+
 void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
                         const OnChipTile &dst, int64_t oy0, int64_t rows,
                         int64_t ow, int64_t c0) {
@@ -320,11 +328,7 @@ void appendKeptEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
     rq.set(Field::Requant_c_addr,
            static_cast<int64_t>(tile.acc + r * ow * tile.nt));
     rq.set(Field::Requant_o_addr,
-           static_cast<int64_t>(
-               dst.base +
-               ((dst.padTop + oy0 + r) * dst.rowPitch + dst.padLeft) *
-                   dst.channels +
-               c0));
+           static_cast<int64_t>(keptAddress(dst, oy0 + r, c0)));
     rq.set(Field::Requant_o_stride, dst.channels);
     rq.set(Field::Requant_m, dense ? rows * ow : ow);
     item.computes.push_back(rq);
