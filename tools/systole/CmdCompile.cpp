@@ -10,6 +10,7 @@
 #include "systole/Driver/CompileDriver.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/ModelBound.h"
+#include "systole/Target/NPUBinary/NPUBinary.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -27,7 +28,7 @@ static int fail(const llvm::Twine &msg) {
 
 static int runCompile(int argc, char **argv) {
   std::string input, output, hw = "default-32x32", dumpAfter, reportPath,
-                             hostTarget = "cpu", gpuArch = "sm_75";
+                             hostTarget = "cpu", gpuArch = "sm_75", npuMlir;
   std::vector<std::string> inputShapes;
   bool dumpAll = false, noReuse = false, noFusion = false, quiet = false,
        keepOnChip = false, hostConvTranspose = false;
@@ -51,6 +52,9 @@ static int runCompile(int argc, char **argv) {
       .value({"--dump-ir-after"}, dumpAfter, "PASS",
              "print the IR after the named pass")
       .flag({"--dump-ir-after-all"}, dumpAll, "print the IR after every pass")
+      .value({"--emit-npu-mlir"}, npuMlir, "FILE",
+             "also write the NPU program as npu dialect IR (- for stdout), "
+             "as it is translated into the binary")
       .flag({"--no-dram-reuse"}, noReuse,
             "give every tensor its own DRAM buffer and store it (debugging: "
             "all intermediates can be read back after a run; implies "
@@ -181,6 +185,19 @@ static int runCompile(int argc, char **argv) {
   const std::vector<npu::LayerReport> &layers = compiled->layers;
 
   llvm::errs() << "[4/4] writing " << output << "\n";
+  if (!npuMlir.empty()) {
+    // The binary's NPU program as the IR it was translated from (the
+    // translation is exact both ways, so importing it again gives that IR).
+    mlir::MLIRContext context;
+    auto module = npu::importProgram(*program, &context);
+    if (!module)
+      return fail(llvm::toString(module.takeError()));
+    std::error_code ec;
+    llvm::raw_fd_ostream os(npuMlir, ec);
+    if (ec)
+      return fail("cannot write " + npuMlir + ": " + ec.message());
+    (*module)->print(os);
+  }
   if (auto err = isa::writeProgramFile(*program, output))
     return fail(llvm::toString(std::move(err)));
   if (!quiet) {

@@ -5,9 +5,11 @@
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/ISA/PlacementReport.h"
 #include "systole/Target/NPU/Annotations.h"
+#include "systole/Target/NPUBinary/NPUBinary.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -137,6 +139,20 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
     return withDiagnostics("internal error: the generated program is "
                            "invalid: " +
                            llvm::toString(std::move(e)));
+  // The instruction streams are written as a translation of npu IR: the
+  // program is imported into the npu dialect, verified op by op against the
+  // config, and exported back into the binary (lib/Target/NPUBinary).
+  auto npuModule = npu::importProgram(*program, &context);
+  if (!npuModule)
+    return withDiagnostics("internal error: the NPU program does not import "
+                           "as npu IR: " +
+                           llvm::toString(npuModule.takeError()));
+  if (mlir::failed(mlir::verify(**npuModule)))
+    return withDiagnostics("internal error: the NPU program does not verify "
+                           "as npu IR",
+                           " (see diagnostics above)");
+  if (llvm::Error e = npu::exportProgram(**npuModule, *program))
+    return withDiagnostics("internal error: " + llvm::toString(std::move(e)));
   result.program = std::move(*program);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

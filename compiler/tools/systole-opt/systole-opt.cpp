@@ -4,10 +4,12 @@
 // upstream ones our pipelines use.
 //
 //===----------------------------------------------------------------------===//
+#include "systole/Conversion/GraphToNPU/Passes.h"
 #include "systole/Conversion/HostCodegen.h"
 #include "systole/Conversion/Passes.h"
 #include "systole/Dialect/Graph/GraphDialect.h"
 #include "systole/Dialect/Graph/Passes.h"
+#include "systole/Dialect/NPU/NPUDialect.h"
 #include "systole/Target/NPU/Emit.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -25,10 +27,11 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<systole::graph::GraphDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::quant::QuantizationDialect,
-                  mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect,
-                  mlir::math::MathDialect, mlir::memref::MemRefDialect,
+  registry.insert<systole::graph::GraphDialect, systole::npu::NPUDialect,
+                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::quant::QuantizationDialect, mlir::linalg::LinalgDialect,
+                  mlir::tensor::TensorDialect, mlir::math::MathDialect,
+                  mlir::memref::MemRefDialect,
                   mlir::bufferization::BufferizationDialect,
                   mlir::LLVM::LLVMDialect, mlir::tosa::TosaDialect,
                   mlir::scf::SCFDialect>();
@@ -37,6 +40,7 @@ int main(int argc, char **argv) {
   systole::npu::registerNPUPasses();
   systole::npu::registerSystolePipeline();
   systole::conversion::registerConversionPasses();
+  systole::conversion::registerGraphToNPUPasses();
   systole::host::registerHostPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Systole optimizer driver\n", registry));

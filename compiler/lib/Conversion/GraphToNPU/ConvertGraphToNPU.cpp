@@ -1,0 +1,61 @@
+//===- ConvertGraphToNPU.cpp - An annotated graph's program as npu ops ----===//
+//
+// The code generators (lib/Target/NPU, emitProgram) write an isa::Program;
+// importing its NPU segments gives the npu.program `systole compile`
+// translates into the binary. Running both here makes the generated code
+// visible to systole-opt and lit, instruction by instruction.
+//
+//===----------------------------------------------------------------------===//
+#include "systole/Conversion/GraphToNPU/Passes.h"
+#include "systole/ISA/Presets.h"
+#include "systole/Target/NPU/Emit.h"
+#include "systole/Target/NPUBinary/NPUBinary.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace systole::conversion {
+#define GEN_PASS_DEF_CONVERTGRAPHTONPU
+#include "systole/Conversion/GraphToNPU/Passes.h.inc"
+} // namespace systole::conversion
+
+using namespace mlir;
+using namespace systole;
+
+namespace {
+struct ConvertGraphToNPU
+    : public conversion::impl::ConvertGraphToNPUBase<ConvertGraphToNPU> {
+  using ConvertGraphToNPUBase::ConvertGraphToNPUBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>("main");
+    if (!func) {
+      module.emitError("convert-graph-to-npu: the module has no func @main");
+      return signalPassFailure();
+    }
+    auto config = isa::resolveHwConfig(hw);
+    if (!config) {
+      module.emitError("convert-graph-to-npu: ")
+          << llvm::toString(config.takeError());
+      return signalPassFailure();
+    }
+    auto program = npu::emitProgram(func, *config, nullptr);
+    if (!program) {
+      func.emitError("convert-graph-to-npu: ")
+          << llvm::toString(program.takeError());
+      return signalPassFailure();
+    }
+    auto imported = npu::importProgram(*program, &getContext());
+    if (!imported) {
+      func.emitError("convert-graph-to-npu: ")
+          << llvm::toString(imported.takeError());
+      return signalPassFailure();
+    }
+    for (Operation &op :
+         llvm::make_early_inc_range((*imported)->getBody()->getOperations())) {
+      op.remove();
+      module.getBody()->push_back(&op);
+    }
+  }
+};
+} // namespace
