@@ -120,12 +120,16 @@ private:
 /// A translator for one ONNX op type.
 using OpImporter = llvm::Error (*)(ImportContext &);
 
-/// Registries of the translators, one per file (Import*.cpp).
+/// Registries of the translators, one per file (Import*.cpp). A later
+/// registration replaces an earlier one for the same op type (some look up
+/// and wrap it), so the order is significant: it lives in importers()
+/// (OnnxImporter.cpp).
 void registerQuantImporters(llvm::StringMap<OpImporter> &table);
 void registerLinearImporters(llvm::StringMap<OpImporter> &table);
 void registerElementwiseImporters(llvm::StringMap<OpImporter> &table);
 void registerPoolImporters(llvm::StringMap<OpImporter> &table);
 void registerShapeImporters(llvm::StringMap<OpImporter> &table);
+void registerPadSliceImporters(llvm::StringMap<OpImporter> &table);
 void registerFloatImporters(llvm::StringMap<OpImporter> &table);
 void registerHostElementwiseImporters(llvm::StringMap<OpImporter> &table);
 void registerReduceImporters(llvm::StringMap<OpImporter> &table);
@@ -134,6 +138,7 @@ void registerIndexImporters(llvm::StringMap<OpImporter> &table);
 void registerTensorOpImporters(llvm::StringMap<OpImporter> &table);
 void registerNormImporters(llvm::StringMap<OpImporter> &table);
 void registerHostConvImporters(llvm::StringMap<OpImporter> &table);
+void registerHostPoolImporters(llvm::StringMap<OpImporter> &table);
 void registerResizeImporters(llvm::StringMap<OpImporter> &table);
 void registerLossImporters(llvm::StringMap<OpImporter> &table);
 void registerRecurrentImporters(llvm::StringMap<OpImporter> &table);

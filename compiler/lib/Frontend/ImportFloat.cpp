@@ -72,7 +72,9 @@ template <typename OpT> llvm::Error importBinary(ImportContext &ic) {
   return ic.defineOutput(0, y);
 }
 
-int64_t normalizeAxis(int64_t axis, int64_t rank) {
+/// `axis` counted from the end when negative, unchecked: the callers check
+/// the range with their own messages (unlike normalizeAxis, ImportHelpers.h).
+int64_t wrapAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -81,7 +83,7 @@ llvm::Error importSoftmax(ImportContext &ic) {
   if (!x)
     return x.takeError();
   int64_t rank = shapeOf(*x).size();
-  int64_t axis = normalizeAxis(ic.attrInt("axis", -1), rank);
+  int64_t axis = wrapAxis(ic.attrInt("axis", -1), rank);
   if (axis < 0 || axis >= rank)
     return ic.fail("Softmax axis out of range");
   // Before opset 13 Softmax flattens the dims from `axis` on into one: the
@@ -119,7 +121,7 @@ llvm::Error importReduce(ImportContext &ic) {
       axes.push_back(d);
   }
   for (int64_t &a : axes) {
-    a = normalizeAxis(a, rank);
+    a = wrapAxis(a, rank);
     if (a < 0 || a >= rank)
       return ic.fail("reduction axis out of range");
   }

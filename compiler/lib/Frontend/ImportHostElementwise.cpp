@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "FoldConstantElementwise.h"
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 #include "systole/Conversion/OrtMath.h"
@@ -459,37 +460,13 @@ const llvm::StringMap<Elementwise> &table() {
 
 /// The element type ONNX's Cast `to` names.
 llvm::Expected<Type> castTarget(ImportContext &ic) {
-  MLIRContext *ctx = ic.ctx();
-  switch (ic.attrInt("to", 0)) {
-  case onnx::TensorProto::FLOAT:
-    return Type(Float32Type::get(ctx));
-  case onnx::TensorProto::DOUBLE:
-    return Type(Float64Type::get(ctx));
-  case onnx::TensorProto::FLOAT16:
-    return Type(Float16Type::get(ctx));
-  case onnx::TensorProto::BFLOAT16:
-    return Type(BFloat16Type::get(ctx));
-  case onnx::TensorProto::BOOL:
-    return Type(IntegerType::get(ctx, 1));
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    return Type(IntegerType::get(ctx, 8));
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return Type(IntegerType::get(ctx, 16));
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return Type(IntegerType::get(ctx, 32));
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return Type(IntegerType::get(ctx, 64));
-  default:
-    return ic.fail(
-        "Cast to " +
-        onnx::TensorProto::DataType_Name(
-            static_cast<onnx::TensorProto::DataType>(ic.attrInt("to", 0))) +
-        " is not supported");
-  }
+  if (Type t = onnxElementType(ic.ctx(), ic.attrInt("to", 0)))
+    return t;
+  return ic.fail(
+      "Cast to " +
+      onnx::TensorProto::DataType_Name(
+          static_cast<onnx::TensorProto::DataType>(ic.attrInt("to", 0))) +
+      " is not supported");
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 
@@ -56,10 +57,6 @@ Value indexedGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
       .getResult(0);
 }
 
-Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIndexOp>(loc, v);
-}
-
 /// An index element (any integer type, or a float as OneHot allows) as an
 /// `index` value.
 Value asIndex(OpBuilder &b, Location loc, Value v) {
@@ -96,26 +93,6 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return ivs;
 }
 
-llvm::Expected<int64_t> normalizeAxis(ImportContext &ic, int64_t axis,
-                                      int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return ic.fail("axis " + llvm::Twine(axis) + " out of range for rank " +
-                   llvm::Twine(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// The host op's operands must be plain tensors: quantized values reach the
-/// host only through dequantize.
-llvm::Expected<Value> plainInput(ImportContext &ic, int i) {
-  auto v = ic.input(i);
-  if (!v)
-    return v.takeError();
-  if (graph::isQuantized(elementOf(*v)))
-    return ic.fail("expects unquantized tensors (int8 activations come as "
-                   "QDQ)");
-  return *v;
-}
-
 /// The element at position `i` of constant input `i` as a double, whatever
 /// its type (OneHot's depth may be a float).
 llvm::Expected<double> constantScalar(ImportContext &ic, int i) {
@@ -149,41 +126,6 @@ llvm::Expected<double> constantScalar(ImportContext &ic, int i) {
     return ic.fail("input " + llvm::Twine(i) + " has an unsupported type " +
                    elementTypeName(t->type()));
   }
-}
-
-/// Defines output 0 as `t`, folded at import. A rank-0 graph output is
-/// written by a host op instead: the importer copies constant graph outputs
-/// with linalg.copy, and upstream linalg elementwise fusion (LLVM 19)
-/// crashes on a rank-0 linalg.copy of a constant.
-llvm::Error defineFolded(ImportContext &ic, HostTensor t) {
-  const std::string &name = ic.node->output(0);
-  bool graphOutput = llvm::any_of(
-      ic.model.graph().output(),
-      [&](const onnx::ValueInfoProto &o) { return o.name() == name; });
-  if (!t.shape().empty() || !graphOutput) {
-    ic.defineConstant(name, std::move(t));
-    return llvm::Error::success();
-  }
-  auto y = ic.hostOp(
-      ic.materialize(t),
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        auto type = cast<RankedTensorType>(args[0].getType());
-        AffineMap scalar = AffineMap::get(0, 0, {}, b.getContext());
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{type}, args,
-                ValueRange{lw::emptyTensor(b, loc, {}, type.getElementType())},
-                ArrayRef<AffineMap>{scalar, scalar},
-                ArrayRef<utils::IteratorType>{},
-                [](OpBuilder &nb, Location l, ValueRange el) {
-                  nb.create<linalg::YieldOp>(l, el[0]);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
 }
 
 //===----------------------------------------------------------------------===//

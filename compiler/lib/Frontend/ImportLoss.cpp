@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 
@@ -48,16 +49,6 @@ struct LossSpec {
   Type compute;
 };
 
-Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  auto from = cast<FloatType>(v.getType());
-  auto t = cast<FloatType>(to);
-  if (from == t)
-    return v;
-  if (from.getWidth() < t.getWidth())
-    return b.create<arith::ExtFOp>(loc, to, v);
-  return b.create<arith::TruncFOp>(loc, to, v);
-}
-
 Value floatConst(OpBuilder &b, Location loc, Type t, double v) {
   return b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, v));
 }
@@ -68,10 +59,6 @@ Value filledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type t,
   return b
       .create<linalg::FillOp>(loc, floatConst(b, loc, t, v), ValueRange{empty})
       .getResult(0);
-}
-
-SmallVector<utils::IteratorType> parallel(int64_t n) {
-  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
 }
 
 /// `x` with every element cast to `t` (no-op when it already is).

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 #include "systole/Frontend/OnnxModel.h"
@@ -378,19 +379,12 @@ llvm::Error importInstanceNormalization(ImportContext &ic) {
 
 /// The element type ONNX's stash_type names (float by default).
 llvm::Expected<Type> stashType(ImportContext &ic) {
-  switch (ic.attrInt("stash_type", onnx::TensorProto::FLOAT)) {
-  case onnx::TensorProto::FLOAT:
-    return Type(Float32Type::get(ic.ctx()));
-  case onnx::TensorProto::DOUBLE:
-    return Type(Float64Type::get(ic.ctx()));
-  case onnx::TensorProto::FLOAT16:
-    return Type(Float16Type::get(ic.ctx()));
-  case onnx::TensorProto::BFLOAT16:
-    return Type(BFloat16Type::get(ic.ctx()));
-  default:
-    return ic.fail("stash_type " + llvm::Twine(ic.attrInt("stash_type", 1)) +
-                   " is not a float type");
-  }
+  Type t = onnxElementType(ic.ctx(),
+                           ic.attrInt("stash_type", onnx::TensorProto::FLOAT));
+  if (t && isa<FloatType>(t))
+    return t;
+  return ic.fail("stash_type " + llvm::Twine(ic.attrInt("stash_type", 1)) +
+                 " is not a float type");
 }
 
 /// GroupNormalization: x viewed as [N, G, C/G, D...], statistics over

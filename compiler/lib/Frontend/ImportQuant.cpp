@@ -14,9 +14,11 @@ using namespace mlir;
 
 namespace systole::frontend {
 
-/// Normalizes ONNX's `axis` (may be negative) for a tensor of `rank`.
-static llvm::Expected<int64_t> normalizeAxis(ImportContext &ic, int64_t axis,
-                                             int64_t rank) {
+/// Normalizes ONNX's `axis` (may be negative) for a tensor of `rank`. Not
+/// the shared normalizeAxis (ImportHelpers.h): axis 0 of a rank-0 tensor is
+/// accepted here (the upper bound is max(rank, 1)), as it always was.
+static llvm::Expected<int64_t> normalizeQuantAxis(ImportContext &ic,
+                                                  int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     return ic.fail("axis " + llvm::Twine(axis) + " out of range for rank " +
                    llvm::Twine(rank));
@@ -29,7 +31,7 @@ static llvm::Expected<int64_t> quantAxis(ImportContext &ic, int64_t rank) {
   const HostTensor *scale = ic.constantInput(1);
   if (!scale || scale->numElements() <= 1)
     return 0;
-  return normalizeAxis(ic, ic.attrInt("axis", 1), rank);
+  return normalizeQuantAxis(ic, ic.attrInt("axis", 1), rank);
 }
 
 /// QuantizeLinear of a constant float tensor (weights exported unquantized):

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 
@@ -706,15 +707,6 @@ Value buildOutput(const Body &bd, ValueRange args, int k) {
               : bd.insert(v, out, ArrayRef<int64_t>{d, 0, 0}, {1, B, H});
   }
   return out;
-}
-
-/// The time loop's tensor iter_args bufferize only with scf's bufferization
-/// models, which the host pipeline does not register itself.
-void loadScf(ImportContext &ic) {
-  ic.ctx()->getOrLoadDialect<scf::SCFDialect>();
-  DialectRegistry registry;
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  ic.ctx()->appendDialectRegistry(registry);
 }
 
 template <Cell C> llvm::Error importRecurrent(ImportContext &ic) {

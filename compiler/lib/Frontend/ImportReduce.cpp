@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 #include "systole/Frontend/OnnxModel.h"
@@ -42,12 +43,6 @@ llvm::StringMap<OpImporter> &previous() {
 
 using CombineN =
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
-
-Value scalar(OpBuilder &b, Location loc, Type t, double v) {
-  if (auto f = dyn_cast<FloatType>(t))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, int64_t(v)));
-}
 
 /// The identity of max (`largest` false) or min (`largest` true): -inf/+inf
 /// for floats, the integer type's bounds otherwise.

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 
@@ -29,18 +30,6 @@ namespace lw = systole::conversion::lowering;
 namespace systole::frontend {
 
 namespace {
-
-Value scalar(OpBuilder &b, Location loc, Type t, double v) {
-  if (auto f = dyn_cast<FloatType>(t))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, int64_t(v)));
-}
-
-Value filled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value v) {
-  Value e = b.create<tensor::EmptyOp>(loc, shape, v.getType());
-  return b.create<linalg::FillOp>(loc, ValueRange{v}, ValueRange{e})
-      .getResult(0);
-}
 
 /// Offsets/sizes/strides of the slice at position `pos` of `axis`.
 struct AxisSlice {
@@ -78,15 +67,9 @@ llvm::Expected<Value> dataInput(ImportContext &ic) {
   return *x;
 }
 
-/// scf.for with tensor iter_args: the host pipeline bufferizes them only
-/// with scf's bufferization models, which it does not register itself.
-void loadScf(ImportContext &ic) {
-  ic.ctx()->getOrLoadDialect<scf::SCFDialect>();
-  DialectRegistry registry;
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  ic.ctx()->appendDialectRegistry(registry);
-}
-
+/// normalizeAxis (ImportHelpers.h) with this file's own message ("axis A is
+/// out of range for rank R"), kept so that CumSum and TopK errors stay as
+/// they are.
 llvm::Expected<int64_t> axisIn(ImportContext &ic, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank)
     return ic.fail("axis " + llvm::Twine(axis) + " is out of range for rank " +
@@ -105,7 +88,7 @@ Value buildCumSum(OpBuilder &b, Location loc, Value x, int64_t axis,
   SmallVector<int64_t> row = withoutAxis(shape, axis);
   auto rowType = RankedTensorType::get(row, elem);
   int64_t n = shape[axis];
-  Value running = filled(b, loc, row, scalar(b, loc, elem, 0));
+  Value running = filledWith(b, loc, row, scalar(b, loc, elem, 0));
   Value out = b.create<tensor::EmptyOp>(loc, shape, elem);
   Value lb = b.create<arith::ConstantIndexOp>(loc, 0);
   Value ub = b.create<arith::ConstantIndexOp>(loc, n);
@@ -243,8 +226,8 @@ Value buildTopK(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t k,
             TypeRange{RankedTensorType::get(row, elem),
                       RankedTensorType::get(row, i64)},
             ValueRange{x, prevVal, prevIdx},
-            ValueRange{filled(nb, l, row, scalar(nb, l, elem, 0)),
-                       filled(nb, l, row, none)},
+            ValueRange{filledWith(nb, l, row, scalar(nb, l, elem, 0)),
+                       filledWith(nb, l, row, none)},
             ArrayRef<AffineMap>{id, red, red, red, red}, iters,
             [&](OpBuilder &gb, Location gl, ValueRange a) {
               Value v = a[0], pv = a[1], pi = a[2], bv = a[3], bi = a[4];

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 
 #include "systole/Conversion/LoweringUtils.h"
 #include "systole/Frontend/OnnxModel.h"
@@ -31,35 +32,6 @@ namespace lw = systole::conversion::lowering;
 namespace systole::frontend {
 
 namespace {
-
-llvm::Expected<int64_t> normalizeAxis(ImportContext &ic, int64_t axis,
-                                      int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return ic.fail("axis " + llvm::Twine(axis) + " out of range for rank " +
-                   llvm::Twine(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
-llvm::Expected<Value> plainInput(ImportContext &ic, int i) {
-  auto v = ic.input(i);
-  if (!v)
-    return v.takeError();
-  if (graph::isQuantized(elementOf(*v)))
-    return ic.fail("expects unquantized tensors (int8 activations come as "
-                   "QDQ)");
-  return *v;
-}
-
-/// Shape of input `i`, whether a constant or an IR value.
-llvm::Expected<std::vector<int64_t>> shapeOfInput(ImportContext &ic, int i) {
-  if (const HostTensor *c = ic.constantInput(i))
-    return c->shape();
-  auto x = ic.input(i);
-  if (!x)
-    return x.takeError();
-  auto s = shapeOf(*x);
-  return std::vector<int64_t>(s.begin(), s.end());
-}
 
 /// out[ivs] = in[map(ivs)]: a data movement whose source position is an
 /// affine function of the output position.
@@ -94,71 +66,17 @@ llvm::Error defineAffineCopy(ImportContext &ic, Value x,
   return ic.defineOutput(0, *y);
 }
 
-/// Defines output 0 as `t`, folded at import. A rank-0 graph output is
-/// written by a host op instead: the importer copies constant graph outputs
-/// with linalg.copy, and upstream linalg elementwise fusion (LLVM 19)
-/// crashes on a rank-0 linalg.copy of a constant.
-llvm::Error defineFolded(ImportContext &ic, HostTensor t) {
-  const std::string &name = ic.node->output(0);
-  bool graphOutput = llvm::any_of(
-      ic.model.graph().output(),
-      [&](const onnx::ValueInfoProto &o) { return o.name() == name; });
-  if (!t.shape().empty() || !graphOutput) {
-    ic.defineConstant(name, std::move(t));
-    return llvm::Error::success();
-  }
-  auto y = ic.hostOp(
-      ic.materialize(t),
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        auto type = cast<RankedTensorType>(args[0].getType());
-        AffineMap scalar = AffineMap::get(0, 0, {}, b.getContext());
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{type}, args,
-                ValueRange{lw::emptyTensor(b, loc, {}, type.getElementType())},
-                ArrayRef<AffineMap>{scalar, scalar},
-                ArrayRef<utils::IteratorType>{},
-                [](OpBuilder &nb, Location l, ValueRange el) {
-                  nb.create<linalg::YieldOp>(l, el[0]);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
-}
-
-/// The element type ONNX's `dtype` attributes name.
+/// The element type ONNX's `dtype` attributes name (EyeLike). BFLOAT16 is
+/// refused although onnxElementType maps it: EyeLike never accepted it, and
+/// a model that asks for it still fails with this message.
 llvm::Expected<Type> onnxType(ImportContext &ic, int64_t dtype) {
-  MLIRContext *ctx = ic.ctx();
-  switch (dtype) {
-  case onnx::TensorProto::FLOAT:
-    return Type(Float32Type::get(ctx));
-  case onnx::TensorProto::DOUBLE:
-    return Type(Float64Type::get(ctx));
-  case onnx::TensorProto::FLOAT16:
-    return Type(Float16Type::get(ctx));
-  case onnx::TensorProto::BOOL:
-    return Type(IntegerType::get(ctx, 1));
-  case onnx::TensorProto::INT8:
-  case onnx::TensorProto::UINT8:
-    return Type(IntegerType::get(ctx, 8));
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return Type(IntegerType::get(ctx, 16));
-  case onnx::TensorProto::INT32:
-  case onnx::TensorProto::UINT32:
-    return Type(IntegerType::get(ctx, 32));
-  case onnx::TensorProto::INT64:
-  case onnx::TensorProto::UINT64:
-    return Type(IntegerType::get(ctx, 64));
-  default:
-    return ic.fail("dtype " +
-                   onnx::TensorProto::DataType_Name(
-                       static_cast<onnx::TensorProto::DataType>(dtype)) +
-                   " is not supported");
-  }
+  if (dtype != onnx::TensorProto::BFLOAT16)
+    if (Type t = onnxElementType(ic.ctx(), dtype))
+      return t;
+  return ic.fail("dtype " +
+                 onnx::TensorProto::DataType_Name(
+                     static_cast<onnx::TensorProto::DataType>(dtype)) +
+                 " is not supported");
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,7 @@
 #include "ConvTransposeAsConv.h"
 #include "GuardedShapeInference.h"
 #include "ImportContext.h"
+#include "ImportHelpers.h"
 #include "QuantizeFloatWeights.h"
 
 #include "systole/Conversion/LoweringUtils.h"
@@ -360,6 +361,12 @@ std::string importerKey(StringRef domain, StringRef opType) {
 // Importer driver
 //===----------------------------------------------------------------------===//
 
+/// The translator of each op type. The order of the registrations decides
+/// which translator an op type gets: a later one replaces an earlier one
+/// (and may look it up first to keep it for some cases). Keep it when
+/// moving importers between files: a file split in two registers at the
+/// same place (ImportShape.cpp + ImportPadSlice.cpp, ImportHostConv.cpp +
+/// ImportHostPool.cpp, whose op types do not overlap).
 static const llvm::StringMap<OpImporter> &importers() {
   static const llvm::StringMap<OpImporter> table = [] {
     llvm::StringMap<OpImporter> t;
@@ -368,6 +375,7 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerElementwiseImporters(t);
     registerPoolImporters(t);
     registerShapeImporters(t);
+    registerPadSliceImporters(t);
     registerFloatImporters(t);
     // Host-only families; each may wrap an op registered above (keeping its
     // NPU form for the cases that have one).
@@ -377,6 +385,7 @@ static const llvm::StringMap<OpImporter> &importers() {
     registerTensorOpImporters(t);
     registerNormImporters(t);
     registerHostConvImporters(t);
+    registerHostPoolImporters(t);
     registerResizeImporters(t);
     registerLossImporters(t);
     registerRecurrentImporters(t);
@@ -401,42 +410,14 @@ void registerImportDialects(MLIRContext &context) {
       tensor::TensorDialect, math::MathDialect, scf::SCFDialect>();
 }
 
-static llvm::Expected<Type> onnxElementType(ImportContext &ic, int32_t t) {
-  switch (t) {
-  case onnx::TensorProto::FLOAT:
-    return Type(Float32Type::get(ic.ctx()));
-  case onnx::TensorProto::INT8:
-    return Type(IntegerType::get(ic.ctx(), 8));
-  case onnx::TensorProto::UINT8:
-    // Signless like constants; the argument's graph.dtype says "uint8".
-    return Type(IntegerType::get(ic.ctx(), 8));
-  case onnx::TensorProto::INT32:
-    return Type(IntegerType::get(ic.ctx(), 32));
-  // Host-only: token ids, indices, masks.
-  case onnx::TensorProto::INT64:
-    return Type(IntegerType::get(ic.ctx(), 64));
-  case onnx::TensorProto::INT16:
-  case onnx::TensorProto::UINT16:
-    return Type(IntegerType::get(ic.ctx(), 16));
-  case onnx::TensorProto::UINT32:
-    return Type(IntegerType::get(ic.ctx(), 32));
-  case onnx::TensorProto::UINT64:
-    return Type(IntegerType::get(ic.ctx(), 64));
-  case onnx::TensorProto::BOOL:
-    return Type(IntegerType::get(ic.ctx(), 1));
-  case onnx::TensorProto::DOUBLE:
-    return Type(Float64Type::get(ic.ctx()));
-  case onnx::TensorProto::FLOAT16:
-    return Type(Float16Type::get(ic.ctx()));
-  case onnx::TensorProto::BFLOAT16:
-    return Type(BFloat16Type::get(ic.ctx()));
-  default:
-    return ic.fail("graph input/output element type " +
-                   onnx::TensorProto::DataType_Name(
-                       static_cast<onnx::TensorProto::DataType>(t)) +
-                   " is not supported (float16/32/64, bfloat16, int8/16/32/64, "
-                   "uint8/16/32/64 and bool are)");
-  }
+static llvm::Expected<Type> graphElementType(ImportContext &ic, int32_t t) {
+  if (Type type = onnxElementType(ic.ctx(), t))
+    return type;
+  return ic.fail("graph input/output element type " +
+                 onnx::TensorProto::DataType_Name(
+                     static_cast<onnx::TensorProto::DataType>(t)) +
+                 " is not supported (float16/32/64, bfloat16, int8/16/32/64, "
+                 "uint8/16/32/64 and bool are)");
 }
 
 static llvm::Expected<RankedTensorType>
@@ -445,7 +426,7 @@ graphInputType(ImportContext &ic, const onnx::ValueInfoProto &info,
   if (!info.type().has_tensor_type())
     return ic.fail("graph input '" + info.name() + "' is not a tensor");
   const auto &tt = info.type().tensor_type();
-  auto elem = onnxElementType(ic, tt.elem_type());
+  auto elem = graphElementType(ic, tt.elem_type());
   if (!elem)
     return elem.takeError();
   std::vector<int64_t> shape;

@@ -1,0 +1,157 @@
+//===- ImportHelpers.cpp - Helpers shared by the ONNX op importers --------===//
+#include "ImportHelpers.h"
+
+#include "systole/Conversion/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+namespace lw = systole::conversion::lowering;
+
+namespace systole::frontend {
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<int64_t> normalizeAxis(ImportContext &ic, int64_t axis,
+                                      int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return ic.fail("axis " + llvm::Twine(axis) + " out of range for rank " +
+                   llvm::Twine(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+llvm::Expected<Value> plainInput(ImportContext &ic, int i) {
+  auto v = ic.input(i);
+  if (!v)
+    return v.takeError();
+  if (graph::isQuantized(elementOf(*v)))
+    return ic.fail("expects unquantized tensors (int8 activations come as "
+                   "QDQ)");
+  return *v;
+}
+
+llvm::Expected<std::vector<int64_t>> shapeOfInput(ImportContext &ic, int i) {
+  if (const HostTensor *c = ic.constantInput(i))
+    return c->shape();
+  auto x = ic.input(i);
+  if (!x)
+    return x.takeError();
+  auto s = shapeOf(*x);
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+llvm::Error defineFolded(ImportContext &ic, HostTensor t) {
+  const std::string &name = ic.node->output(0);
+  bool graphOutput = llvm::any_of(
+      ic.model.graph().output(),
+      [&](const onnx::ValueInfoProto &o) { return o.name() == name; });
+  if (!t.shape().empty() || !graphOutput) {
+    ic.defineConstant(name, std::move(t));
+    return llvm::Error::success();
+  }
+  auto y = ic.hostOp(
+      ic.materialize(t),
+      [&](OpBuilder &b, Location loc,
+          ValueRange args) -> llvm::Expected<Value> {
+        auto type = cast<RankedTensorType>(args[0].getType());
+        AffineMap scalar = AffineMap::get(0, 0, {}, b.getContext());
+        return b
+            .create<linalg::GenericOp>(
+                loc, TypeRange{type}, args,
+                ValueRange{lw::emptyTensor(b, loc, {}, type.getElementType())},
+                ArrayRef<AffineMap>{scalar, scalar},
+                ArrayRef<utils::IteratorType>{},
+                [](OpBuilder &nb, Location l, ValueRange el) {
+                  nb.create<linalg::YieldOp>(l, el[0]);
+                })
+            .getResult(0);
+      });
+  if (!y)
+    return y.takeError();
+  return ic.defineOutput(0, *y);
+}
+
+void loadScf(ImportContext &ic) {
+  ic.ctx()->getOrLoadDialect<scf::SCFDialect>();
+  DialectRegistry registry;
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  ic.ctx()->appendDialectRegistry(registry);
+}
+
+//===----------------------------------------------------------------------===//
+// ONNX data types
+//===----------------------------------------------------------------------===//
+
+Type onnxElementType(MLIRContext *ctx, int64_t dataType) {
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
+  // The unsigned types are signless like constants; ImportContext::isUnsigned
+  // (and a graph argument's graph.dtype) says which are unsigned.
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32);
+  // Host-only: token ids, indices, masks.
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64);
+  default:
+    return {};
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// IR builders
+//===----------------------------------------------------------------------===//
+
+Value scalar(OpBuilder &b, Location loc, Type t, double v) {
+  if (auto f = dyn_cast<FloatType>(t))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, int64_t(v)));
+}
+
+Value cIndex(OpBuilder &b, Location loc, int64_t v) {
+  return b.create<arith::ConstantIndexOp>(loc, v);
+}
+
+Value filledWith(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value v) {
+  Value e = b.create<tensor::EmptyOp>(loc, shape, v.getType());
+  return b.create<linalg::FillOp>(loc, ValueRange{v}, ValueRange{e})
+      .getResult(0);
+}
+
+Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  auto from = cast<FloatType>(v.getType());
+  auto t = cast<FloatType>(to);
+  if (from == t)
+    return v;
+  if (from.getWidth() < t.getWidth())
+    return b.create<arith::ExtFOp>(loc, to, v);
+  return b.create<arith::TruncFOp>(loc, to, v);
+}
+
+SmallVector<utils::IteratorType> parallel(int64_t n) {
+  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
+}
+
+} // namespace systole::frontend
