@@ -28,10 +28,12 @@ systole::isa::resolveHwConfig(llvm::StringRef nameOrPath) {
   std::string dir = presetDirectory();
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, nameOrPath + ".json");
-  if (llvm::sys::fs::exists(path))
+  // A path is never a preset name.
+  if (!nameOrPath.contains('/') && llvm::sys::fs::exists(path))
     return loadHwConfigFile(path);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "hardware config '" + nameOrPath +
-                                     "' is neither a file nor a preset in " +
-                                     dir);
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "hardware config '" + nameOrPath +
+          "' is neither a file nor a bundled preset in " + dir +
+          " (see `systole presets`)");
 }

@@ -20,6 +20,7 @@
 
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/Frontend/OnnxModel.h"
+#include "systole/ISA/Presets.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Target/NPU/Annotations.h"
@@ -256,7 +257,7 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
       if (mlir::failed(pm.run(**module)))
         return {Outcome::Fail, "compile: " + diag};
     }
-    auto config = npu::resolveHwConfig(hw);
+    auto config = isa::resolveHwConfig(hw);
     if (!config)
       return {Outcome::Fail, llvm::toString(config.takeError())};
     auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");

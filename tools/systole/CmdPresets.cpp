@@ -1,6 +1,7 @@
 //===- CmdPresets.cpp - `systole presets`: list bundled hardware configs --===//
 #include "FlagParser.h"
 #include "Subcommands.h"
+#include "systole/ISA/Presets.h"
 
 #include "systole/ISA/HwConfig.h"
 
@@ -21,7 +22,7 @@ static int runPresets(int argc, char **argv) {
                         "(directory: $SYSTOLE_PRESET_DIR or isa/presets).");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
-  std::string dir = cli::presetDirectory();
+  std::string dir = isa::presetDirectory();
   auto presets = isa::listPresets(dir);
   if (!presets) {
     llvm::errs() << "systole presets: " << llvm::toString(presets.takeError())

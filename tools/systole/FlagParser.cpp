@@ -1,5 +1,6 @@
 //===- FlagParser.cpp - The option parser of every systole subcommand -----===//
 #include "FlagParser.h"
+#include "systole/ISA/Presets.h"
 #include "Subcommands.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -255,18 +256,7 @@ std::optional<int> FlagParser::parse(int argc, char **argv) {
 }
 
 llvm::Expected<isa::HwConfig> cli::loadHwConfigArg(llvm::StringRef arg) {
-  std::string path = arg.str();
-  if (!llvm::sys::fs::exists(arg)) {
-    std::string preset = presetDirectory() + "/" + arg.str() + ".json";
-    if (arg.contains('/') || !llvm::sys::fs::exists(preset))
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--hw: '%s' is neither a file nor a bundled preset "
-          "(see `systole presets`)",
-          arg.str().c_str());
-    path = preset;
-  }
-  auto cfg = isa::loadHwConfigFile(path);
+  auto cfg = isa::resolveHwConfig(arg);
   if (!cfg)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "--hw: %s",
                                    llvm::toString(cfg.takeError()).c_str());

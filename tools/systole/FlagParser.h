@@ -118,7 +118,7 @@ private:
 };
 
 /// `--hw`: a hardware config file, or the name of a bundled preset
-/// (cli::presetDirectory()). Errors start with "--hw: ".
+/// (isa::resolveHwConfig). Errors start with "--hw: ".
 llvm::Expected<isa::HwConfig> loadHwConfigArg(llvm::StringRef arg);
 
 } // namespace systole::cli

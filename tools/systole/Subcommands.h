@@ -33,10 +33,6 @@ struct SubcommandRegistration {
   }
 };
 
-/// Directory with the bundled hardware presets: $SYSTOLE_PRESET_DIR or the
-/// source tree's isa/presets.
-std::string presetDirectory();
-
 } // namespace systole::cli
 
 #endif // SYSTOLE_TOOLS_SUBCOMMANDS_H

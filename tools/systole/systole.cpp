@@ -18,12 +18,6 @@ std::vector<Subcommand> &systole::cli::subcommands() {
   return registry;
 }
 
-std::string systole::cli::presetDirectory() {
-  if (const char *env = std::getenv("SYSTOLE_PRESET_DIR"))
-    return env;
-  return std::string(SYSTOLE_SOURCE_DIR) + "/isa/presets";
-}
-
 static void printUsage(FILE *out) {
   std::fprintf(out,
                "Systole %s: toolchain for a parameterized int8 "

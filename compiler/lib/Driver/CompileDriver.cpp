@@ -4,6 +4,7 @@
 
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/ISA/PlacementReport.h"
+#include "systole/ISA/Presets.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPUBinary/NPUBinary.h"
 
@@ -49,7 +50,7 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
       options.progress(stage.str());
   };
   CompileResult result;
-  auto config = npu::resolveHwConfig(options.hw);
+  auto config = isa::resolveHwConfig(options.hw);
   if (!config)
     return config.takeError();
   result.config = *config;

@@ -20,7 +20,6 @@
 #include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -406,7 +405,7 @@ bool isOpImportable(StringRef domain, StringRef opType) {
 void registerImportDialects(MLIRContext &context) {
   context.loadDialect<
       graph::GraphDialect, arith::ArithDialect, func::FuncDialect,
-      quant::QuantizationDialect, tosa::TosaDialect, linalg::LinalgDialect,
+      quant::QuantizationDialect, linalg::LinalgDialect,
       tensor::TensorDialect, math::MathDialect, scf::SCFDialect>();
 }
 

@@ -15,7 +15,7 @@
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Runtime/Sweep.h"
-#include "systole/Target/NPU/Annotations.h"
+#include "systole/ISA/Presets.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -259,15 +259,9 @@ Program::analyze(const std::string &mode,
       unwrap(rt::runAndAnalyze(*impl->model, *kind, inputs, impl->name))));
 }
 
-static std::string presetDirectory() {
-  if (const char *env = std::getenv("SYSTOLE_PRESET_DIR"))
-    return env;
-  return SYSTOLE_PRESET_DIR;
-}
-
 std::vector<std::pair<std::string, std::string>> pyapi::presets() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const isa::PresetEntry &p : unwrap(isa::listPresets(presetDirectory())))
+  for (const isa::PresetEntry &p : unwrap(isa::listPresets(isa::presetDirectory())))
     out.emplace_back(
         p.stem, isa::hwConfigToJsonText(unwrap(isa::loadHwConfigFile(p.path))));
   return out;
@@ -278,7 +272,7 @@ std::string pyapi::parseHwConfig(const std::string &jsonText) {
 }
 
 std::string pyapi::resolveHwConfig(const std::string &nameOrPath) {
-  return isa::hwConfigToJsonText(unwrap(npu::resolveHwConfig(nameOrPath)));
+  return isa::hwConfigToJsonText(unwrap(isa::resolveHwConfig(nameOrPath)));
 }
 
 /// The sweep workers are `systole sweep --point I` processes (the library's
@@ -300,7 +294,7 @@ std::string pyapi::sweep(const SweepArgs &args) {
     raise("mode '" + args.mode + "' is not one of estimate, cycle");
   spec.mode = args.mode;
   spec.compileArgs = args.compileArgs;
-  spec.base = args.hwJson.empty() ? unwrap(npu::resolveHwConfig(args.hw))
+  spec.base = args.hwJson.empty() ? unwrap(isa::resolveHwConfig(args.hw))
                                   : unwrap(isa::parseHwConfig(args.hwJson));
   auto context = [](const char *what, llvm::Error e) {
     raise(llvm::Twine(what) + ": " + llvm::toString(std::move(e)));

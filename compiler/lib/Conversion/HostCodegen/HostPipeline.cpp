@@ -13,9 +13,6 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
-#include "mlir/Conversion/TosaToArith/TosaToArith.h"
-#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
-#include "mlir/Conversion/TosaToTensor/TosaToTensor.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -33,11 +30,6 @@ namespace systole::host {
 // strided views would call MLIR's C runner library, which the runtime must
 // not need).
 void populateHostBufferization(OpPassManager &pm) {
-  // graph.host bodies may use TOSA (docs/host.md): to linalg/tensor/arith.
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalgNamed());
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToLinalg());
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToTensor());
-  pm.addNestedPass<func::FuncOp>(tosa::createTosaToArith());
   pm.addNestedPass<func::FuncOp>(conversion::createConvertGraphToLinalg());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());

@@ -62,26 +62,6 @@ int64_t tileInt(DictionaryAttr tile, llvm::StringRef key, int64_t dflt) {
   return dflt;
 }
 
-llvm::Expected<isa::HwConfig> resolveHwConfig(llvm::StringRef nameOrPath) {
-  if (nameOrPath.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "no hardware config given (--hw FILE or "
-                                   "a preset name such as default-32x32)");
-  if (llvm::sys::fs::exists(nameOrPath))
-    return isa::loadHwConfigFile(nameOrPath);
-  std::string dir = SYSTOLE_PRESET_DIR;
-  if (const char *env = std::getenv("SYSTOLE_PRESET_DIR"))
-    dir = env;
-  llvm::SmallString<256> path(dir);
-  llvm::sys::path::append(path, nameOrPath + ".json");
-  if (llvm::sys::fs::exists(path))
-    return isa::loadHwConfigFile(path);
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "hardware config '" + nameOrPath +
-                                     "' is neither a file nor a preset in " +
-                                     dir);
-}
-
 int64_t storedElementBytes(Type tensorType) {
   Type elem = cast<ShapedType>(tensorType).getElementType();
   if (auto q = dyn_cast<quant::QuantizedType>(elem))

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "LayerLowering.h"
 
+#include "systole/ISA/Presets.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -128,7 +129,7 @@ struct PlanCascadesPass
   }
 
   void runOnOperation() override {
-    auto config = resolveHwConfig(hwConfig);
+    auto config = systole::isa::resolveHwConfig(hwConfig);
     if (!config) {
       getOperation().emitError() << llvm::toString(config.takeError());
       return signalPassFailure();

@@ -11,6 +11,7 @@
 
 #include <chrono>
 
+#include "systole/ISA/Presets.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 
@@ -60,7 +61,7 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
   using PlanTilesBase::PlanTilesBase;
 
   void runOnOperation() override {
-    auto hw = resolveHwConfig(hwConfig);
+    auto hw = systole::isa::resolveHwConfig(hwConfig);
     if (!hw) {
       getOperation().emitError() << llvm::toString(hw.takeError());
       return signalPassFailure();

@@ -1,7 +1,7 @@
 // RUN: systole-opt %s --split-input-file --verify-diagnostics --convert-graph-to-npu=hw=tiny-4x4
 // RUN: not systole-opt %s --split-input-file --convert-graph-to-npu=hw=no-such-preset 2>&1 | FileCheck %s --check-prefix=HW
 
-// HW: error: convert-graph-to-npu: hardware config 'no-such-preset' is neither a file nor a preset
+// HW: error: convert-graph-to-npu: hardware config 'no-such-preset' is neither a file nor a bundled preset
 
 // Code generation needs the pipeline's annotations (here: DRAM offsets).
 !x = !quant.uniform<i8:f32, 0.05:-3>

@@ -129,7 +129,7 @@ npu.program "tiny-4x4" {
 
 // -----
 
-// expected-error @+1 {{hardware config 'no-such-preset' is neither a file nor a preset}}
+// expected-error @+1 {{hardware config 'no-such-preset' is neither a file nor a bundled preset}}
 npu.program "no-such-preset" {
   npu.segment 0 "s" {
     npu.end

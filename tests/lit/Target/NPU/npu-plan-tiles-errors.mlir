@@ -4,4 +4,4 @@
 // RUN: not systole-opt %S/Inputs/conv.mlir --npu-partition --npu-plan-tiles=hw=no-such-preset 2>&1 | FileCheck %s --check-prefix=PRESET
 
 // CHECK: error: no tiling fits the hardware config 'small-sram': {{.*}}scratchpad of 1024 bytes cannot hold this tiling (needs {{[0-9]+}} bytes)
-// PRESET: hardware config 'no-such-preset' is neither a file nor a preset
+// PRESET: hardware config 'no-such-preset' is neither a file nor a bundled preset

@@ -50,10 +50,6 @@ mlir::DictionaryAttr getTile(mlir::Operation *op);
 int64_t tileInt(mlir::DictionaryAttr tile, llvm::StringRef key,
                 int64_t dflt = 0);
 
-/// Resolves `nameOrPath`: an existing file, else a bundled preset name
-/// (isa/presets/<name>.json, or $SYSTOLE_PRESET_DIR/<name>.json).
-llvm::Expected<isa::HwConfig> resolveHwConfig(llvm::StringRef nameOrPath);
-
 /// Bytes of one element of a tensor value as stored on the NPU.
 int64_t storedElementBytes(mlir::Type tensorType);
 /// Bytes of a tensor value as stored on the NPU.
