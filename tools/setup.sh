@@ -40,11 +40,22 @@ if ! command -v npm >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q npm
 fi
 
+# SYSTOLE_SETUP=demo (tools/demo.sh): only what the main job needs, the
+# `systole` CLI; ONNX Runtime, the rest of the build (RTL, tests) and the
+# model zoo are left to the test command (tools/test.sh), which runs this
+# script with everything.
+SCOPE="${SYSTOLE_SETUP:-all}"
+if [ "$SCOPE" != all ] && [ "$SCOPE" != demo ]; then
+  echo "setup: SYSTOLE_SETUP='$SCOPE' is not 'all' or 'demo'" >&2
+  exit 2
+fi
+
 # ONNX Runtime, the numerical reference: npm package, no install scripts (its
 # CPU library ships inside the package), in a project-local folder.
 ORT_DIR="$BUILD/ort"
-if [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ] ||
-   ! grep -q "\"version\": \"$ORT_VERSION\"" "$ORT_DIR/node_modules/onnxruntime-node/package.json"; then
+if [ "$SCOPE" = all ] &&
+   { [ ! -f "$ORT_DIR/node_modules/onnxruntime-node/package.json" ] ||
+     ! grep -q "\"version\": \"$ORT_VERSION\"" "$ORT_DIR/node_modules/onnxruntime-node/package.json"; }; then
   echo "setup: installing onnxruntime-node@$ORT_VERSION into $ORT_DIR"
   mkdir -p "$ORT_DIR"
   npm install --ignore-scripts --no-audit --no-fund --loglevel=error \
@@ -54,6 +65,10 @@ fi
 # Configure and build.
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+if [ "$SCOPE" = demo ]; then
+  cmake --build "$BUILD" -j "$(nproc)" --target systole
+  exit 0
 fi
 cmake --build "$BUILD" -j "$(nproc)"
 
