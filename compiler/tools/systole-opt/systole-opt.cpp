@@ -4,7 +4,7 @@
 // upstream ones our pipelines use.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Conversion/GraphToNPU/Passes.h"
+#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Conversion/HostCodegen.h"
 #include "systole/Conversion/Passes.h"
 #include "systole/Dialect/Graph/GraphDialect.h"

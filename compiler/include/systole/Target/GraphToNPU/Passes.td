@@ -1,6 +1,6 @@
 //===- Passes.td - Graph dialect -> npu dialect -------------*- tablegen -*-===//
-#ifndef SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_TD
-#define SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_TD
+#ifndef SYSTOLE_TARGET_GRAPHTONPU_PASSES_TD
+#define SYSTOLE_TARGET_GRAPHTONPU_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -24,4 +24,4 @@ def ConvertGraphToNPU : Pass<"convert-graph-to-npu", "mlir::ModuleOp"> {
   let dependentDialects = ["::systole::npu::NPUDialect"];
 }
 
-#endif // SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_TD
+#endif // SYSTOLE_TARGET_GRAPHTONPU_PASSES_TD

@@ -6,7 +6,7 @@
 // visible to systole-opt and lit, instruction by instruction.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Conversion/GraphToNPU/Passes.h"
+#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/ISA/Presets.h"
 #include "systole/Target/NPU/Emit.h"
 #include "systole/Target/NPUBinary/NPUBinary.h"
@@ -15,7 +15,7 @@
 
 namespace systole::conversion {
 #define GEN_PASS_DEF_CONVERTGRAPHTONPU
-#include "systole/Conversion/GraphToNPU/Passes.h.inc"
+#include "systole/Target/GraphToNPU/Passes.h.inc"
 } // namespace systole::conversion
 
 using namespace mlir;

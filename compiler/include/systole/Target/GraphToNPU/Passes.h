@@ -1,6 +1,6 @@
 //===- Passes.h - Graph dialect -> npu dialect ------------------*- C++ -*-===//
-#ifndef SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_H
-#define SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_H
+#ifndef SYSTOLE_TARGET_GRAPHTONPU_PASSES_H
+#define SYSTOLE_TARGET_GRAPHTONPU_PASSES_H
 
 #include "systole/Dialect/NPU/NPUDialect.h"
 
@@ -10,11 +10,11 @@
 namespace systole::conversion {
 
 #define GEN_PASS_DECL
-#include "systole/Conversion/GraphToNPU/Passes.h.inc"
+#include "systole/Target/GraphToNPU/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "systole/Conversion/GraphToNPU/Passes.h.inc"
+#include "systole/Target/GraphToNPU/Passes.h.inc"
 
 } // namespace systole::conversion
 
-#endif // SYSTOLE_CONVERSION_GRAPHTONPU_PASSES_H
+#endif // SYSTOLE_TARGET_GRAPHTONPU_PASSES_H
