@@ -1,4 +1,10 @@
 // RUN: systole-opt %s --npu-partition --split-input-file --verify-diagnostics
+// A requantize of a constant is an error at the op: the pass splits only
+// activations into the float round trip (the message expects an earlier
+// fold; --systole-npu-pipeline reports the same error, nothing before the
+// pass folds it).
+// RUN: not systole-opt %S/Inputs/requantize-constant.mlir --npu-partition 2>&1 | FileCheck %s --check-prefix=CONST
+// CONST: requantize-constant.mlir:8:8: error: requantization of a constant was not folded
 
 // A float op has no NPU lowering; the host's compiled code runs float ops,
 // but not grouped convolutions.

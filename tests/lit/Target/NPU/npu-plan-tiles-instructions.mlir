@@ -1,0 +1,60 @@
+// npu-plan-tiles at the instruction level: the plan's rows and n (npu.tile)
+// are the items' sizes in the generated code, and a K split (plan entry k)
+// is a group of items whose MATMULs accumulate into one tile.
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=TINY
+// RUN: systole-opt %s --systole-npu-pipeline=hw=rtl-8x8 --convert-graph-to-npu=hw=rtl-8x8 | FileCheck %s --check-prefix=RTL
+// RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --convert-graph-to-npu=hw=%S/Inputs/small-sram.json | FileCheck %s --check-prefix=KSPLIT
+
+// A 1x1 conv of the 4x4x4 input (zero point -3) into 8 channels (zero
+// point -128, ReLU). Whatever the cost model picks, an item is `rows`
+// output rows of 4 pixels by `n` output channels: each of its MATMULs has
+// M = rows x 4 (OW = 4) and K = Cin = 4, and at most as many columns as the
+// array has (4 on tiny-4x4, 8 on rtl-8x8: an item wider than the array is
+// column tiles of it); its REQUANT covers the whole item (M x n) and its
+// STORE writes n channels of M pixels into the 8-channel output (DRAM pixel
+// stride s1 = 8; the first item at the output's offset, 64, after the
+// 64-byte input).
+// TINY: graph.conv2d {{.*}}npu.tile = {n = [[#N:]] : i64, {{.*}}rows = [[#ROWS:]] : i64}
+// TINY-LABEL: npu.program "tiny-4x4"
+// TINY: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,4)]],
+// TINY: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
+// TINY-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#N]], n1 = [[#mul(ROWS,4)]], n2 = 1, n3 = 1, s1 = 8, t1 = [[#N]]}
+// RTL: graph.conv2d {{.*}}npu.tile = {n = [[#N:]] : i64, {{.*}}rows = [[#ROWS:]] : i64}
+// RTL-LABEL: npu.program "rtl-8x8"
+// RTL: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,8)]],
+// RTL: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
+// RTL-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#N]], n1 = [[#mul(ROWS,4)]], n2 = 1, n3 = 1, s1 = 8, t1 = [[#N]]}
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.1:-128>
+!w = !quant.uniform<i8:f32, 0.01>
+func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
+  %wi = arith.constant dense<1> : tensor<1x1x4x8xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x4x8xi8>) -> tensor<1x1x4x8x!w>
+  %c = graph.conv2d %x, %w {act_min = -128 : i64, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x4x!x>, tensor<1x1x4x8x!w>) -> tensor<1x4x4x8x!y>
+  return %c : tensor<1x4x4x8x!y>
+}
+
+// K split (Inputs/ksplit-matmul.mlir on small-sram.json: a 4x4 array, 1024
+// bytes of scratchpad). Unsplit, two 4 x 96 lhs slots (768 bytes) and the
+// 96 x 4 weights (384) exceed 1024 bytes; halving K once, two 4 x 48 lhs
+// chunks and two 48 x 4 weight chunks take 768 bytes: k = 48, two items.
+// M = 4 rows fit the array rows: output-stationary (a_zp = the lhs zero
+// point 1). Item 0 loads lhs columns 0..47 (DRAM 0: n0 = 48 of each of the
+// n1 = 4 rows, DRAM row pitch s1 = 96, packed t1 = 48) and weight rows
+// 0..47 (192 bytes from the constant pool at 4096, the 448-byte arena
+// rounded up to 4096); item 1 columns 48..95 (DRAM 48) and rows 48..95
+// (4096 + 192 = 4288). The first MATMUL overwrites the accumulator tile,
+// the second accumulates into the same tile (c_addr and c_stride equal);
+// only the group's last item requantizes (zero point -2) and stores the
+// 4 x 4 result, at 384 (after the 384-byte lhs).
+// KSPLIT: graph.matmul {{.*}}npu.tile = {k = 48 : i64, n = 4 : i64, os = 1 : i64, {{.*}}rows = 4 : i64}
+// KSPLIT: npu.segment 0 "npu0"
+// KSPLIT-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 48, n1 = 4, n2 = 1, n3 = 1, s1 = 96, t1 = 48}
+// KSPLIT-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[B0:[0-9]+]], dram_addr = 4096, n0 = 192, n1 = 1, n2 = 1, n3 = 1, s1 = 192, t1 = 192}
+// KSPLIT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[A1:[0-9]+]], dram_addr = 48, n0 = 48, n1 = 4, n2 = 1, n3 = 1, s1 = 96, t1 = 48}
+// KSPLIT-NEXT: npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[B1:[0-9]+]], dram_addr = 4288, n0 = 192, n1 = 1, n2 = 1, n3 = 1, s1 = 192, t1 = 192}
+// KSPLIT-NEXT: npu.matmul pop_prev %{{.*}} {dataflow = os, a_zp = 1, {{.*}}m = 4, k = 48, n = 4, b_addr = [[B0]], c_stride = 4}
+// KSPLIT-NEXT: npu.matmul pop_prev %{{.*}} {dataflow = os, accumulate, a_zp = 1, a_addr = [[A1]], {{.*}}m = 4, k = 48, n = 4, b_addr = [[B1]], c_stride = 4}
+// KSPLIT-NEXT: %[[R:.*]] = npu.requant push_next {bias, zp = -2, lo = -128, hi = 127, {{.*}}m = 4, n = 4,
+// KSPLIT-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, {{.*}}dram_addr = 384, n0 = 4, n1 = 4, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// KSPLIT-NEXT: npu.end
