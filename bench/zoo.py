@@ -3,7 +3,7 @@
 
 usage: /usr/bin/python3 bench/zoo.py [--out DIR] [--only NAME ...] [--no-build] [--npm-cache DIR]
            [--hw default-32x32,edge-16x16] [--backends functional,cycle] [--json OUT]
-           [--no-perf | --perf-only] [--baseline SYSTOLE] [--tune-budget N]
+           [--no-perf | --perf-only] [--baseline SYSTOLE] [--tune-budget N] [--no-tune]
 
 For each model (models/build_models.py --list): build its folder into DIR
 (default build/cache/zoo; --no-build reuses it), then for both ONNX forms and
@@ -58,11 +58,13 @@ def main():
     parser.add_argument("--perf-only", action="store_true", help="the performance table only")
     parser.add_argument("--baseline", help="another systole binary to add to the performance table")
     parser.add_argument("--tune-budget", type=int, default=2000)
+    parser.add_argument("--no-tune", action="store_true",
+                        help="performance table without the --tune columns (faster)")
     args = parser.parse_args()
     if args.perf_only:
         import zoo_perf
         zoo_perf.perf_table(args.only or model_names(), args.out, args.hw.split(","), args.systole,
-                            args.out / ".perf", args.baseline, args.tune_budget)
+                            args.out / ".perf", args.baseline, args.tune_budget, not args.no_tune)
         return 0
     names = args.only or model_names()
     results, build_s = [], {}
@@ -111,7 +113,7 @@ def main():
         import zoo_perf
         print()
         zoo_perf.perf_table(names, args.out, args.hw.split(","), args.systole, args.out / ".perf",
-                            args.baseline, args.tune_budget)
+                            args.baseline, args.tune_budget, not args.no_tune)
     return 1 if failed else 0
 
 

@@ -41,7 +41,7 @@ def geomean(values):
     return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
 
 
-def perf_table(names, zoo_dir, hws, systole, work, baseline=None, tune_budget=2000):
+def perf_table(names, zoo_dir, hws, systole, work, baseline=None, tune_budget=2000, tune=True):
     work.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in names:
@@ -51,8 +51,9 @@ def perf_table(names, zoo_dir, hws, systole, work, baseline=None, tune_budget=20
         for hw in hws:
             row = {"model": name, "hw": hw}
             row["default"] = measure(systole, onnx, hw, work / f"{name}-{hw}-default")
-            row["tuned"] = measure(systole, onnx, hw, work / f"{name}-{hw}-tuned",
-                                   [f"--tune={tune_budget}", "--tune-cache", "none"])
+            if tune:
+                row["tuned"] = measure(systole, onnx, hw, work / f"{name}-{hw}-tuned",
+                                       [f"--tune={tune_budget}", "--tune-cache", "none"])
             if baseline:
                 row["baseline"] = measure(baseline, onnx, hw, work / f"{name}-{hw}-baseline")
             rows.append(row)
@@ -80,10 +81,10 @@ def perf_table(names, zoo_dir, hws, systole, work, baseline=None, tune_budget=20
             if vals:
                 parts.append(f"{variant} {geomean(vals):.3f}")
         slower = [r["model"] for r in cnn
-                  if "cycles" in r["tuned"] and "cycles" in r["default"]
+                  if "cycles" in r.get("tuned", {}) and "cycles" in r["default"]
                   and r["tuned"]["cycles"] > r["default"]["cycles"]]
         print(f"{hw}: geomean cycles / bound over {len(cnn)} CNNs: " + ", ".join(parts)
-              + f"; --tune slower than default on: {', '.join(slower) or 'none'}")
+              + (f"; --tune slower than default on: {', '.join(slower) or 'none'}" if tune else ""))
     return rows
 
 
