@@ -1,5 +1,6 @@
 //===- Verifier.cpp - Semantic checks of instructions and programs --------===//
 #include "systole/ISA/Verifier.h"
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/Timing.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -54,96 +55,23 @@ std::string hex(uint64_t v) { return llvm::formatv("{0:x-}", v).str(); }
 // Streaming-write rule (docs/isa.md §4, "Outputs do not partially overlap
 // inputs"): the RTL writes an instruction's results beat by beat while it
 // still reads its inputs, so no input byte may be one an earlier beat wrote.
+// Decided exactly on the strided sets by stridedRunsOverlap (Footprint.h).
 namespace {
 using u128 = unsigned __int128;
-using i128 = __int128;
-
-// {base + j*s1 + k*s2 + e : j < n1, k < n2, e < w}: rows j of pixels k of w
-// contiguous elements (VADD: one pixel per row).
-struct Strided {
-  const char *name;
-  uint64_t base, n1, s1, n2, s2, w;
-  bool empty() const { return !n1 || !n2 || !w; }
-  u128 rowSpan() const { return u128(n2 - 1) * s2 + w; }
-  u128 end() const { return u128(base) + u128(n1 - 1) * s1 + rowSpan(); }
-};
-
-// The k < n with k*s in the open interval (lo, hi), as [first, last); when
-// s == 0 all k name the same address, so at most k = 0.
-std::pair<i128, i128> multiplesIn(i128 lo, i128 hi, uint64_t s, uint64_t n) {
-  if (s == 0)
-    return lo < 0 && hi > 0 ? std::pair<i128, i128>{0, 1}
-                            : std::pair<i128, i128>{0, 0};
-  if (hi <= 0)
-    return {0, 0};
-  i128 first = lo < 0 ? 0 : lo / s + 1;
-  i128 last = std::min<i128>(n, (hi + s - 1) / s);
-  return {first, std::max(first, last)};
-}
-
-bool multipleIn(i128 lo, i128 hi, uint64_t s, uint64_t n) {
-  auto [first, last] = multiplesIn(lo, hi, s, n);
-  return first < last;
-}
-
-// Does [a, a + w) meet Y? Visits only Y's rows whose hull meets the run, one
-// unit of `budget` each (none when Y's rows are single runs); nullopt when
-// the budget runs out.
-std::optional<bool> runMeets(i128 a, uint64_t w, const Strided &Y,
-                             uint64_t &budget) {
-  i128 d = a - i128(Y.base);
-  if (Y.n2 == 1) // rows are single runs: one test, however rows overlap
-    return multipleIn(d - i128(Y.w), d + w, Y.s1, Y.n1);
-  auto [first, last] = multiplesIn(d - i128(Y.rowSpan()), d + w, Y.s1, Y.n1);
-  for (i128 j = first; j < last; ++j) {
-    if (!budget--)
-      return std::nullopt;
-    i128 r = d - j * i128(Y.s1); // the run relative to row j
-    if (multipleIn(r - i128(Y.w), r + w, Y.s2, Y.n2))
-      return true;
-  }
-  return false;
-}
-
-// Do X and Y share an address? Exact: walks the runs of the operand with
-// fewer of them that lie in Y's hull, each tested against Y's rows by
-// arithmetic; nullopt when that takes more than `budget` steps.
-std::optional<bool> intersects(Strided X, Strided Y, uint64_t budget) {
-  if (X.empty() || Y.empty() || X.end() <= Y.base || Y.end() <= X.base)
-    return false;
-  if (u128(X.n1) * X.n2 > u128(Y.n1) * Y.n2)
-    std::swap(X, Y);
-  i128 d = i128(Y.base) - i128(X.base), yEnd = i128(Y.end()) - i128(X.base);
-  auto [j0, j1] = multiplesIn(d - i128(X.rowSpan()), yEnd, X.s1, X.n1);
-  for (i128 j = j0; j < j1; ++j) {
-    if (!budget--)
-      return std::nullopt;
-    i128 row = j * i128(X.s1);
-    auto [k0, k1] = multiplesIn(d - row - X.w, yEnd - row, X.s2, X.n2);
-    for (i128 k = k0; k < k1; ++k) {
-      if (!budget--)
-        return std::nullopt;
-      auto m = runMeets(i128(X.base) + row + k * i128(X.s2), X.w, Y, budget);
-      if (!m || *m)
-        return m;
-    }
-  }
-  return false;
-}
 
 // Bounds the exact search (a few ms); a VADD needs at most 2*n1 + 1 steps
 // (n1 < 2^16), compiled POOLs a few per output pixel.
 constexpr uint64_t kOverlapBudget = 1u << 18;
 
-std::string range(const Strided &s) {
+std::string range(const StridedRuns &s) {
   return llvm::formatv("SP [0x{0}, 0x{1})", hex(s.base),
                        hex(static_cast<uint64_t>(s.end())))
       .str();
 }
 
-llvm::Error requireDisjoint(const Instruction &I, const Strided &out,
-                            const Strided &in, const char *why) {
-  auto m = intersects(out, in, kOverlapBudget);
+llvm::Error requireDisjoint(const Instruction &I, const StridedRuns &out,
+                            const StridedRuns &in, const char *why) {
+  auto m = stridedRunsOverlap(out, in, kOverlapBudget);
   if (m && !*m)
     return llvm::Error::success();
   return error(llvm::formatv(
@@ -153,7 +81,8 @@ llvm::Error requireDisjoint(const Instruction &I, const Strided &out,
 }
 
 // DWCONV accumulates each output once while streaming, so two outputs must
-// not share an ACC word: some (dy, dx) != 0 with |dy*crs + dx*cps| < ch.
+// not share an ACC word: some (dy, dx) != 0 with |dy*crs + dx*cps| < ch
+// (sharedGridCells, Footprint.h).
 llvm::Error checkDwconvOutputs(const Instruction &I) {
   uint64_t oh = I.raw(F::Dwconv_oh), ow = I.raw(F::Dwconv_ow),
            ch = I.raw(F::Dwconv_ch), crs = I.raw(F::Dwconv_c_row_stride),
@@ -165,28 +94,8 @@ llvm::Error checkDwconvOutputs(const Instruction &I) {
         "its ch words",
         y0, x0, y1, x1, crs, cps, ch));
   };
-  if (ow > 1 && cps < ch)
-    return clash(0, 0, 0, 1);
-  if (oh == 1 || u128(crs) >= u128(ow - 1) * cps + ch)
-    return llvm::Error::success(); // rows do not even share their hulls
-  // Pairs with dy = 0 are apart (cps >= ch); by symmetry dy > 0 suffices.
-  for (uint64_t dy = 1; dy < oh; ++dy) {
-    i128 t = -i128(dy) * crs;
-    // The least dx > -ow with dx*cps > t - ch, then is dx*cps < t + ch?
-    i128 dx = 0;
-    if (cps) {
-      i128 lo = t - i128(ch);
-      i128 q = lo / i128(cps);
-      if (q * i128(cps) > lo)
-        --q; // floor division
-      dx = std::max<i128>(q + 1, 1 - i128(ow));
-    }
-    if (dx < i128(ow) && dx * i128(cps) > t - i128(ch) &&
-        dx * i128(cps) < t + i128(ch)) {
-      uint64_t x0 = dx < 0 ? uint64_t(-dx) : 0;
-      return clash(0, x0, dy, uint64_t(i128(x0) + dx));
-    }
-  }
+  if (auto c = sharedGridCells(oh, ow, ch, crs, cps))
+    return clash(c->y0, c->x0, c->y1, c->x1);
   return llvm::Error::success();
 }
 
@@ -198,19 +107,19 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
     auto f = [&](Field a, Field m) { return I.raw(add ? a : m); };
     uint64_t n0 = f(F::Vadd_n0, F::Vmul_n0), n1 = f(F::Vadd_n1, F::Vmul_n1);
     uint64_t oS1 = f(F::Vadd_o_s1, F::Vmul_o_s1);
-    Strided O{"O", f(F::Vadd_o_addr, F::Vmul_o_addr), n1, oS1, 1, 0, n0};
+    StridedRuns O{"O", f(F::Vadd_o_addr, F::Vmul_o_addr), n1, oS1, 1, 0, n0};
     for (bool isA : {true, false}) {
       bool bcast = isA ? f(F::Vadd_a_bcast, F::Vmul_a_bcast)
                        : f(F::Vadd_b_bcast, F::Vmul_b_bcast);
-      Strided in{isA ? "A" : "B",
-                 isA ? f(F::Vadd_a_addr, F::Vmul_a_addr)
-                     : f(F::Vadd_b_addr, F::Vmul_b_addr),
-                 n1,
-                 isA ? f(F::Vadd_a_s1, F::Vmul_a_s1)
-                     : f(F::Vadd_b_s1, F::Vmul_b_s1),
-                 1,
-                 0,
-                 bcast ? 1 : n0};
+      StridedRuns in{isA ? "A" : "B",
+                     isA ? f(F::Vadd_a_addr, F::Vmul_a_addr)
+                         : f(F::Vadd_b_addr, F::Vmul_b_addr),
+                     n1,
+                     isA ? f(F::Vadd_a_s1, F::Vmul_a_s1)
+                         : f(F::Vadd_b_s1, F::Vmul_b_s1),
+                     1,
+                     0,
+                     bcast ? 1 : n0};
       // In place: every beat reads exactly the elements it writes.
       bool same = !bcast && in.base == O.base && (n1 == 1 || in.s1 == oS1);
       if (same && n1 > 1 && oS1 < n0)
@@ -231,15 +140,16 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
   case Opcode::Vlut: {
     uint64_t n0 = I.raw(F::Vlut_n0), n1 = I.raw(F::Vlut_n1),
              oS1 = I.raw(F::Vlut_o_s1);
-    Strided O{"O", I.raw(F::Vlut_o_addr), n1, oS1, 1, 0, n0};
-    Strided A{"A", I.raw(F::Vlut_a_addr), n1, I.raw(F::Vlut_a_s1), 1, 0, n0};
-    Strided lut{"lut",
-                I.raw(F::Vlut_lut_addr),
-                1,
-                0,
-                1,
-                0,
-                I.getFlag(F::Vlut_per_column) ? 256 * n0 : 256};
+    StridedRuns O{"O", I.raw(F::Vlut_o_addr), n1, oS1, 1, 0, n0};
+    StridedRuns A{"A", I.raw(F::Vlut_a_addr), n1, I.raw(F::Vlut_a_s1), 1, 0,
+                  n0};
+    StridedRuns lut{"lut",
+                    I.raw(F::Vlut_lut_addr),
+                    1,
+                    0,
+                    1,
+                    0,
+                    I.getFlag(F::Vlut_per_column) ? 256 * n0 : 256};
     bool same = A.base == O.base && (n1 == 1 || A.s1 == oS1);
     if (same && n1 > 1 && oS1 < n0)
       return error(llvm::formatv(
@@ -257,14 +167,14 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
   }
   case Opcode::Requant:
     if (I.getFlag(F::Requant_lut)) {
-      Strided O{"O",
-                I.raw(F::Requant_o_addr),
-                I.raw(F::Requant_m),
-                I.raw(F::Requant_o_stride),
-                1,
-                0,
-                I.raw(F::Requant_n)};
-      Strided lut{"lut", I.raw(F::Requant_lut_addr), 1, 0, 1, 0, 256};
+      StridedRuns O{"O",
+                    I.raw(F::Requant_o_addr),
+                    I.raw(F::Requant_m),
+                    I.raw(F::Requant_o_stride),
+                    1,
+                    0,
+                    I.raw(F::Requant_n)};
+      StridedRuns lut{"lut", I.raw(F::Requant_lut_addr), 1, 0, 1, 0, 256};
       return requireDisjoint(I, O, lut, "");
     }
     break;
@@ -273,10 +183,10 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
              ch = I.raw(F::Pool_ch);
     uint64_t rows = (oh - 1) * I.raw(F::Pool_sh) + I.raw(F::Pool_kh);
     uint64_t cols = (ow - 1) * I.raw(F::Pool_sw) + I.raw(F::Pool_kw);
-    Strided out{
+    StridedRuns out{
         "out", I.raw(F::Pool_out_addr),       oh, I.raw(F::Pool_out_row_stride),
         ow,    I.raw(F::Pool_out_pix_stride), ch};
-    Strided in{
+    StridedRuns in{
         "in", I.raw(F::Pool_in_addr),       rows, I.raw(F::Pool_in_row_stride),
         cols, I.raw(F::Pool_in_pix_stride), ch};
     return requireDisjoint(I, out, in, " (its window box)");

@@ -19,8 +19,8 @@
 #ifndef SYSTOLE_SIMULATOR_DATARACE_H
 #define SYSTOLE_SIMULATOR_DATARACE_H
 
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/Instruction.h"
-#include "systole/ISA/Timing.h"
 
 #include "llvm/ADT/ArrayRef.h"
 

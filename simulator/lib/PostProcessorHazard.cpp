@@ -1,7 +1,7 @@
 //===- PostProcessorHazard.cpp - MATMUL vs the running post-processor ----===//
 #include "PostProcessorHazard.h"
 
-#include "systole/ISA/Timing.h"
+#include "systole/ISA/Footprint.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

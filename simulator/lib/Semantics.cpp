@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "systole/Simulator/Semantics.h"
 
-#include "systole/ISA/Timing.h"
+#include "systole/ISA/Footprint.h"
 
 #include <algorithm>
 #include <cmath>

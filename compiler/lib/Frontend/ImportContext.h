@@ -125,6 +125,7 @@ using OpImporter = llvm::Error (*)(ImportContext &);
 /// and wrap it), so the order is significant: it lives in importers()
 /// (OnnxImporter.cpp).
 void registerQuantImporters(llvm::StringMap<OpImporter> &table);
+void registerConvImporters(llvm::StringMap<OpImporter> &table);
 void registerLinearImporters(llvm::StringMap<OpImporter> &table);
 void registerElementwiseImporters(llvm::StringMap<OpImporter> &table);
 void registerPoolImporters(llvm::StringMap<OpImporter> &table);

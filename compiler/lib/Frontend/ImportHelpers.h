@@ -41,6 +41,30 @@ llvm::Error defineFolded(ImportContext &ic, HostTensor t);
 /// with scf's bufferization models, which it does not register itself.
 void loadScf(ImportContext &ic);
 
+// Quantized operands of Conv, MatMul and Gemm ---------------------------------
+
+/// Quantization parameter input positions of a QOperator node; -1 = absent.
+struct QuantOperands {
+  int x = 0, xScale = -1, xZp = -1;
+  int w = 1, wScale = -1, wZp = -1;
+  int yScale = -1, yZp = -1;
+  int bias = -1;
+};
+
+/// Operands of a QOperator/Integer node, cast to their quantized types.
+struct LinearOperands {
+  mlir::Value x, w, bias;
+  mlir::Type resultElement;
+};
+
+/// The x, w (weight scales along `wAxis`) and bias operands of a QOperator
+/// (QLinearConv, QLinearMatMul, QGemm) or, with `integerOp`, an integer
+/// (ConvInteger, MatMulInteger) node, and the element type of its result.
+/// Defined in ImportLinear.cpp; ImportConv.cpp uses it too.
+llvm::Expected<LinearOperands> quantizedOperands(ImportContext &ic,
+                                                 const QuantOperands &q,
+                                                 int64_t wAxis, bool integerOp);
+
 // ONNX data types -------------------------------------------------------------
 
 /// The element type of ONNX TensorProto data type `dataType` (float16/32/64,

@@ -8,7 +8,7 @@
 // dilations, group, output_padding/output_shape) becomes that padding and
 // the ops' strides/dilations.
 //
-// The graph.conv2d form (ImportLinear.cpp) stays for 2-D convolutions whose
+// The graph.conv2d form (ImportConv.cpp) stays for 2-D convolutions whose
 // input comes from a DequantizeLinear: FoldQDQ turns those into the NPU's
 // int8 ops. Everything else runs here. Pooling: ImportHostPool.cpp.
 //
@@ -319,7 +319,7 @@ llvm::Error importConv(ImportContext &ic) {
 /// operands widened (zero-extended when uint8) and their zero points
 /// subtracted (w's per output channel when it has one per filter) before
 /// an int32 convolution. A constant weight with constant zero points keeps
-/// the quantized graph.conv2d of ImportLinear.cpp (the NPU's form).
+/// the quantized graph.conv2d of ImportConv.cpp (the NPU's form).
 llvm::Error importConvInteger(ImportContext &ic) {
   auto x = ic.input(0), w = ic.input(1);
   if (!x)

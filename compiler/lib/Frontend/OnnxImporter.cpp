@@ -365,11 +365,13 @@ std::string importerKey(StringRef domain, StringRef opType) {
 /// (and may look it up first to keep it for some cases). Keep it when
 /// moving importers between files: a file split in two registers at the
 /// same place (ImportShape.cpp + ImportPadSlice.cpp, ImportHostConv.cpp +
-/// ImportHostPool.cpp, whose op types do not overlap).
+/// ImportHostPool.cpp, ImportConv.cpp + ImportLinear.cpp, whose op types do
+/// not overlap).
 static const llvm::StringMap<OpImporter> &importers() {
   static const llvm::StringMap<OpImporter> table = [] {
     llvm::StringMap<OpImporter> t;
     registerQuantImporters(t);
+    registerConvImporters(t);
     registerLinearImporters(t);
     registerElementwiseImporters(t);
     registerPoolImporters(t);

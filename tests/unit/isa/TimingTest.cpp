@@ -1,6 +1,7 @@
 //===- TimingTest.cpp - The worked examples of docs/isa.md ----------------===//
 #include "TestUtil.h"
 
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/Timing.h"
 
 #include <random>

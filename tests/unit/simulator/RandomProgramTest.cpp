@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
 
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/Timing.h"
 #include "systole/ISA/Verifier.h"
 

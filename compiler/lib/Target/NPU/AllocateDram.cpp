@@ -6,7 +6,7 @@
 // them around the run).
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
 

@@ -11,11 +11,11 @@
 // Each input's part of the result is Q(DQ_i(x)), a function of the input's
 // code (requantTable, the runtime's arithmetic), so the concat becomes a
 // quantized graph.concat of the x_i on the NPU, lowered as copies through
-// VLUT tables into the channel slices (TableLowering.cpp). The dequantizes
+// VLUT tables into the channel slices (TableCodegen.cpp). The dequantizes
 // stay only for their other readers.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "TableChain.h"
 
 #include "systole/Target/NPU/Annotations.h"

@@ -16,7 +16,7 @@
 // channels of NHWC tensors and its only reader is the quantize.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "TableChain.h"
 
 #include "systole/Target/NPU/Annotations.h"

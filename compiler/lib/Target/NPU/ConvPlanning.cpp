@@ -6,7 +6,7 @@
 // layers (onChipInput, canKeepOutput: a cascade, npu-plan-cascades).
 //
 //===----------------------------------------------------------------------===//
-#include "ConvLoweringUtils.h"
+#include "ConvCodegenUtils.h"
 
 using namespace mlir;
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HostWork.h"
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Emit.h"

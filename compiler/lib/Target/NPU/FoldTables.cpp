@@ -20,10 +20,10 @@
 // (other operands are one-element constants) and whose intermediate values
 // nothing else reads are folded, and only after an NPU convolution or
 // matmul whose int8 result only the chain reads: the table becomes a
-// graph.table the producer's REQUANT applies (LayerLowering's epilogue).
+// graph.table the producer's REQUANT applies (LayerCodegen's epilogue).
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "TableChain.h"
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"

@@ -17,7 +17,7 @@
 // "/ 6"): no extra instruction, nothing on the host.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "TableChain.h"
 
 #include "systole/ISA/Arithmetic.h"

@@ -10,7 +10,7 @@
 // to int8 exactly as before and VADD is QLinearAdd's arithmetic.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"

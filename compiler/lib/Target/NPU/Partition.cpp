@@ -10,7 +10,7 @@
 // that names both reasons.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
@@ -77,7 +77,7 @@ std::string npuRejection(Operation *op) {
     if (conv.getBias() && !isConstantTensor(conv.getBias()))
       return "convolution bias must be constant";
     // Grouped convolutions run on the array group by group, depthwise ones
-    // on the vector unit (ConvLowering.cpp); dilation is an addressing
+    // on the vector unit (ConvCodegen.cpp); dilation is an addressing
     // pattern of both (MATMUL's A strides, DWCONV's tap stride). On the
     // array, a dilated kernel wider than the input (DeepLab's ASPP:
     // dilation 36 on a 6x6 map) mostly reads padding, and its input tile

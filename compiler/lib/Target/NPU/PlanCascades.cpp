@@ -12,7 +12,7 @@
 // model npu-plan-tiles uses, and kept only when it predicts fewer cycles.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include "systole/ISA/Presets.h"
 #include "systole/Target/NPU/Annotations.h"

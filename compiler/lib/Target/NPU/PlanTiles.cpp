@@ -6,7 +6,7 @@
 // the generated code, rather than a separate formula, keeps the model honest.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "Tuner.h"
 
 #include <chrono>

@@ -43,6 +43,7 @@
 //===----------------------------------------------------------------------===//
 #include "ProgramBuilder.h"
 
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/MatmulPipeline.h"
 #include "systole/ISA/Timing.h"
 

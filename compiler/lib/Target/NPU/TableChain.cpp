@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TableChain.h"
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include "systole/Conversion/HostCodegen.h"
 #include "systole/Runtime/QuantizeLinear.h"

@@ -11,7 +11,7 @@
 #ifndef SYSTOLE_LIB_TARGET_NPU_TUNER_H
 #define SYSTOLE_LIB_TARGET_NPU_TUNER_H
 
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 #include <map>
 #include <string>

@@ -1,43 +1,20 @@
 //===- Timing.h - THE timing reference of every instruction -----*- C++ -*-===//
 //
 // The simulator, the compiler's cost model and objdump all call these
-// functions; docs/isa.md derives each formula. Also the exact memory
-// footprints of instructions, which the verifier checks against capacities.
+// functions; docs/isa.md derives each formula. Memory footprints and their
+// overlaps are in Footprint.h (included here for the users of both).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYSTOLE_ISA_TIMING_H
 #define SYSTOLE_ISA_TIMING_H
 
+#include "systole/ISA/Footprint.h"
 #include "systole/ISA/HwConfig.h"
 #include "systole/ISA/Instruction.h"
 
 #include <vector>
 
 namespace systole::isa {
-
-enum class MemSpace : uint8_t { Dram, Scratchpad, Accumulator };
-llvm::StringRef memSpaceName(MemSpace s);
-
-/// The exact address hull [begin, end) of one operand: the lowest and one
-/// past the highest address touched (bytes for DRAM/SP, words for ACC).
-/// `end` saturates at UINT64_MAX, so out-of-range boxes cannot wrap around.
-struct Access {
-  MemSpace space;
-  bool write;
-  uint64_t begin;
-  uint64_t end;
-  const char *operand; ///< e.g. "A", "dst", "lut"
-  /// When the operand is `rows` runs of `run` addresses, `pitch` apart
-  /// (rows > 1, run <= pitch), the exact footprint; else 0 and the hull is
-  /// all that is known. Column slices of one tile (a tile's channels
-  /// written beside another's) have overlapping hulls but no common
-  /// address: accessesOverlap tells them apart.
-  uint64_t rows = 0, pitch = 0, run = 0;
-};
-std::vector<Access> accessRanges(const Instruction &inst);
-/// Whether two accesses of one space touch a common address: exact when
-/// both are rows of one pitch or one is a single run, else their hulls.
-bool accessesOverlap(const Access &a, const Access &b);
 
 /// DMA timing: each contiguous run of n0*elem_bytes bytes occupies the aligned
 /// bursts it touches, burst_bytes/bytes_per_cycle beats per burst. A LOAD's

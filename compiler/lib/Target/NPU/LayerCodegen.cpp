@@ -1,5 +1,5 @@
-//===- LayerLowering.cpp - Dispatch and shared helpers of the generators --===//
-#include "LayerLowering.h"
+//===- LayerCodegen.cpp - Dispatch and shared helpers of the generators ---===//
+#include "LayerCodegen.h"
 #include "systole/Target/NPU/Annotations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,4 +1,4 @@
-//===- TableLowering.cpp - Tables and concat copies as VLUT layers --------===//
+//===- TableCodegen.cpp - Tables and concat copies as VLUT layers ---------===//
 //
 // A graph.table that no REQUANT applies (an activation after an add, a
 // pool or a concat; a per-channel table) and a channel concat that is not
@@ -28,7 +28,7 @@
 // concatenated tensor itself is never stored.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 #include "TableChain.h"
 
 using namespace mlir;

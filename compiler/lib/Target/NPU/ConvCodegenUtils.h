@@ -1,15 +1,15 @@
-//===- ConvLoweringUtils.h - What the conv generators share -----*- C++ -*-===//
+//===- ConvCodegenUtils.h - What the conv generators share ------*- C++ -*-===//
 //
 // Internal to the NPU target: a graph.conv2d's geometry and the kept-tile
-// (cascade) helpers that the array convolution (ConvLowering.cpp), the
-// depthwise one on the vector unit (DepthwiseLowering.cpp) and the
+// (cascade) helpers that the array convolution (ConvCodegen.cpp), the
+// depthwise one on the vector unit (DepthwiseCodegen.cpp) and the
 // convolution planning queries (ConvPlanning.cpp) share.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_LIB_TARGET_NPU_CONVLOWERINGUTILS_H
-#define SYSTOLE_LIB_TARGET_NPU_CONVLOWERINGUTILS_H
+#ifndef SYSTOLE_LIB_TARGET_NPU_CONVCODEGENUTILS_H
+#define SYSTOLE_LIB_TARGET_NPU_CONVCODEGENUTILS_H
 
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 namespace systole::npu {
 
@@ -60,4 +60,4 @@ llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
 
 } // namespace systole::npu
 
-#endif // SYSTOLE_LIB_TARGET_NPU_CONVLOWERINGUTILS_H
+#endif // SYSTOLE_LIB_TARGET_NPU_CONVCODEGENUTILS_H

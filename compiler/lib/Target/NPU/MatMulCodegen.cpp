@@ -1,4 +1,4 @@
-//===- MatMulLowering.cpp - Fully connected layers on the array -----------===//
+//===- MatMulCodegen.cpp - Fully connected layers on the array ------------===//
 //
 // lhs [..., M, K] x rhs [..., K, N]. Output-stationary when an M tile fits
 // the array rows (one MATMUL streams the whole K, no K chunking); weight
@@ -8,7 +8,7 @@
 // issue 16) is read in place, each item's [k, n] block by a strided DMA.
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 using namespace mlir;
 

@@ -1,4 +1,4 @@
-//===- LayerLowering.h - Per-layer instruction generation -------*- C++ -*-===//
+//===- LayerCodegen.h - Per-layer instruction generation --------*- C++ -*-===//
 //
 // Internal to the NPU target. Each NPU op kind has a generator that turns
 // the op, its tile plan and its DRAM operands into pipeline items. The tile
@@ -6,8 +6,8 @@
 // model and the emitted code cannot disagree about what a plan does.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H
-#define SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H
+#ifndef SYSTOLE_LIB_TARGET_NPU_LAYERCODEGEN_H
+#define SYSTOLE_LIB_TARGET_NPU_LAYERCODEGEN_H
 
 #include "ProgramBuilder.h"
 
@@ -366,4 +366,4 @@ llvm::Error loweringError(mlir::Operation *op, const llvm::Twine &msg);
 
 } // namespace systole::npu
 
-#endif // SYSTOLE_LIB_TARGET_NPU_LAYERLOWERING_H
+#endif // SYSTOLE_LIB_TARGET_NPU_LAYERCODEGEN_H

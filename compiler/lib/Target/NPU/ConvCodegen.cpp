@@ -1,4 +1,4 @@
-//===- ConvLowering.cpp - Convolution on the systolic array ---------------===//
+//===- ConvCodegen.cpp - Convolution on the systolic array ----------------===//
 //
 // Weight-stationary convolution with implicit im2col: an item is (row tile,
 // output-channel tile). The input rows of a row tile (with their halo and
@@ -6,11 +6,11 @@
 // rows of the [kh*kw*Cin, Cout] weight matrix is one MATMUL whose A operand
 // walks the NHWC tile as the im2col matrix; the first one overwrites the
 // accumulator, the rest accumulate; REQUANT adds the bias and writes int8.
-// Depthwise convolutions run on the vector unit (DepthwiseLowering.cpp); the
+// Depthwise convolutions run on the vector unit (DepthwiseCodegen.cpp); the
 // geometry and the plan candidates are in ConvPlanning.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "ConvLoweringUtils.h"
+#include "ConvCodegenUtils.h"
 
 #include <numeric>
 

@@ -1,11 +1,11 @@
-//===- VectorLowering.cpp - Add, mul and pooling on the vector unit -------===//
+//===- VectorCodegen.cpp - Add, mul and pooling on the vector unit --------===//
 //
 // Elementwise add and mul (QLinearAdd/QLinearMul semantics, with a
 // per-channel or scalar operand broadcast), max pooling and global average
 // pooling. Items are row tiles of the NHWC tensor (all channels at once).
 //
 //===----------------------------------------------------------------------===//
-#include "LayerLowering.h"
+#include "LayerCodegen.h"
 
 using namespace mlir;
 

@@ -1,4 +1,4 @@
-//===- DepthwiseLowering.cpp - Depthwise convolution on the vector unit ---===//
+//===- DepthwiseCodegen.cpp - Depthwise convolution on the vector unit ----===//
 //
 // A depthwise graph.conv2d (one input and one output channel per group) as
 // DWCONV instructions: the array would run at 1/R utilization, one input
@@ -6,7 +6,7 @@
 // channel tile is a multiple of the lanes.
 //
 //===----------------------------------------------------------------------===//
-#include "ConvLoweringUtils.h"
+#include "ConvCodegenUtils.h"
 
 using namespace mlir;
 
