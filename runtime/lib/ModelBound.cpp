@@ -85,7 +85,7 @@ void rt::printModelBound(const ModelBound &b, uint64_t runCycles,
 }
 
 llvm::Expected<uint64_t> rt::estimateProgramCycles(const isa::Program &p) {
-  auto model = Model::loadBytes(isa::writeProgram(p));
+  auto model = Model::fromProgram(p);
   if (!model)
     return model.takeError();
   RunReport r = estimateRun(**model);
