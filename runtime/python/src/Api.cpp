@@ -11,7 +11,6 @@
 #include "systole/ISA/HwConfig.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/Analysis.h"
-#include "systole/Runtime/ModelBound.h"
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Runtime/Sweep.h"
