@@ -13,8 +13,8 @@
 #define SYSTOLE_RUNTIME_RUNTIME_H
 
 #include "systole/ISA/Program.h"
-#include "systole/Runtime/HostTensor.h"
 #include "systole/Simulator/Simulator.h"
+#include "systole/Support/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 
