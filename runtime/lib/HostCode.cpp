@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Runtime/HostCode.h"
-#include "systole/Runtime/SharedObject.h"
+#include "systole/Support/SharedObject.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"

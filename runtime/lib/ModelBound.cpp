@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Runtime/ModelBound.h"
-#include "systole/Runtime/Analysis.h"
 #include "systole/Simulator/Semantics.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -82,40 +81,4 @@ void rt::printModelBound(const ModelBound &b, uint64_t runCycles,
                       b.cycles, b.macs, b.pes, b.compulsoryBytes(),
                       b.bytesPerCycle, b.computeBound ? "compute" : "memory",
                       runCycles, b.ratio(runCycles));
-}
-
-llvm::Expected<uint64_t> rt::estimateProgramCycles(const isa::Program &p) {
-  auto model = Model::loadBytes(isa::writeProgram(p));
-  if (!model)
-    return model.takeError();
-  RunReport r = estimateRun(**model);
-  if (r.fault)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "estimate of segment '%s': %s",
-        r.faultSegment.c_str(), r.fault->message().c_str());
-  return r.total.totalCycles;
-}
-
-void rt::printCompileBound(const isa::Program &p, llvm::raw_ostream &os) {
-  ModelBound b = modelBound(p);
-  auto cycles = estimateProgramCycles(p);
-  if (!cycles) {
-    // The binary is written; a report line is no reason to fail the compile.
-    os << "estimate: unavailable (" << llvm::toString(cycles.takeError())
-       << ")\n";
-    printModelBound(b, 0, os);
-    return;
-  }
-  os << llvm::formatv("estimate: {0} cycles on {1}\n", *cycles, p.config.name);
-  printModelBound(b, *cycles, os);
-}
-
-void rt::addCompileBound(const isa::Program &p, llvm::json::Object &report) {
-  auto cycles = estimateProgramCycles(p);
-  if (!cycles) {
-    report["model_bound"] = modelBoundToJson(modelBound(p));
-    report["estimate_error"] = llvm::toString(cycles.takeError());
-    return;
-  }
-  report["model_bound"] = modelBoundToJson(modelBound(p), *cycles);
 }

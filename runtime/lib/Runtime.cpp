@@ -195,7 +195,20 @@ Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
   auto prog = isa::readProgram(bytes);
   if (!prog)
     return error("invalid .npu: " + llvm::toString(prog.takeError()));
-  const isa::Program &p = *prog;
+  return fromVerifiedProgram(std::move(*prog), limits);
+}
+
+llvm::Expected<std::unique_ptr<Model>>
+Model::fromProgram(isa::Program program, const Limits &limits) {
+  // What readProgram checks after decoding the bytes.
+  if (auto e = isa::verifyProgram(program))
+    return error("invalid .npu: " + llvm::toString(std::move(e)));
+  return fromVerifiedProgram(std::move(program), limits);
+}
+
+llvm::Expected<std::unique_ptr<Model>>
+Model::fromVerifiedProgram(isa::Program prog, const Limits &limits) {
+  const isa::Program &p = prog;
   if (p.memoryPlan.dramSize > limits.maxDramBytes)
     return error(formatv(
         "memory_plan.dram_size {0} exceeds the runtime limit of {1} bytes",
@@ -236,7 +249,7 @@ Model::loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits) {
   if (instructions > limits.maxInstructions)
     return error(formatv("{0} NPU instructions exceed the runtime limit of {1}",
                          instructions, limits.maxInstructions));
-  return std::unique_ptr<Model>(new Model(std::move(*prog)));
+  return std::unique_ptr<Model>(new Model(std::move(prog)));
 }
 
 Session::Session(const Model &model, SessionOptions options)

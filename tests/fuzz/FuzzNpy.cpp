@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzOptions.h"
-#include "systole/Runtime/Npy.h"
+#include "systole/Support/Npy.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 //===- CmdCompare.cpp - `systole compare`: per-layer diff against ORT -----===//
 //
-// The comparison lives in the Python package (runtime/python/systole/
+// The comparison lives in the Python package (tools/python/systole/
 // compare.py): ONNX Runtime, the reference, is only available to this
 // project as the npm package driven by tools/ort/ort_run.js, and the
 // package already binds the runtime. This subcommand runs it with the

@@ -9,7 +9,7 @@
 
 #include "systole/Driver/CompileDriver.h"
 #include "systole/ISA/Program.h"
-#include "systole/Runtime/ModelBound.h"
+#include "systole/Runtime/Analysis.h"
 #include "systole/Target/NPUBinary/NPUBinary.h"
 
 #include "mlir/Pass/Pass.h"

@@ -8,7 +8,7 @@
 
 #include "systole/ISA/PlacementReport.h"
 #include "systole/Runtime/Analysis.h"
-#include "systole/Runtime/Npy.h"
+#include "systole/Support/Npy.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"

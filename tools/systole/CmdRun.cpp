@@ -2,9 +2,9 @@
 #include "FlagParser.h"
 #include "Subcommands.h"
 
-#include "systole/Runtime/Npy.h"
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
+#include "systole/Support/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

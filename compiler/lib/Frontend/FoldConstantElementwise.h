@@ -7,7 +7,7 @@
 #ifndef SYSTOLE_LIB_FRONTEND_FOLDCONSTANTELEMENTWISE_H
 #define SYSTOLE_LIB_FRONTEND_FOLDCONSTANTELEMENTWISE_H
 
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"

@@ -13,7 +13,7 @@
 
 #include "systole/Dialect/Graph/GraphOps.h"
 #include "systole/Frontend/OnnxImporter.h"
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/Builders.h"

@@ -7,8 +7,8 @@
 // equal to the ONNX Runtime reference.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Runtime/Npy.h"
 #include "systole/Runtime/Runtime.h"
+#include "systole/Support/Npy.h"
 
 #include "gtest/gtest.h"
 

@@ -1,5 +1,5 @@
 //===- NpyTest.cpp - .npy reading and writing -----------------------------===//
-#include "systole/Runtime/Npy.h"
+#include "systole/Support/Npy.h"
 
 #include "gtest/gtest.h"
 

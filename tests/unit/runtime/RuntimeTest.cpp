@@ -262,6 +262,26 @@ TEST(Runtime, CorruptOrOversizedBinariesAreRejected) {
             "shape[1] = 2");
 }
 
+TEST(Runtime, InProcessProgramsAreCheckedLikeLoadedOnes) {
+  // fromProgram: no bytes, but the verifier and the limits as in loadBytes.
+  auto model = Model::fromProgram(boundaryProgram());
+  ASSERT_TRUE(bool(model)) << llvm::toString(model.takeError());
+  EXPECT_EQ((*model)->inputs().size(), 1u);
+  isa::Program unverified = boundaryProgram();
+  unverified.segments.clear();
+  auto m = Model::fromProgram(unverified);
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "invalid .npu: segments: a program needs at least one segment");
+  Limits small;
+  small.maxDramBytes = 1024;
+  m = Model::fromProgram(boundaryProgram(), small);
+  ASSERT_FALSE(bool(m));
+  EXPECT_EQ(
+      llvm::toString(m.takeError()),
+      "memory_plan.dram_size 4096 exceeds the runtime limit of 1024 bytes");
+}
+
 TEST(RuntimeCApi, LoadRunAndErrors) {
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("capi", "npu", path));

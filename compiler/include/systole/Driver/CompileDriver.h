@@ -2,7 +2,7 @@
 //
 // Everything `systole compile` does between its flags and its output file:
 // import, the pass pipeline, emission and the compile report. The CLI and the
-// Python package (runtime/python) both call this, so they cannot drift.
+// Python package (tools/python) both call this, so they cannot drift.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYSTOLE_DRIVER_COMPILEDRIVER_H

@@ -7,7 +7,7 @@
 #ifndef SYSTOLE_FRONTEND_ONNXMODEL_H
 #define SYSTOLE_FRONTEND_ONNXMODEL_H
 
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 

@@ -11,8 +11,8 @@
 #include "LayerCodegen.h"
 
 #include "systole/Conversion/HostCodegen.h"
-#include "systole/Runtime/QuantizeLinear.h"
-#include "systole/Runtime/SharedObject.h"
+#include "systole/Support/QuantizeLinear.h"
+#include "systole/Support/SharedObject.h"
 #include "systole/Target/NPU/Annotations.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

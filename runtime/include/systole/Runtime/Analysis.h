@@ -130,6 +130,16 @@ ModelAnalysis analyzeRun(const RunReport &report, const Model &model,
 /// (sim::runEstimate); host segments take no NPU cycles. No inputs needed.
 RunReport estimateRun(const Model &model, const sim::RunOptions &options = {});
 
+/// Cycles of `program` in the timing-only estimate (equal to the SystemC
+/// model's, docs/sweep.md); for reports that have a Program but no run.
+llvm::Expected<uint64_t> estimateProgramCycles(const isa::Program &program);
+
+/// What `systole compile` adds to its report: the estimate's cycles and the
+/// bound, as printed by `systole report` (text), and a "model_bound" object
+/// (JSON). If the estimate fails, the bound alone and the reason.
+void printCompileBound(const isa::Program &program, llvm::raw_ostream &os);
+void addCompileBound(const isa::Program &program, llvm::json::Object &report);
+
 /// How a model is run for its analysis: the timing-only estimate (no
 /// values), or a Session on a simulator backend.
 enum class AnalysisMode { Estimate, Functional, Cycle };

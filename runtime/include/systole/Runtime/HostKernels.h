@@ -17,7 +17,7 @@
 #define SYSTOLE_RUNTIME_HOSTKERNELS_H
 
 #include "systole/ISA/Program.h"
-#include "systole/Runtime/QuantizeLinear.h"
+#include "systole/Support/QuantizeLinear.h"
 
 #include "llvm/Support/Error.h"
 

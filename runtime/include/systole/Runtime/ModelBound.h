@@ -14,7 +14,6 @@
 
 #include "systole/ISA/Program.h"
 
-#include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -60,16 +59,6 @@ llvm::json::Object modelBoundToJson(const ModelBound &b,
 /// compute-bound; C cycles / bound = R" (one line).
 void printModelBound(const ModelBound &b, uint64_t runCycles,
                      llvm::raw_ostream &os);
-
-/// Cycles of `program` in the timing-only estimate (equal to the SystemC
-/// model's, docs/sweep.md); for reports that have a Program but no run.
-llvm::Expected<uint64_t> estimateProgramCycles(const isa::Program &program);
-
-/// What `systole compile` adds to its report: the estimate's cycles and the
-/// bound, as printed by `systole report` (text), and a "model_bound" object
-/// (JSON). If the estimate fails, the bound alone and the reason.
-void printCompileBound(const isa::Program &program, llvm::raw_ostream &os);
-void addCompileBound(const isa::Program &program, llvm::json::Object &report);
 
 } // namespace systole::rt
 

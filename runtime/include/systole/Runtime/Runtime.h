@@ -1,8 +1,9 @@
 //===- Runtime.h - Load a .npu, bind tensors, run, read results -*- C++ -*-===//
 //
 // The host runtime (docs/runtime.md). A Model is a verified .npu (loading
-// always goes through isa::readProgram, i.e. the verifier) checked against
-// configurable size limits. A Session binds inputs by name, runs the
+// always goes through isa::readProgram, i.e. the verifier; an in-process
+// program through isa::verifyProgram) checked against configurable size
+// limits. A Session binds inputs by name, runs the
 // segments in order (NPU segments on the chosen simulator backend, builtin
 // host segments in HostKernels.cpp) over one DRAM image, and exposes the
 // outputs and the statistics. The C API (systole_runtime.h) wraps this.
@@ -12,8 +13,8 @@
 #define SYSTOLE_RUNTIME_RUNTIME_H
 
 #include "systole/ISA/Program.h"
-#include "systole/Runtime/HostTensor.h"
 #include "systole/Simulator/Simulator.h"
+#include "systole/Support/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 
@@ -60,6 +61,10 @@ public:
   loadFile(llvm::StringRef path, const Limits &limits = {});
   static llvm::Expected<std::unique_ptr<Model>>
   loadBytes(llvm::ArrayRef<uint8_t> bytes, const Limits &limits = {});
+  /// A program built in this process (the compiler's, an edited copy): run
+  /// through isa::verifyProgram and the `limits`, exactly as a loaded one.
+  static llvm::Expected<std::unique_ptr<Model>>
+  fromProgram(isa::Program program, const Limits &limits = {});
   const isa::Program &program() const { return prog; }
   const isa::HwConfig &config() const { return prog.config; }
   const std::vector<TensorInfo> &inputs() const { return ins; }
@@ -67,6 +72,9 @@ public:
 
 private:
   explicit Model(isa::Program p);
+  /// The limit and host-segment checks of a verified program.
+  static llvm::Expected<std::unique_ptr<Model>>
+  fromVerifiedProgram(isa::Program program, const Limits &limits);
   isa::Program prog;
   std::vector<TensorInfo> ins, outs;
 };

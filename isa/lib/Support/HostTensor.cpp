@@ -1,5 +1,5 @@
 //===- HostTensor.cpp - A dense tensor in host memory ---------------------===//
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include <cassert>
 #include <limits>

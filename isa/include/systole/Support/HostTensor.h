@@ -4,8 +4,8 @@
 // TensorProtos, runtime input/output binding. Owns its bytes; row-major.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_RUNTIME_HOSTTENSOR_H
-#define SYSTOLE_RUNTIME_HOSTTENSOR_H
+#ifndef SYSTOLE_SUPPORT_HOSTTENSOR_H
+#define SYSTOLE_SUPPORT_HOSTTENSOR_H
 
 #include <cstddef>
 #include <cstdint>
@@ -69,4 +69,4 @@ int64_t checkedNumElements(const std::vector<int64_t> &shape);
 
 } // namespace systole
 
-#endif // SYSTOLE_RUNTIME_HOSTTENSOR_H
+#endif // SYSTOLE_SUPPORT_HOSTTENSOR_H

@@ -1,5 +1,5 @@
 //===- QuantizeLinear.cpp - ONNX Runtime's scalar quantize / dequantize ---===//
-#include "systole/Runtime/QuantizeLinear.h"
+#include "systole/Support/QuantizeLinear.h"
 
 #include <cmath>
 

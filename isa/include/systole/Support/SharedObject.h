@@ -6,8 +6,8 @@
 // so both call the same machine code the same way.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_RUNTIME_SHAREDOBJECT_H
-#define SYSTOLE_RUNTIME_SHAREDOBJECT_H
+#ifndef SYSTOLE_SUPPORT_SHAREDOBJECT_H
+#define SYSTOLE_SUPPORT_SHAREDOBJECT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,4 +27,4 @@ llvm::Expected<HostEntryFn> loadSharedObjectEntry(llvm::ArrayRef<uint8_t> code,
 
 } // namespace systole::rt
 
-#endif // SYSTOLE_RUNTIME_SHAREDOBJECT_H
+#endif // SYSTOLE_SUPPORT_SHAREDOBJECT_H

@@ -5,8 +5,8 @@
 // compile-time tables (npu-fold-tables) call these same functions.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_RUNTIME_QUANTIZELINEAR_H
-#define SYSTOLE_RUNTIME_QUANTIZELINEAR_H
+#ifndef SYSTOLE_SUPPORT_QUANTIZELINEAR_H
+#define SYSTOLE_SUPPORT_QUANTIZELINEAR_H
 
 #include <cstdint>
 
@@ -22,4 +22,4 @@ float dequantizeLinear(int32_t q, float scale, int32_t zeroPoint);
 
 } // namespace systole::rt
 
-#endif // SYSTOLE_RUNTIME_QUANTIZELINEAR_H
+#endif // SYSTOLE_SUPPORT_QUANTIZELINEAR_H

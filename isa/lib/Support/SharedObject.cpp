@@ -1,5 +1,5 @@
 //===- SharedObject.cpp - Load compiled host code from its bytes ----------===//
-#include "systole/Runtime/SharedObject.h"
+#include "systole/Support/SharedObject.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"

@@ -4,10 +4,10 @@
 // little-endian, C order), the lingua franca of the Python reference tools.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_RUNTIME_NPY_H
-#define SYSTOLE_RUNTIME_NPY_H
+#ifndef SYSTOLE_SUPPORT_NPY_H
+#define SYSTOLE_SUPPORT_NPY_H
 
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include "llvm/Support/Error.h"
 
@@ -22,4 +22,4 @@ llvm::Error writeNpy(llvm::StringRef path, const HostTensor &tensor);
 
 } // namespace systole
 
-#endif // SYSTOLE_RUNTIME_NPY_H
+#endif // SYSTOLE_SUPPORT_NPY_H

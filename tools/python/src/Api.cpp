@@ -11,7 +11,6 @@
 #include "systole/ISA/HwConfig.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/Analysis.h"
-#include "systole/Runtime/ModelBound.h"
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Runtime/Sweep.h"
@@ -108,11 +107,9 @@ std::shared_ptr<Program> Program::compile(const CompileArgs &args) {
   options.printDiagnostics = false;
   driver::CompileResult compiled =
       unwrap(driver::compileOnnxFile(args.model, options));
-  // Through the bytes, so a compiled program is verified and loaded exactly
-  // as a saved one would be.
-  std::vector<uint8_t> bytes = isa::writeProgram(compiled.program);
+  // Verified and checked against the limits exactly as a saved one would be.
   auto impl = std::make_unique<Impl>();
-  impl->model = unwrap(rt::Model::loadBytes(bytes));
+  impl->model = unwrap(rt::Model::fromProgram(compiled.program));
   impl->name = llvm::sys::path::filename(args.model).str();
   json::Value report = driver::compileReportToJson(
       compiled.layers, compiled.config, &compiled.program.placement);

@@ -11,7 +11,7 @@
 #ifndef SYSTOLE_PYTHON_API_H
 #define SYSTOLE_PYTHON_API_H
 
-#include "systole/Runtime/HostTensor.h"
+#include "systole/Support/HostTensor.h"
 
 #include <cstdint>
 #include <map>

@@ -5,7 +5,7 @@
 // a silently transposed or byte-swapped input would be a wrong answer.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Runtime/Npy.h"
+#include "systole/Support/Npy.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
