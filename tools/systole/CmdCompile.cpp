@@ -31,7 +31,7 @@ static int runCompile(int argc, char **argv) {
                              hostTarget = "cpu", gpuArch = "sm_75", npuMlir;
   std::vector<std::string> inputShapes;
   bool dumpAll = false, noReuse = false, noFusion = false, quiet = false,
-       keepOnChip = false, hostConvTranspose = false;
+       keepOnChip = false, hostConvTranspose = false, verifyNpuIR = false;
   uint64_t tune = 0;
   std::string tuneCache, forcePlan;
   cli::FlagParser flags(
@@ -55,6 +55,9 @@ static int runCompile(int argc, char **argv) {
       .value({"--emit-npu-mlir"}, npuMlir, "FILE",
              "also write the NPU program as npu dialect IR (- for stdout), "
              "as it is translated into the binary")
+      .flag({"--verify-npu-ir"}, verifyNpuIR,
+            "also run the npu dialect's verifiers on the program before it "
+            "is translated into the binary")
       .flag({"--no-dram-reuse"}, noReuse,
             "give every tensor its own DRAM buffer and store it (debugging: "
             "all intermediates can be read back after a run; implies "
@@ -113,6 +116,7 @@ static int runCompile(int argc, char **argv) {
   options.reuseDram = !noReuse;
   options.fuseResidual = !noFusion;
   options.keepOnChipAlways = keepOnChip;
+  options.verifyNpuIR = verifyNpuIR;
   options.forcePlan = forcePlan;
   options.hostConvTranspose = hostConvTranspose;
   options.tune = static_cast<int64_t>(tune);

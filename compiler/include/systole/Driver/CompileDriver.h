@@ -55,6 +55,10 @@ struct CompileOptions {
   bool printDiagnostics = true;
   /// Called at each stage ("importing <model>", ...), for progress lines.
   std::function<void(llvm::StringRef)> progress;
+  /// Run the npu dialect's verifiers on the NPU program before it is
+  /// translated into the binary (--verify-npu-ir; isa::verifyProgram's
+  /// checks of the same instructions always run).
+  bool verifyNpuIR = false;
   /// Called with the pass manager before it runs (IR printing).
   std::function<void(mlir::PassManager &)> configurePassManager;
 };
