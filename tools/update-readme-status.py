@@ -39,10 +39,11 @@ def resnet50():
     util = re.search(r"MAC utilization ([\d.]+)%", out)
     if not (comp and sim and bound and util):
         sys.exit(f"bench/resnet50.sh printed something unexpected:\n{out}")
+    cycles, roof = int(sim[2]), int(bound[1])
     return (f"* ResNet-50 int8 on default-32x32 (`bench/resnet50.sh`): compile "
             f"{float(comp[1]):.1f} s wall (one core), cycle-accurate simulation with "
-            f"values {float(sim[1]):.1f} s wall, {int(sim[2]):,} cycles = "
-            f"{float(bound[2]):.4f}x the model bound max(MACs / PEs, compulsory bytes / "
+            f"values {float(sim[1]):.1f} s wall, {cycles:,} cycles = "
+            f"{cycles / roof:.4f}x the model bound max(MACs / PEs, compulsory bytes / "
             f"bandwidth) = {int(bound[1]):,} cycles (docs/energy.md), "
             f"{float(util[1]):.1f}% MAC utilization, host segments included.")
 
@@ -57,7 +58,7 @@ def zoo():
         count = n
     if not parts:
         sys.exit(f"bench/zoo.py printed no geomean:\n{out}")
-    return (f"* Zoo performance (`bench/zoo.sh --perf-only`): geometric mean of cycles / "
+    return (f"* Zoo performance (`bench/zoo.py --perf-only --no-tune`): geometric mean of cycles / "
             f"bound over the zoo's {count} CNNs " + " and ".join(parts) +
             " (per-model tables and their history: docs/measurements.md).")
 
