@@ -1,7 +1,7 @@
 //===- FlagParser.cpp - The option parser of every systole subcommand -----===//
 #include "FlagParser.h"
-#include "systole/ISA/Presets.h"
 #include "Subcommands.h"
+#include "systole/ISA/Presets.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -529,12 +529,9 @@ llvm::Error importHostElementwise(ImportContext &ic) {
   for (int i = 0; i < ic.node->input_size(); ++i) {
     if (!ic.hasInput(i))
       continue;
-    auto v = ic.input(i);
+    auto v = plainInput(ic, i);
     if (!v)
       return v.takeError();
-    if (graph::isQuantized(elementOf(*v)))
-      return ic.fail("expects unquantized tensors (int8 activations come as "
-                     "QDQ)");
     ins.push_back(*v);
   }
   if (ins.empty() || (e.inputs >= 0 && int(ins.size()) != e.inputs))

@@ -289,13 +289,10 @@ Value maxPoolIndices(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> in,
 }
 
 llvm::Expected<Value> poolInput(ImportContext &ic, bool floatOnly) {
-  auto x = ic.input(0);
+  auto x = plainInput(ic, 0);
   if (!x)
     return x.takeError();
   Type e = elementOf(*x);
-  if (graph::isQuantized(e))
-    return ic.fail("expects unquantized tensors (int8 activations come as "
-                   "QDQ)");
   if (floatOnly && !isa<FloatType>(e))
     return ic.fail(ic.node->op_type() + " expects a float tensor");
   if (!isa<FloatType>(e) && e.getIntOrFloatBitWidth() != 8)

@@ -53,13 +53,10 @@ SmallVector<int64_t> withoutAxis(ArrayRef<int64_t> shape, int64_t axis) {
 }
 
 llvm::Expected<Value> dataInput(ImportContext &ic) {
-  auto x = ic.input(0);
+  auto x = plainInput(ic, 0);
   if (!x)
     return x.takeError();
   Type e = elementOf(*x);
-  if (graph::isQuantized(e))
-    return ic.fail("expects unquantized tensors (int8 activations come as "
-                   "QDQ)");
   if (e.isInteger(1))
     return ic.fail("expects numeric tensors, not bool");
   if (shapeOf(*x).empty())

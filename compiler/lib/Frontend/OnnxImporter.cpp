@@ -405,10 +405,10 @@ bool isOpImportable(StringRef domain, StringRef opType) {
 }
 
 void registerImportDialects(MLIRContext &context) {
-  context.loadDialect<
-      graph::GraphDialect, arith::ArithDialect, func::FuncDialect,
-      quant::QuantizationDialect, linalg::LinalgDialect,
-      tensor::TensorDialect, math::MathDialect, scf::SCFDialect>();
+  context
+      .loadDialect<graph::GraphDialect, arith::ArithDialect, func::FuncDialect,
+                   quant::QuantizationDialect, linalg::LinalgDialect,
+                   tensor::TensorDialect, math::MathDialect, scf::SCFDialect>();
 }
 
 static llvm::Expected<Type> graphElementType(ImportContext &ic, int32_t t) {

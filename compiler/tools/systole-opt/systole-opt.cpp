@@ -4,12 +4,12 @@
 // upstream ones our pipelines use.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Conversion/HostCodegen.h"
 #include "systole/Conversion/Passes.h"
 #include "systole/Dialect/Graph/GraphDialect.h"
 #include "systole/Dialect/Graph/Passes.h"
 #include "systole/Dialect/NPU/NPUDialect.h"
+#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Target/NPU/Emit.h"
 #include "systole/Target/NPU/Passes.h"
 

@@ -6,8 +6,8 @@
 // visible to systole-opt and lit, instruction by instruction.
 //
 //===----------------------------------------------------------------------===//
-#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/ISA/Presets.h"
+#include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Target/NPU/Emit.h"
 #include "systole/Target/NPUBinary/NPUBinary.h"
 
