@@ -18,6 +18,7 @@
 #include "FlagParser.h"
 #include "Subcommands.h"
 
+#include "systole/Driver/CompileDriver.h"
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/Frontend/OnnxModel.h"
 #include "systole/ISA/Presets.h"
@@ -261,7 +262,10 @@ Outcome runTest(const std::string &dir, const TestOptions &opts) {
     if (!config)
       return {Outcome::Fail, llvm::toString(config.takeError())};
     auto func = (*module)->lookupSymbol<mlir::func::FuncOp>("main");
-    auto program = npu::emitProgram(func, *config, nullptr, opts.emit);
+    auto emitted = npu::emitProgram(func, *config, nullptr, opts.emit);
+    if (!emitted)
+      return {Outcome::Fail, "emit: " + llvm::toString(emitted.takeError())};
+    auto program = driver::finishProgram(std::move(*emitted), *config, nullptr);
     if (!program)
       return {Outcome::Fail, "emit: " + llvm::toString(program.takeError())};
     if (!opts.saveDir.empty())

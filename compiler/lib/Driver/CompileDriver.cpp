@@ -2,6 +2,7 @@
 #include "systole/Driver/CompileDriver.h"
 #include "systole/ISA/Verifier.h"
 
+#include "systole/Dialect/NPU/Passes.h"
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/ISA/PlacementReport.h"
 #include "systole/ISA/Presets.h"
@@ -40,6 +41,38 @@ llvm::Error driver::parseInputShape(llvm::StringRef spec, std::string &name,
     return makeError("--input-shape " + spec + ": expected name=DxDx...");
   name = n.str();
   return llvm::Error::success();
+}
+
+llvm::Expected<isa::Program>
+driver::finishProgram(npu::EmittedProgram emitted, const isa::HwConfig &hw,
+                      std::vector<npu::LayerReport> *report, bool verifyIR) {
+  auto internal = [](const llvm::Twine &msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   ("internal error: " + msg).str());
+  };
+  // The code generators wrote each layer's items as npu IR; the pipeline
+  // scheduler orders them into instruction streams with their tokens, and
+  // the binary's streams and layer table are a translation of that IR
+  // (lib/Target/NPUBinary). The IR's verifiers repeat the ISA's checks
+  // isa::verifyProgram runs on the same instructions below (the
+  // translation is exact), so they run on request (--verify-npu-ir).
+  mlir::ModuleOp npuModule = *emitted.npu;
+  for (npu::ProgramOp prog : npuModule.getOps<npu::ProgramOp>())
+    if (mlir::failed(npu::schedulePipeline(prog)))
+      return internal("the NPU program does not schedule");
+  if (verifyIR && mlir::failed(mlir::verify(npuModule)))
+    return internal("the NPU program does not verify as npu IR");
+  isa::Program program = std::move(emitted.program);
+  if (llvm::Error e = npu::exportProgram(npuModule, program))
+    return internal(llvm::toString(std::move(e)));
+  if (report)
+    npu::completeLayerReports(npuModule, hw, *report);
+  // What the compiler writes must load: a program the verifier rejects is
+  // a compiler bug, reported here rather than by the first run.
+  if (llvm::Error e = isa::verifyProgram(program))
+    return internal("the generated program is invalid: " +
+                    llvm::toString(std::move(e)));
+  return program;
 }
 
 llvm::Expected<CompileResult>
@@ -131,32 +164,14 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   }
   npu::EmitOptions emit = options.emit;
   emit.fuseInputTranspose = options.reuseDram;
-  auto program = npu::emitProgram(func, *config, &result.layers, emit);
+  auto emitted = npu::emitProgram(func, *config, &result.layers, emit);
+  if (!emitted)
+    return withDiagnostics(llvm::toString(emitted.takeError()));
+  auto program = finishProgram(std::move(*emitted), *config, &result.layers,
+                               options.verifyNpuIR);
   if (!program)
-    return withDiagnostics(llvm::toString(program.takeError()));
-  // What the compiler writes must load: a program the verifier rejects is
-  // a compiler bug, reported here rather than by the first run.
-  if (llvm::Error e = isa::verifyProgram(*program))
-    return withDiagnostics("internal error: the generated program is "
-                           "invalid: " +
-                           llvm::toString(std::move(e)));
-  // The instruction streams are written as a translation of npu IR: the
-  // program is imported into the npu dialect and exported back into the
-  // binary (lib/Target/NPUBinary). The IR's verifiers repeat the ISA's
-  // checks isa::verifyProgram has just run on the same instructions (the
-  // translation is exact), so they run on request (--verify-npu-ir) instead
-  // of adding their time (7% of ResNet-50's compile) to every compile.
-  auto npuModule = npu::importProgram(*program, &context);
-  if (!npuModule)
-    return withDiagnostics("internal error: the NPU program does not import "
-                           "as npu IR: " +
-                           llvm::toString(npuModule.takeError()));
-  if (options.verifyNpuIR && mlir::failed(mlir::verify(**npuModule)))
-    return withDiagnostics("internal error: the NPU program does not verify "
-                           "as npu IR",
+    return withDiagnostics(llvm::toString(program.takeError()),
                            " (see diagnostics above)");
-  if (llvm::Error e = npu::exportProgram(**npuModule, *program))
-    return withDiagnostics("internal error: " + llvm::toString(std::move(e)));
   result.program = std::move(*program);
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -9,6 +9,7 @@
 #include "systole/Dialect/Graph/GraphDialect.h"
 #include "systole/Dialect/Graph/Passes.h"
 #include "systole/Dialect/NPU/NPUDialect.h"
+#include "systole/Dialect/NPU/Passes.h"
 #include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Target/NPU/Emit.h"
 #include "systole/Target/NPU/Passes.h"
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   systole::graph::registerGraphPasses();
   systole::npu::registerNPUPasses();
+  systole::npu::registerNPUTransformsPasses();
   systole::npu::registerSystolePipeline();
   systole::conversion::registerConversionPasses();
   systole::conversion::registerGraphToNPUPasses();

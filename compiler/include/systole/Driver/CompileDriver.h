@@ -80,6 +80,14 @@ struct CompileResult {
   std::optional<TuneSummary> tune;
 };
 
+/// Completes what npu::emitProgram wrote into the binary's program: the
+/// npu IR scheduled (npu-schedule-pipeline), verified as IR when `verifyIR`,
+/// translated into the NPU segments and layer table, `report`'s layer counts
+/// filled in, and the program checked by isa::verifyProgram.
+llvm::Expected<isa::Program>
+finishProgram(npu::EmittedProgram emitted, const isa::HwConfig &hw,
+              std::vector<npu::LayerReport> *report, bool verifyIR = false);
+
 /// Compiles the ONNX model at `path`. Errors name the model and the reason
 /// (the importer's or the passes' diagnostics).
 llvm::Expected<CompileResult> compileOnnxFile(llvm::StringRef path,

@@ -15,6 +15,7 @@
 #include "systole/ISA/Presets.h"
 #include "systole/ISA/Verifier.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -371,12 +372,36 @@ static LogicalResult verifyTokenPairing(SegmentOp segment,
   return success();
 }
 
+/// The program's hardware config, for the checks against it.
+static FailureOr<isa::HwConfig> programConfig(Operation *op) {
+  auto program = op->getParentOfType<ProgramOp>();
+  llvm::Expected<isa::HwConfig> hw = isa::resolveHwConfig(program.getHw());
+  if (!hw) {
+    program.emitOpError("hw: ") << llvm::toString(hw.takeError());
+    return failure();
+  }
+  return *hw;
+}
+
 LogicalResult SegmentOp::verifyRegions() {
+  Block &body = getBody().front();
+  // Before scheduling: layers only (npu-schedule-pipeline ends the stream).
+  if (!body.empty() && mlir::isa<LayerOp>(body.front())) {
+    for (Operation &op : body)
+      if (!mlir::isa<LayerOp>(op))
+        return op.emitOpError("beside npu.layer ops: a segment holds either "
+                              "layers (before npu-schedule-pipeline) or an "
+                              "instruction stream");
+    return success();
+  }
   llvm::SmallVector<Operation *> ops;
-  for (Operation &op : getBody().front()) {
+  for (Operation &op : body) {
+    if (mlir::isa<LayerStartOp>(op))
+      continue;
     if (!mlir::isa<InstructionOpInterface>(op))
-      return op.emitOpError("is not an instruction: a segment holds only "
-                            "npu instruction ops");
+      return op.emitOpError("is not an instruction: a scheduled segment "
+                            "holds only npu instruction ops and "
+                            "npu.layer_start");
     ops.push_back(&op);
   }
   if (ops.empty() || !mlir::isa<EndOp>(ops.back()))
@@ -389,10 +414,9 @@ LogicalResult SegmentOp::verifyRegions() {
 
   // Against the hardware: every instruction's config-dependent checks, then
   // the queues' abstract execution (deadlock, FIFO depths).
-  auto program = (*this)->getParentOfType<ProgramOp>();
-  llvm::Expected<isa::HwConfig> hw = isa::resolveHwConfig(program.getHw());
-  if (!hw)
-    return program.emitOpError("hw: ") << llvm::toString(hw.takeError());
+  FailureOr<isa::HwConfig> hw = programConfig(*this);
+  if (failed(hw))
+    return failure();
   std::vector<isa::Instruction> stream;
   stream.reserve(ops.size());
   for (Operation *op : ops) {
@@ -403,6 +427,166 @@ LogicalResult SegmentOp::verifyRegions() {
   if (llvm::Error e = isa::verifyTokenDiscipline(stream, *hw))
     return emitOpError() << llvm::toString(std::move(e));
   return success();
+}
+
+LogicalResult LayerOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.empty())
+    return emitOpError("has no items");
+  FailureOr<isa::HwConfig> hw = programConfig(*this);
+  if (failed(hw))
+    return failure();
+  for (Operation &op : body) {
+    auto item = mlir::dyn_cast<ItemOp>(op);
+    if (!item)
+      return op.emitOpError("in an npu.layer: a layer holds only npu.item");
+    for (Region &r : item->getRegions())
+      for (Operation &inst : r.getOps())
+        if (llvm::Error e = isa::validateInstruction(
+                encodeInstruction(cast<InstructionOpInterface>(inst)), *hw))
+          return inst.emitOpError() << llvm::toString(std::move(e));
+  }
+  // The protocol's one rule across items: the last item ends the output
+  // tile (it stores, or keeps the tile on chip), and either every item
+  // keeps or none does.
+  auto items = body.getOps<ItemOp>();
+  ItemOp last = *std::prev(items.end());
+  if (!last.getKeep() && last.getStores().getOps().empty())
+    return last.emitOpError("is the layer's last item but neither stores "
+                            "nor keeps its output tile");
+  for (ItemOp item : items)
+    if (item.getKeep() != last.getKeep())
+      return item.emitOpError("keeps its tile where the layer's last item "
+                              "does not (or the reverse): a layer's items "
+                              "either all keep or none does");
+  return success();
+}
+
+/// The ops of one of an item's regions, in order.
+static llvm::SmallVector<Operation *> regionOps(Region &r) {
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : r.getOps())
+    ops.push_back(&op);
+  return ops;
+}
+
+LogicalResult ItemOp::verify() {
+  struct Side {
+    Region &region;
+    const char *name;
+    bool (*fits)(isa::Opcode);
+  } sides[] = {{getLoads(), "loads",
+                [](isa::Opcode o) { return o == isa::Opcode::Load; }},
+               {getComputes(), "computes",
+                [](isa::Opcode o) {
+                  isa::Queue q = isa::opcodeInfo(o).queue;
+                  return q == isa::Queue::Compute ||
+                         (q == isa::Queue::Selected && o != isa::Opcode::End);
+                }},
+               {getStores(), "stores",
+                [](isa::Opcode o) { return o == isa::Opcode::Store; }}};
+  for (const Side &side : sides)
+    for (Operation *op : regionOps(side.region)) {
+      auto inst = mlir::dyn_cast<InstructionOpInterface>(op);
+      if (!inst)
+        return op->emitOpError("is not an instruction");
+      if (!side.fits(inst.getIsaOpcode()))
+        return op->emitOpError("does not belong in an item's ") << side.name;
+      if (op->getNumOperands() || op->getNumResults())
+        return op->emitOpError("carries dependency tokens inside an "
+                               "npu.item: npu-schedule-pipeline adds them");
+    }
+  size_t loads = regionOps(getLoads()).size();
+  size_t computes = regionOps(getComputes()).size();
+  if (computes == 0)
+    return emitOpError("computes nothing: every item computes");
+  if (getKeep() && !regionOps(getStores()).empty())
+    return emitOpError("keeps its output tile on chip but stores it too");
+  if (auto need = getLoadNeed()) {
+    if (need->size() != loads)
+      return emitOpError("load_need has ")
+             << need->size() << " entries for " << loads << " loads";
+    for (int64_t n : *need)
+      if (n < 0 || static_cast<size_t>(n) >= computes)
+        return emitOpError("load_need entry ")
+               << n << " names no compute (the item has " << computes << ")";
+  }
+  if (auto tail = getTailLoad())
+    if (*tail < 0 || static_cast<uint64_t>(*tail) >= loads)
+      return emitOpError("tail_load ")
+             << *tail << " names no load (the item has " << loads << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Building
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<llvm::SmallVector<Operation *>>
+npu::buildInstructionStream(OpBuilder &b, Location loc,
+                            llvm::ArrayRef<isa::Instruction> stream) {
+  // A consumer may be fetched before its producer: ops are built with a
+  // placeholder operand and the tokens bound once every push exists.
+  Operation *placeholder = b.create<UnrealizedConversionCastOp>(
+      loc, TypeRange{TokenType::get(b.getContext())}, ValueRange{});
+  Value hole = placeholder->getResult(0);
+  constexpr unsigned n = isa::kNumTokenFifos;
+  std::vector<Value> pushes[n];
+  std::vector<std::pair<Operation *, unsigned>> pops[n]; // op, operand index
+  llvm::SmallVector<Operation *> ops;
+  ops.reserve(stream.size());
+  for (const isa::Instruction &inst : stream) {
+    isa::Deps d = inst.deps();
+    isa::Queue q = inst.queue();
+    InstructionOpInterface op = buildInstruction(
+        b, loc, inst, d.popPrev ? hole : Value(), d.popNext ? hole : Value());
+    ops.push_back(op);
+    unsigned operand = 0, result = 0;
+    if (d.popPrev)
+      pops[unsigned(*isa::popPrevFifo(q))].push_back({op, operand++});
+    if (d.popNext)
+      pops[unsigned(*isa::popNextFifo(q))].push_back({op, operand++});
+    if (d.pushPrev)
+      pushes[unsigned(*isa::pushPrevFifo(q))].push_back(
+          op->getResult(result++));
+    if (d.pushNext)
+      pushes[unsigned(*isa::pushNextFifo(q))].push_back(
+          op->getResult(result++));
+  }
+  llvm::Error error = llvm::Error::success();
+  for (unsigned f = 0; f < n; ++f) {
+    if (pops[f].size() > pushes[f].size()) {
+      error = llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "FIFO " + isa::tokenFifoName(static_cast<isa::TokenFifo>(f)).str() +
+              " is popped " + std::to_string(pops[f].size()) +
+              " times but pushed " + std::to_string(pushes[f].size()) +
+              " times");
+      break;
+    }
+    for (size_t k = 0; k < pops[f].size(); ++k)
+      pops[f][k].first->setOperand(pops[f][k].second, pushes[f][k]);
+  }
+  if (error) {
+    for (Operation *op : llvm::reverse(ops))
+      op->erase();
+    placeholder->erase();
+    return std::move(error);
+  }
+  placeholder->erase();
+  return ops;
+}
+
+std::string npu::hwConfigText(const isa::HwConfig &config) {
+  // A bundled preset is named, any other config is spelled out.
+  std::string hw = isa::hwConfigToJsonText(config);
+  if (auto preset = isa::resolveHwConfig(config.name)) {
+    if (isa::hwConfigToJsonText(*preset) == hw)
+      return config.name;
+  } else {
+    llvm::consumeError(preset.takeError());
+  }
+  return hw;
 }
 
 #define GET_OP_CLASSES

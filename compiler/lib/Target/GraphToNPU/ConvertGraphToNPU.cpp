@@ -1,15 +1,14 @@
 //===- ConvertGraphToNPU.cpp - An annotated graph's program as npu ops ----===//
 //
-// The code generators (lib/Target/NPU, emitProgram) write an isa::Program;
-// importing its NPU segments gives the npu.program `systole compile`
-// translates into the binary. Running both here makes the generated code
-// visible to systole-opt and lit, instruction by instruction.
+// The code generators (lib/Target/NPU, emitProgram) write each layer's items
+// as npu IR; the npu.program they build (npu.layer ops, before
+// npu-schedule-pipeline) is appended to the module, which makes the
+// generated code visible to systole-opt and lit, instruction by instruction.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/ISA/Presets.h"
 #include "systole/Target/GraphToNPU/Passes.h"
 #include "systole/Target/NPU/Emit.h"
-#include "systole/Target/NPUBinary/NPUBinary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -39,20 +38,14 @@ struct ConvertGraphToNPU
           << llvm::toString(config.takeError());
       return signalPassFailure();
     }
-    auto program = npu::emitProgram(func, *config, nullptr);
-    if (!program) {
+    auto emitted = npu::emitProgram(func, *config, nullptr);
+    if (!emitted) {
       func.emitError("convert-graph-to-npu: ")
-          << llvm::toString(program.takeError());
-      return signalPassFailure();
-    }
-    auto imported = npu::importProgram(*program, &getContext());
-    if (!imported) {
-      func.emitError("convert-graph-to-npu: ")
-          << llvm::toString(imported.takeError());
+          << llvm::toString(emitted.takeError());
       return signalPassFailure();
     }
     for (Operation &op :
-         llvm::make_early_inc_range((*imported)->getBody()->getOperations())) {
+         llvm::make_early_inc_range(emitted->npu->getBody()->getOperations())) {
       op.remove();
       module.getBody()->push_back(&op);
     }

@@ -124,10 +124,10 @@ static bool isBuiltinHostOp(Operation &op) {
   return false;
 }
 
-llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
-                                         const isa::HwConfig &hw,
-                                         std::vector<LayerReport> *report,
-                                         const EmitOptions &options) {
+llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
+                                           const isa::HwConfig &hw,
+                                           std::vector<LayerReport> *report,
+                                           const EmitOptions &options) {
   isa::Program prog;
   prog.producer = "systole compile";
   prog.config = hw;
@@ -224,7 +224,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
   int64_t arena = 0;
   if (auto a = func->getAttrOfType<IntegerAttr>("npu.dram_size"))
     arena = a.getInt();
-  ProgramBuilder builder(hw);
+  ProgramBuilder builder(hw, func.getContext());
   builder.constantBase = (static_cast<uint64_t>(arena) + 4095) / 4096 * 4096;
 
   bool npuOpen = false;
@@ -236,8 +236,9 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     keptFor = nullptr;
     if (!npuOpen)
       return;
+    // Its instructions are the scheduled npu.segment's (exportProgram).
     isa::NpuSegment seg;
-    seg.instructions = builder.finishSegment();
+    builder.finishSegment();
     prog.segments.push_back(
         {"npu" + std::to_string(prog.segments.size()), std::move(seg)});
     npuOpen = false;
@@ -494,38 +495,25 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
       return items.takeError();
     uint64_t predicted = builder.estimateLayerCycles(*items);
     npuOpen = true;
-    size_t first = builder.emitLayer(std::move(*items));
-    // Hoisted weight loads sit at the end of the previous layer's range.
-    if (builder.lastHoisted)
-      prog.layers.back().instructionCount += builder.lastHoisted;
-    isa::LayerDebugInfo layer;
-    layer.name = onnxNodeName(op.getLoc());
-    if (layer.name.empty())
-      layer.name = op.getName().getStringRef().str();
+    std::string layerName = onnxNodeName(op.getLoc());
+    if (layerName.empty())
+      layerName = op.getName().getStringRef().str();
     // The add has no layer of its own: the conv's row names it.
     if (residual) {
       std::string add = onnxNodeName(residual.getLoc());
-      layer.name += " + " + (add.empty() ? std::string("add") : add);
+      layerName += " + " + (add.empty() ? std::string("add") : add);
     }
-    layer.segment = static_cast<uint32_t>(prog.segments.size());
-    layer.firstInstruction = static_cast<uint32_t>(first);
-    layer.instructionCount =
-        static_cast<uint32_t>(builder.stream.size() - first);
+    builder.emitLayer(*items, prog.segments.size(), layerName, op.getLoc());
     if (report) {
+      // Its instruction count and DMA bytes once scheduled:
+      // completeLayerReports.
       LayerReport r;
-      r.name = layer.name;
+      r.name = layerName;
       r.op = op.getName().getStringRef().str();
       r.mapping = describePlan(&op) + (residual ? " +add" : "") +
                   (slice ? " +concat" : "") + (io.inputOnChip ? " <sp" : "") +
                   (io.keepOutput ? " >sp" : "");
-      r.instructions = layer.instructionCount + builder.lastHoisted;
       r.macs = macsOf(&op);
-      r.dramBytes = builder.lastHoistedBytes;
-      for (size_t i = first; i < builder.stream.size(); ++i) {
-        Opcode oc = builder.stream[i].opcode();
-        if (oc == Opcode::Load || oc == Opcode::Store)
-          r.dramBytes += isa::dmaTiming(builder.stream[i], hw).bytes;
-      }
       r.predictedCycles = predicted;
       r.computeBoundCycles = (r.macs + hw.array.rows * hw.array.cols - 1) /
                              (hw.array.rows * hw.array.cols);
@@ -544,7 +532,6 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
                             hw.dram.bytesPerCycle;
       report->push_back(std::move(r));
     }
-    prog.layers.push_back(std::move(layer));
   }
   if (auto e = closeHost())
     return std::move(e);
@@ -574,7 +561,7 @@ llvm::Expected<isa::Program> emitProgram(func::FuncOp func,
     }
     add("weights", pool.size());
   }
-  return prog;
+  return EmittedProgram{std::move(prog), builder.takeModule()};
 }
 
 } // namespace systole::npu

@@ -4,6 +4,8 @@
 // (encodeInstruction), the token operands and results become the
 // dependency flags. The segment verifier has already checked that the
 // tokens pair in FIFO order, so the flags carry the same dependencies.
+// `npu.layer_start` markers, where present, write the layer table: a
+// layer's range runs to the next marker or the segment's END.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Target/NPUBinary/NPUBinary.h"
@@ -24,6 +26,8 @@ llvm::Error npu::exportProgram(ModuleOp module, isa::Program &program) {
     return error("the module must hold exactly one npu.program");
   ProgramOp prog = *programs.begin();
   std::vector<bool> written(program.segments.size(), false);
+  std::vector<isa::LayerDebugInfo> layers;
+  bool markers = false;
   for (SegmentOp segment : prog.getBody().front().getOps<SegmentOp>()) {
     uint64_t index = segment.getIndex();
     if (index >= program.segments.size() || !program.segments[index].isNpu())
@@ -36,12 +40,33 @@ llvm::Error npu::exportProgram(ModuleOp module, isa::Program &program) {
     std::vector<isa::Instruction> &stream =
         program.segments[index].npu().instructions;
     stream.clear();
-    for (Operation &op : segment.getBody().front())
+    for (Operation &op : segment.getBody().front()) {
+      if (auto start = dyn_cast<LayerStartOp>(op)) {
+        markers = true;
+        if (!layers.empty() && layers.back().segment == index)
+          layers.back().instructionCount =
+              static_cast<uint32_t>(stream.size()) -
+              layers.back().firstInstruction;
+        layers.push_back({start.getName().str(), static_cast<uint32_t>(index),
+                          static_cast<uint32_t>(stream.size()), 0});
+        continue;
+      }
+      if (mlir::isa<LayerOp>(op))
+        return error(llvm::formatv("npu.segment {0} is not scheduled (run "
+                                   "npu-schedule-pipeline)",
+                                   index));
+      if (mlir::isa<EndOp>(op) && !layers.empty() &&
+          layers.back().segment == index)
+        layers.back().instructionCount = static_cast<uint32_t>(stream.size()) -
+                                         layers.back().firstInstruction;
       stream.push_back(encodeInstruction(cast<InstructionOpInterface>(op)));
+    }
   }
   for (size_t i = 0; i < program.segments.size(); ++i)
     if (program.segments[i].isNpu() && !written[i])
       return error(llvm::formatv("NPU segment {0} '{1}' has no npu.segment", i,
                                  program.segments[i].name));
+  if (markers)
+    program.layers = std::move(layers);
   return llvm::Error::success();
 }

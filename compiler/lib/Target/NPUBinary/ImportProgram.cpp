@@ -1,14 +1,12 @@
 //===- ImportProgram.cpp - .npu instruction streams -> npu IR -------------===//
 //
-// Dependency flags become SSA tokens. The FIFOs are in order, so the k-th
-// pop of a FIFO takes the token of its k-th push; a consumer may be fetched
-// before its producer, so ops are built first with placeholder operands and
-// the tokens are bound once every push exists.
+// Dependency flags become SSA tokens (npu::buildInstructionStream pairs them
+// FIFO by FIFO). The binary's layer table becomes `npu.layer_start` markers
+// when its ranges tile each segment's stream, as the compiler writes them;
+// a table of any other shape (gaps, overlaps) is left to the binary.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Target/NPUBinary/NPUBinary.h"
-
-#include "systole/ISA/Presets.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -17,55 +15,52 @@ using namespace mlir;
 using namespace systole;
 using namespace systole::npu;
 
+/// Whether the layer table's ranges follow each other in every NPU segment,
+/// from its first instruction to the one before its END, in table order.
+static bool layersTileSegments(const isa::Program &program) {
+  if (program.layers.empty())
+    return false;
+  size_t k = 0;
+  for (size_t s = 0; s < program.segments.size(); ++s) {
+    if (!program.segments[s].isNpu())
+      continue;
+    size_t next = 0, end = program.segments[s].npu().instructions.size();
+    bool any = false;
+    for (; k < program.layers.size() && program.layers[k].segment == s; ++k) {
+      const isa::LayerDebugInfo &l = program.layers[k];
+      if (l.firstInstruction != next || l.instructionCount == 0)
+        return false;
+      next += l.instructionCount;
+      any = true;
+    }
+    if (any && next + 1 != end)
+      return false;
+  }
+  return k == program.layers.size();
+}
+
 static llvm::Error importSegment(OpBuilder &b, Location loc, size_t index,
-                                 const isa::Segment &seg) {
+                                 const isa::Segment &seg,
+                                 llvm::ArrayRef<isa::LayerDebugInfo> layers) {
   auto segment = b.create<SegmentOp>(loc, b.getI64IntegerAttr(index),
                                      b.getStringAttr(seg.name));
   Block *body = new Block();
   segment.getBody().push_back(body);
   OpBuilder::InsertionGuard guard(b);
-
-  // Placeholder for pops whose push comes later in the stream.
-  b.setInsertionPointToStart(body);
-  Operation *placeholder = b.create<UnrealizedConversionCastOp>(
-      loc, TypeRange{TokenType::get(b.getContext())}, ValueRange{});
-  Value hole = placeholder->getResult(0);
-
-  constexpr unsigned n = isa::kNumTokenFifos;
-  std::vector<Value> pushes[n];
-  std::vector<std::pair<Operation *, unsigned>> pops[n]; // op, operand index
   b.setInsertionPointToEnd(body);
-  for (const isa::Instruction &inst : seg.npu().instructions) {
-    isa::Deps d = inst.deps();
-    isa::Queue q = inst.queue();
-    InstructionOpInterface op = buildInstruction(
-        b, loc, inst, d.popPrev ? hole : Value(), d.popNext ? hole : Value());
-    unsigned operand = 0, result = 0;
-    if (d.popPrev)
-      pops[unsigned(*isa::popPrevFifo(q))].push_back({op, operand++});
-    if (d.popNext)
-      pops[unsigned(*isa::popNextFifo(q))].push_back({op, operand++});
-    if (d.pushPrev)
-      pushes[unsigned(*isa::pushPrevFifo(q))].push_back(
-          op->getResult(result++));
-    if (d.pushNext)
-      pushes[unsigned(*isa::pushNextFifo(q))].push_back(
-          op->getResult(result++));
-  }
-  for (unsigned f = 0; f < n; ++f) {
-    if (pops[f].size() > pushes[f].size())
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          llvm::formatv("segment {0} '{1}': FIFO {2} is popped {3} times but "
-                        "pushed {4} times",
-                        index, seg.name,
-                        isa::tokenFifoName(static_cast<isa::TokenFifo>(f)),
-                        pops[f].size(), pushes[f].size())
-              .str());
-    for (size_t k = 0; k < pops[f].size(); ++k)
-      pops[f][k].first->setOperand(pops[f][k].second, pushes[f][k]);
-  }
-  placeholder->erase();
+  auto ops = buildInstructionStream(b, loc, seg.npu().instructions);
+  if (!ops)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("segment {0} '{1}': {2}", index, seg.name,
+                      llvm::toString(ops.takeError()))
+            .str());
+  for (const isa::LayerDebugInfo &l : layers)
+    if (l.segment == index) {
+      b.setInsertionPoint((*ops)[l.firstInstruction]);
+      b.create<LayerStartOp>(loc, b.getStringAttr(l.name), IntegerAttr(),
+                             IntegerAttr());
+    }
   return llvm::Error::success();
 }
 
@@ -76,20 +71,16 @@ npu::importProgram(const isa::Program &program, MLIRContext *context) {
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b(context);
   b.setInsertionPointToEnd(module->getBody());
-  // A bundled preset is named, any other config is spelled out.
-  std::string hw = isa::hwConfigToJsonText(program.config);
-  if (auto preset = isa::resolveHwConfig(program.config.name)) {
-    if (isa::hwConfigToJsonText(*preset) == hw)
-      hw = program.config.name;
-  } else {
-    llvm::consumeError(preset.takeError());
-  }
-  auto prog = b.create<ProgramOp>(loc, hw);
+  auto prog = b.create<ProgramOp>(
+      loc, b.getStringAttr(hwConfigText(program.config)), DenseI64ArrayAttr());
   prog.getBody().push_back(new Block());
   b.setInsertionPointToEnd(&prog.getBody().front());
+  llvm::ArrayRef<isa::LayerDebugInfo> layers;
+  if (layersTileSegments(program))
+    layers = program.layers;
   for (size_t i = 0; i < program.segments.size(); ++i)
     if (program.segments[i].isNpu())
-      if (llvm::Error e = importSegment(b, loc, i, program.segments[i]))
+      if (llvm::Error e = importSegment(b, loc, i, program.segments[i], layers))
         return std::move(e);
   return module;
 }

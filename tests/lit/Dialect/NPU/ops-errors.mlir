@@ -138,5 +138,5 @@ npu.program "no-such-preset" {
 
 // -----
 
-// expected-error @+1 {{'npu.end' op expects parent op 'npu.segment'}}
+// expected-error @+1 {{'npu.end' op expects parent op to be one of 'npu.segment, npu.item'}}
 npu.end

@@ -1,4 +1,4 @@
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // A 1x1 convolution of a 4x4 image with 4 channels into 4 channels on the
 // 4x4 array, as code generation writes it: the K = 4 weight rows of N = 4
@@ -11,6 +11,7 @@
 // loads double-buffered into the other half (4096) of the scratchpad.
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
+// CHECK-NEXT: npu.layer_start "graph.conv2d"
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[W:[0-9]+]], dram_addr = {{[0-9]+}}, n0 = 16, n1 = 1, n2 = 1, n3 = 1, s1 = 16, t1 = 16}
 // CHECK-NEXT: npu.load {sram = acc, elem_bytes = 4, sram_addr = [[BIAS:[0-9]+]], dram_addr = {{[0-9]+}}, n0 = 4, n1 = 1, n2 = 1, n3 = 1}

@@ -1,10 +1,10 @@
 // npu-allocate-dram at the instruction level: every STORE of a layer and
 // every LOAD of it by the next layer use the DRAM offset the pass assigned
 // (npu.dram), tile by tile; with reuse a dead buffer is written again.
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=REUSE
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=REUSE
 // The pipeline with the pass's reuse off (`systole compile --no-dram-reuse`
 // also turns fusion off; nothing fuses here):
-// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-fuse-residual,npu-plan-tiles{hw=tiny-4x4},npu-plan-cascades{hw=tiny-4x4},npu-allocate-dram{reuse=0}),convert-graph-to-npu{hw=tiny-4x4})' | FileCheck %s --check-prefix=NOREUSE
+// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-fuse-residual,npu-plan-tiles{hw=tiny-4x4},npu-plan-cascades{hw=tiny-4x4},npu-allocate-dram{reuse=0}),convert-graph-to-npu{hw=tiny-4x4},npu.program(npu-schedule-pipeline))' | FileCheck %s --check-prefix=NOREUSE
 
 // Three int8 adds a = x + x, b = a + a, c = b + b of 4x4x4 tensors (64
 // bytes each; 64-byte aligned first fit). x is the pinned input at 0; a at
@@ -25,6 +25,7 @@
 // REUSE: npu.load {{.*}}dram_addr = 32, n0 = 4, n1 = 8,
 // REUSE: npu.store {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // REUSE: npu.store {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// REUSE-NEXT: npu.layer_start "graph.add"
 // REUSE-NEXT: npu.fence
 // REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
@@ -32,6 +33,7 @@
 // REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // REUSE: npu.store {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,
 // REUSE: npu.store {{.*}}dram_addr = [[#B+32]], n0 = 4, n1 = 8,
+// REUSE-NEXT: npu.layer_start "graph.add"
 // REUSE-NEXT: npu.fence
 // REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,
 // REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,

@@ -4,7 +4,7 @@
 // loaded, looked up in that input's table Q_out(DQ_i(c)) (its 256 bytes
 // loaded from the constant pool) and stored into the input's channel
 // slice of the concat's buffer.
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // x: 4x4 pixels x 4 channels (scale 0.5, zero point 1), y: 4x4 x 2 (0.25,
 // -2), concatenated into 6 channels (1.0, 3). Plan (asserted): one tile of
@@ -21,6 +21,7 @@
 // CHECK: graph.concat {{.*}}npu.dram = 128 : i64, npu.placement = "npu", npu.tile = {channels = 4 : i64, {{.*}}rows = 16 : i64}
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
+// CHECK-NEXT: npu.layer_start "graph.concat"
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // CHECK-NEXT: %[[TX:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[LX:[0-9]+]], dram_addr = 4096, n0 = 256, n1 = 1, n2 = 1, n3 = 1, s1 = 256, t1 = 256}
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[Y:[0-9]+]], dram_addr = 64, n0 = 2, n1 = 16, n2 = 1, n3 = 1, s1 = 2, t1 = 2}

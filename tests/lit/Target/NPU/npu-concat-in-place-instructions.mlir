@@ -2,7 +2,7 @@
 // the channel concat applies its part's requantization table in REQUANT
 // and stores its tiles straight into its channel slice of the concat's
 // buffer; the concat itself costs no instruction.
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // Two 1x1 convs of the 4x4x4 input x (scale 1) into 4 channels each, a at
 // scale 0.5 and b at scale 1, concatenated into 8 channels at scale 1.
@@ -28,6 +28,7 @@
 // CHECK: npu.matmul {{.*}}m = 16, k = 4, n = 4,
 // CHECK-NEXT: %[[RA:.*]] = npu.requant push_next {lut, bias, lo = -128, hi = 127, {{.*}}o_addr = [[OA:[0-9]+]], o_stride = 4, lut_addr = [[TA]], m = 16, n = 4,
 // CHECK-NEXT: %[[SA:.*]] = npu.store pop_prev %[[RA]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[OA]], dram_addr = 64, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 8, t1 = 4}
+// CHECK-NEXT: npu.layer_start "graph.conv2d" {hoisted = 2 : i64, hoisted_bytes = 272 : i64}
 // CHECK-NEXT: npu.fence pop_next %[[SA]] push_prev {queue = compute}
 // CHECK: npu.matmul {{.*}}m = 16, k = 4, n = 4,
 // CHECK-NEXT: %[[RB:.*]] = npu.requant push_next {lut, bias, lo = -128, hi = 127, {{.*}}o_addr = [[OB:[0-9]+]], o_stride = 4, lut_addr = [[TB]], m = 16, n = 4,

@@ -5,7 +5,7 @@
 // REQUANT (the conv's result has another reader), the pipeline's last,
 // standalone run of the pass makes it a VLUT layer instead (compare
 // npu-fold-tables-standalone-instructions.mlir).
-// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 // No -errors twin: the pass's only diagnostic ("cannot compute the
 // activation table") reports a failure to compile or load the host code
 // of a chain that npu-partition already placed on the host; no input
@@ -31,6 +31,7 @@
 // CHECK: graph.table
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
+// CHECK-NEXT: npu.layer_start "graph.conv2d"
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 16, n1 = 1, n2 = 4, n3 = 1, s2 = 16, t2 = 16}
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[W:[0-9]+]], dram_addr = 4096, n0 = 16,
 // CHECK-NEXT: npu.load {sram = acc, elem_bytes = 4, sram_addr = [[BIAS:[0-9]+]], dram_addr = 4160, n0 = 4,
@@ -71,6 +72,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x4x!y> {
 // CHECK-NEXT: npu.store pop_prev %[[R0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 4, n1 = 8,
 // CHECK: %[[R1:.*]] = npu.requant push_next {bias, lo = -128, hi = 127, {{.*}}o_addr = [[O1:[0-9]+]], o_stride = 4, m = 8, n = 4,
 // CHECK-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.layer_start "graph.table" {hoisted = 1 : i64, hoisted_bytes = 256 : i64}
 // CHECK-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
 // CHECK-NEXT: %[[A:.*]] = npu.load pop_next %[[F]] push_next {sram = sp, elem_bytes = 1, sram_addr = [[IN:[0-9]+]], dram_addr = 64, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // CHECK-NEXT: %[[V:.*]] = npu.vlut pop_prev %[[A]] push_next {a_addr = [[IN]], lut_addr = [[LUT]], o_addr = [[OUT:[0-9]+]], n0 = 4, n1 = 16, a_s1 = 4, o_s1 = 4}

@@ -3,7 +3,7 @@
 // own: its table(s) LOADed from the constant pool, a barrier after the
 // producer's layer, then per row tile a LOAD of the producer's stored
 // result, a VLUT through the table slot and a STORE.
-// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // neg after an int8 add, every type at scale 1 and zero point 0. The add
 // is a VADD layer (ratio_a = ratio_b = 1 / 1 = 1, fixed = 0 - (0 + 0) = 0,
@@ -22,6 +22,7 @@
 // CHECK-NEXT: npu.store {{.*}}dram_addr = 128, n0 = 4, n1 = 8,
 // CHECK-NEXT: npu.vadd {{.*}}ratio_a = 1.000000e+00, ratio_b = 1.000000e+00}
 // CHECK-NEXT: %[[S:.*]] = npu.store {{.*}}dram_addr = 160, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.layer_start "graph.table" {hoisted = 1 : i64, hoisted_bytes = 256 : i64}
 // CHECK-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
 // CHECK-NEXT: %[[A:.*]] = npu.load pop_next %[[F]] push_next {sram = sp, elem_bytes = 1, sram_addr = [[IN:[0-9]+]], dram_addr = 128, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // CHECK-NEXT: %[[V:.*]] = npu.vlut pop_prev %[[A]] push_next {a_addr = [[IN]], lut_addr = [[LUT]], o_addr = [[OUT:[0-9]+]], n0 = 4, n1 = 16, a_s1 = 4, o_s1 = 4}
@@ -55,6 +56,7 @@ func.func @main(%x: tensor<1x4x4x4x!one>, %y: tensor<1x4x4x4x!one>) -> tensor<1x
 // CHECK-NEXT: npu.matmul {{.*}}{dataflow = os, a_zp = 1, {{.*}}m = 4, k = 4, n = 2,
 // CHECK-NEXT: npu.requant push_next {bias, lo = -128, hi = 127, {{.*}}m = 4, n = 2,
 // CHECK-NEXT: %[[S:.*]] = npu.store {{.*}}dram_addr = 64, n0 = 2, n1 = 4, n2 = 1, n3 = 1, s1 = 2, t1 = 2}
+// CHECK-NEXT: npu.layer_start "graph.table" {hoisted = 1 : i64, hoisted_bytes = 512 : i64}
 // CHECK-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
 // CHECK-NEXT: %[[A:.*]] = npu.load pop_next %[[F]] push_next {sram = sp, elem_bytes = 1, sram_addr = [[IN:[0-9]+]], dram_addr = 64, n0 = 2, n1 = 4, n2 = 1, n3 = 1, s1 = 2, t1 = 2}
 // CHECK-NEXT: %[[V:.*]] = npu.vlut pop_prev %[[A]] push_next {per_column, a_addr = [[IN]], lut_addr = [[LUT]], o_addr = [[OUT:[0-9]+]], n0 = 2, n1 = 4, a_s1 = 2, o_s1 = 2}

@@ -3,7 +3,7 @@
 // of a 256-byte LOAD from the constant pool): one layer, no VMUL. When x has
 // a third reader the gate is not folded: f is a VLUT layer of its own and
 // the product a VMUL layer.
-// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 // No -errors twin: the pass's only diagnostic ("cannot compute the
 // activation table") reports a failure to compile or load the host code
 // of a chain that npu-partition already placed on the host; no input
@@ -58,6 +58,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x4x!y> {
 // CHECK: npu.load {{.*}}dram_addr = 64, n0 = 4, n1 = 16,
 // CHECK-NEXT: npu.vlut
 // CHECK-NEXT: npu.store {{.*}}dram_addr = 128, n0 = 4, n1 = 16,
+// CHECK-NEXT: npu.layer_start "graph.mul"
 // CHECK-NEXT: npu.fence
 // CHECK-NEXT: npu.load {{.*}}dram_addr = 64, n0 = 4, n1 = 8,
 // CHECK-NEXT: npu.load {{.*}}dram_addr = 128, n0 = 4, n1 = 8,

@@ -2,9 +2,9 @@
 // the pass) against the same pipeline without it (as `systole compile
 // --no-fusion` leaves the add a layer of its own; npu-plan-cascades is kept
 // in both so that only this pass differs).
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=FUSED
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=FUSED-NONE
-// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-plan-tiles{hw=tiny-4x4},npu-plan-cascades{hw=tiny-4x4},npu-allocate-dram),convert-graph-to-npu{hw=tiny-4x4})' | FileCheck %s --check-prefix=UNFUSED
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=FUSED
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=FUSED-NONE
+// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-plan-tiles{hw=tiny-4x4},npu-plan-cascades{hw=tiny-4x4},npu-allocate-dram),convert-graph-to-npu{hw=tiny-4x4},npu.program(npu-schedule-pipeline))' | FileCheck %s --check-prefix=UNFUSED
 
 // A 1x1 convolution of the 4x4x4 input (x: scale 0.05, zero point -3; 64
 // bytes) into 4 channels at x's parameters, plus the identity shortcut x,
@@ -63,6 +63,7 @@
 // UNFUSED: npu.matmul {{.*}}m = 8, k = 4, n = 4,
 // UNFUSED-NEXT: %[[R1:.*]] = npu.requant push_next {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O1:[0-9]+]], o_stride = 4, m = 8, n = 4,
 // UNFUSED-NEXT: %[[S2C:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: npu.layer_start "graph.add"
 // UNFUSED-NEXT: %[[C2L:.*]] = npu.fence pop_next %[[S2C]] push_prev {queue = compute}
 // UNFUSED-NEXT: npu.load pop_next %[[C2L]] {sram = sp, elem_bytes = 1, sram_addr = [[A0:[0-9]+]], dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // UNFUSED-NEXT: %[[L0:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[X0:[0-9]+]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}

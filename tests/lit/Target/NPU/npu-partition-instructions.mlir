@@ -2,7 +2,7 @@
 // instructions of NPU segments; an op kept on the host yields none, and the
 // program is split into NPU segments around it (code generation numbers
 // segments in program order, host segments included).
-// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s
+// RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // Three int8 adds of 4x4x4 tensors (64 bytes: on the 4x4 preset each add
 // is two items of 8 pixels x 4 channels, 32 bytes, at DRAM +0 and +32);
@@ -35,6 +35,7 @@
 // CHECK-NEXT: npu.end
 // CHECK-NEXT: }
 // CHECK-NEXT: npu.segment 5 "npu5" {
+// CHECK-NEXT: npu.layer_start "graph.add"
 // CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 4, n1 = 8,
 // CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 4, n1 = 8,
 // CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q+32]], n0 = 4, n1 = 8,

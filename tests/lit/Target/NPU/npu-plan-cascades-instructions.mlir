@@ -3,9 +3,9 @@
 // by the producer's REQUANTs straight into the consumer's input image in
 // the scratchpad: no STORE of it, no LOAD of it, and the consumer's
 // MATMULs read the image in place.
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=KEPT
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=KEPT-NONE
-// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-fuse-residual,npu-plan-tiles{hw=tiny-4x4},npu-allocate-dram),convert-graph-to-npu{hw=tiny-4x4})' | FileCheck %s --check-prefix=STORED
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=KEPT
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=KEPT-NONE
+// RUN: systole-opt %s --pass-pipeline='builtin.module(func.func(graph-fold-qdq,canonicalize,graph-fold-pad,graph-to-nhwc,graph-fold-constants,graph-drop-padding-taps,canonicalize,cse,npu-partition,npu-fold-tables,npu-fuse-gate,npu-fold-tables,npu-concat-in-place,npu-concat-copy,npu-fold-tables{standalone=1},npu-fuse-residual,npu-plan-tiles{hw=tiny-4x4},npu-allocate-dram),convert-graph-to-npu{hw=tiny-4x4},npu.program(npu-schedule-pipeline))' | FileCheck %s --check-prefix=STORED
 
 // Two 1x1 convs, a then b, of 4x4x4 tensors (zero point -3) on the 4x4
 // array: each is two items of two rows (asserted plans), M = 8, K = N = 4.
@@ -26,6 +26,7 @@
 // KEPT-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = 16320, o_stride = 4, m = 8, n = 4,
 // KEPT-NEXT: npu.matmul {{.*}}a_zp = -3, {{.*}}m = 8, k = 4, n = 4,
 // KEPT-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = 16352, o_stride = 4, m = 8, n = 4,
+// KEPT-NEXT: npu.layer_start "graph.conv2d" {hoisted = 1 : i64, hoisted_bytes = 16 : i64}
 // KEPT-NEXT: %[[F:.*]] = npu.fence push_prev {queue = compute}
 // KEPT-NEXT: npu.load pop_next %[[F]] {sram = acc,
 // KEPT-NEXT: npu.load push_next {sram = acc,
@@ -51,6 +52,7 @@
 // STORED-NEXT: npu.store pop_prev %[[R0]] {{.*}}dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
 // STORED: %[[R1:.*]] = npu.requant push_next {bias, zp = -3, {{.*}}m = 8, n = 4,
 // STORED-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {{.*}}dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// STORED-NEXT: npu.layer_start "graph.conv2d" {hoisted = 1 : i64, hoisted_bytes = 16 : i64}
 // STORED-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
 // STORED-NEXT: npu.load pop_next %[[F]] {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I0:[0-9]+]], dram_addr = 64, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
 // STORED: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I1:[0-9]+]], dram_addr = 96, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}

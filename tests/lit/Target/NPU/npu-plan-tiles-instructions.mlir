@@ -1,9 +1,9 @@
 // npu-plan-tiles at the instruction level: the plan's rows and n (npu.tile)
 // are the items' sizes in the generated code, and a K split (plan entry k)
 // is a group of items whose MATMULs accumulate into one tile.
-// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 | FileCheck %s --check-prefix=TINY
-// RUN: systole-opt %s --systole-npu-pipeline=hw=rtl-8x8 --convert-graph-to-npu=hw=rtl-8x8 | FileCheck %s --check-prefix=RTL
-// RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --convert-graph-to-npu=hw=%S/Inputs/small-sram.json | FileCheck %s --check-prefix=KSPLIT
+// RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=TINY
+// RUN: systole-opt %s --systole-npu-pipeline=hw=rtl-8x8 --convert-graph-to-npu=hw=rtl-8x8 --npu-schedule-pipeline | FileCheck %s --check-prefix=RTL
+// RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=KSPLIT
 
 // A 1x1 conv of the 4x4x4 input (zero point -3) into 8 channels (zero
 // point -128, ReLU). Whatever the cost model picks, an item is `rows`
@@ -49,6 +49,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // 4 x 4 result, at 384 (after the 384-byte lhs).
 // KSPLIT: graph.matmul {{.*}}npu.tile = {k = 48 : i64, n = 4 : i64, os = 1 : i64, {{.*}}rows = 4 : i64}
 // KSPLIT: npu.segment 0 "npu0"
+// KSPLIT-NEXT: npu.layer_start "graph.matmul"
 // KSPLIT-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 48, n1 = 4, n2 = 1, n3 = 1, s1 = 96, t1 = 48}
 // KSPLIT-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[B0:[0-9]+]], dram_addr = 4096, n0 = 192, n1 = 1, n2 = 1, n3 = 1, s1 = 192, t1 = 192}
 // KSPLIT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[A1:[0-9]+]], dram_addr = 48, n0 = 48, n1 = 4, n2 = 1, n3 = 1, s1 = 96, t1 = 48}

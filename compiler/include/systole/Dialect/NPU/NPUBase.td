@@ -67,7 +67,7 @@ def NPU_InstructionOpInterface : OpInterface<"InstructionOpInterface"> {
 // implementation driven by the ISA's field table (NPUOps.cpp).
 class NPU_InstructionOp<string mnemonic, string opcode>
     : NPU_Op<mnemonic, [AttrSizedOperandSegments, AttrSizedResultSegments,
-                        HasParent<"SegmentOp">,
+                        ParentOneOf<["SegmentOp", "ItemOp"]>,
                         DeclareOpInterfaceMethods<OpAsmOpInterface,
                                                   ["getAsmResultNames"]>,
                         DeclareOpInterfaceMethods<NPU_InstructionOpInterface>]> {

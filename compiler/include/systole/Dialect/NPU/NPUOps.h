@@ -9,6 +9,7 @@
 #define SYSTOLE_DIALECT_NPU_NPUOPS_H
 
 #include "systole/Dialect/NPU/NPUDialect.h"
+#include "systole/ISA/HwConfig.h"
 #include "systole/ISA/Instruction.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/Error.h"
 
 #include "systole/Dialect/NPU/NPUEnums.h.inc"
 
@@ -59,6 +61,18 @@ InstructionOpInterface buildInstruction(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The queue that executes the op (FENCE: its `queue` field).
 isa::Queue queueOf(InstructionOpInterface op);
+
+/// Builds `stream` at the builder's point, one op per instruction, its
+/// dependency flags as tokens paired FIFO by FIFO (the k-th pop of a FIFO
+/// takes its k-th push). Returns the ops; fails, building nothing, when a
+/// FIFO is popped more often than pushed.
+llvm::Expected<llvm::SmallVector<mlir::Operation *>>
+buildInstructionStream(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<isa::Instruction> stream);
+
+/// The `hw` of an npu.program for `config`: the preset's name when it is a
+/// bundled preset unchanged, its JSON otherwise.
+std::string hwConfigText(const isa::HwConfig &config);
 
 } // namespace systole::npu
 

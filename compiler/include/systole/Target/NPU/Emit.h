@@ -5,6 +5,8 @@
 #include "systole/ISA/Program.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
 
@@ -47,11 +49,27 @@ struct EmitOptions {
   bool fuseInputTranspose = true;
 };
 
+/// What emitProgram writes: the program but its NPU segments' instruction
+/// streams and its layer table, and the npu.program whose segments hold the
+/// layers the code generators wrote (npu.layer ops, unscheduled).
+/// npu::schedulePipeline then npu::exportProgram complete the program.
+struct EmittedProgram {
+  isa::Program program;
+  mlir::OwningOpRef<mlir::ModuleOp> npu;
+};
+
 /// Lowers a partitioned, tiled, DRAM-allocated function into a program.
-llvm::Expected<isa::Program> emitProgram(mlir::func::FuncOp func,
-                                         const isa::HwConfig &hw,
-                                         std::vector<LayerReport> *report,
-                                         const EmitOptions &options = {});
+llvm::Expected<EmittedProgram> emitProgram(mlir::func::FuncOp func,
+                                           const isa::HwConfig &hw,
+                                           std::vector<LayerReport> *report,
+                                           const EmitOptions &options = {});
+
+/// Fills the instruction counts and DMA bytes of `report`'s NPU layers (in
+/// order) from the scheduled npu.program in `npu`: a layer's own range plus
+/// the loads the scheduler hoisted out of it, less the next layer's loads
+/// hoisted into it.
+void completeLayerReports(mlir::ModuleOp npu, const isa::HwConfig &hw,
+                          std::vector<LayerReport> &report);
 
 struct PipelineOptions {
   std::string hw = "default-32x32";
