@@ -76,7 +76,8 @@ def NPU_ItemOp : NPU_Op<"item", [NoTerminator, HasParent<"LayerOp">]> {
   let regions = (region MaxSizedRegion<1>:$loads, MaxSizedRegion<1>:$computes,
                         MaxSizedRegion<1>:$stores);
   let assemblyFormat = [{
-    attr-dict `loads` $loads `computes` $computes `stores` $stores
+    (`keep` $keep^)? attr-dict `loads` $loads `computes` $computes
+    `stores` $stores
   }];
   let hasVerifier = 1;
 }
