@@ -134,6 +134,18 @@ Value cIndex(OpBuilder &b, Location loc, int64_t v) {
   return b.create<arith::ConstantIndexOp>(loc, v);
 }
 
+Value addOf(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::AddFOp>(loc, x, y);
+  return b.create<arith::AddIOp>(loc, x, y);
+}
+
+Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MulFOp>(loc, x, y);
+  return b.create<arith::MulIOp>(loc, x, y);
+}
+
 Value filledWith(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value v) {
   Value e = b.create<tensor::EmptyOp>(loc, shape, v.getType());
   return b.create<linalg::FillOp>(loc, ValueRange{v}, ValueRange{e})

@@ -82,6 +82,13 @@ mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
 /// An index constant.
 mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+/// x + y and x * y of two float or two integer scalars (arith's float or
+/// integer op by the type).
+mlir::Value addOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y);
+mlir::Value mulOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y);
+
 /// A tensor of `shape` filled with the scalar `v` (linalg.fill).
 mlir::Value filledWith(mlir::OpBuilder &b, mlir::Location loc,
                        llvm::ArrayRef<int64_t> shape, mlir::Value v);

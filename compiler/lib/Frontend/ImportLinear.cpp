@@ -175,18 +175,6 @@ Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type t) {
       .getResult(0);
 }
 
-Value addOf(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::AddFOp>(loc, x, y);
-  return b.create<arith::AddIOp>(loc, x, y);
-}
-
-Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::MulFOp>(loc, x, y);
-  return b.create<arith::MulIOp>(loc, x, y);
-}
-
 /// The loops of an ONNX MatMul: batch dims (numpy broadcasting), M unless A
 /// is 1-D, N unless B is 1-D, then K. A 1-D A is [K] (ONNX promotes it to
 /// [1, K] and drops that 1 from the result), a 1-D B is [K].

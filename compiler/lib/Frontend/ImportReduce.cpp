@@ -80,16 +80,6 @@ Value convert(OpBuilder &b, Location loc, Value v, Type to, bool uns) {
   return b.create<arith::TruncIOp>(loc, to, v);
 }
 
-Value add(OpBuilder &b, Location l, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::AddFOp>(l, x, y);
-  return b.create<arith::AddIOp>(l, x, y);
-}
-Value mul(OpBuilder &b, Location l, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::MulFOp>(l, x, y);
-  return b.create<arith::MulIOp>(l, x, y);
-}
 Value maxOf(OpBuilder &b, Location l, Value x, Value y, bool uns) {
   if (isa<FloatType>(x.getType()))
     return b.create<arith::MaximumFOp>(l, x, y);
@@ -321,7 +311,7 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
         ValueRange{scalar(b, loc, acc, 0)},
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           Value d = nb.create<arith::SubFOp>(l, in(nb, l, a[0]), a[1]);
-          return {add(nb, l, a[2], nb.create<math::ExpOp>(l, d))};
+          return {addOf(nb, l, a[2], nb.create<math::ExpOp>(l, d))};
         })[0];
     // An all -inf row: max is -inf and the sum NaN; ORT's kernel returns
     // -inf there (log(0) + max), and so does this.
@@ -349,9 +339,9 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
             else if (!uns)
               v = nb.create<math::AbsIOp>(l, v);
           } else if (op == "ReduceL2" || op == "ReduceSumSquare") {
-            v = mul(nb, l, v, v);
+            v = mulOf(nb, l, v, v);
           }
-          return {isProd ? mul(nb, l, a[1], v) : add(nb, l, a[1], v)};
+          return {isProd ? mulOf(nb, l, a[1], v) : addOf(nb, l, a[1], v)};
         })[0];
     if (op == "ReduceMean" || op == "ReduceL2" || op == "ReduceLogSum")
       r = lw::elementwise(

@@ -575,17 +575,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           }
         }
         if (q + 1 == kChunks) {
-          // A slice of an in-place concat: pixels are the concat's channels
-          // apart.
-          int64_t pix = io.outPixelStride ? io.outPixelStride : coutAll;
-          if (io.keepOutput && !io.storeKept && !epi.residual)
-            appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow,
-                               cAll);
-          else
-            appendEpilogue(it, tile, epi, io.output,
-                           (n * g.oh + oy0) * g.ow * pix + cAll, pix,
-                           keptTarget(io, oy0, cAll), keptStride(io),
-                           !io.keepOutput || io.storeKept);
+          appendConvEpilogue(it, tile, epi, io, g, n, oy0, th, cAll, coutAll);
         }
         items.push_back(std::move(it));
       }

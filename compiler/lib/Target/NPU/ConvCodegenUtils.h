@@ -34,13 +34,14 @@ std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
                                     int64_t zeroPoint, const LayerIO &io,
                                     ProgramBuilder &b);
 
-/// Where a kept output's tile from row oy0, channel c0 goes when
-/// appendEpilogue writes it (stored too, or a fused residual add's), or
-/// nullopt when the output is not kept.
-std::optional<uint64_t> keptTarget(const LayerIO &io, int64_t oy0, int64_t c0);
-
-/// Channels between pixels of a kept output (0 when the output is not kept).
-int64_t keptStride(const LayerIO &io);
+/// The epilogue of a conv tile (rows [oy0, oy0 + th), channels from c0, of
+/// image n; `channels`: the output's): into the consumer's input tile when
+/// the output is kept on chip and not stored, else stored (pixels a
+/// concat's channels apart in an in-place concat slice) and, when kept
+/// too, also written to the kept tile.
+void appendConvEpilogue(Item &item, const AccTile &tile, const Epilogue &epi,
+                        const LayerIO &io, const ConvGeom &g, int64_t n,
+                        int64_t oy0, int64_t th, int64_t c0, int64_t channels);
 
 /// Scratchpad bytes a kept output reserves at the far end (the consumer's
 /// allocator rounds a top-down slot to 4 bytes).

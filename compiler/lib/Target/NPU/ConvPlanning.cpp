@@ -43,14 +43,20 @@ std::vector<DmaBox> keptInputBorder(const ConvGeom &g, uint64_t base,
                          g.cin, zeroPoint, io, b);
 }
 
-std::optional<uint64_t> keptTarget(const LayerIO &io, int64_t oy0, int64_t c0) {
-  if (!io.keepOutput)
-    return std::nullopt;
-  return keptAddress(*io.keepOutput, oy0, c0);
-}
-
-int64_t keptStride(const LayerIO &io) {
-  return io.keepOutput ? io.keepOutput->channels : 0;
+void appendConvEpilogue(Item &item, const AccTile &tile, const Epilogue &epi,
+                        const LayerIO &io, const ConvGeom &g, int64_t n,
+                        int64_t oy0, int64_t th, int64_t c0, int64_t channels) {
+  if (io.keepOutput && !io.storeKept && !epi.residual) {
+    appendKeptEpilogue(item, tile, epi, *io.keepOutput, oy0, th, g.ow, c0);
+    return;
+  }
+  int64_t pix = io.outPixelStride ? io.outPixelStride : channels;
+  std::optional<uint64_t> kept;
+  if (io.keepOutput)
+    kept = keptAddress(*io.keepOutput, oy0, c0);
+  appendEpilogue(item, tile, epi, io.output, (n * g.oh + oy0) * g.ow * pix + c0,
+                 pix, kept, io.keepOutput ? io.keepOutput->channels : 0,
+                 !io.keepOutput || io.storeKept);
 }
 
 uint64_t keptBytes(const LayerIO &io) {

@@ -155,16 +155,7 @@ llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
         dw.set(Field::Dwconv_c_row_stride, g.ow * ct);
         dw.set(Field::Dwconv_c_pix_stride, ct);
         it.computes.push_back(dw);
-        // A slice of an in-place concat: pixels are the concat's channels
-        // apart.
-        int64_t pix = io.outPixelStride ? io.outPixelStride : C;
-        if (io.keepOutput && !io.storeKept && !epi.residual)
-          appendKeptEpilogue(it, tile, epi, *io.keepOutput, oy0, th, g.ow, c0);
-        else
-          appendEpilogue(it, tile, epi, io.output,
-                         (n * g.oh + oy0) * g.ow * pix + c0, pix,
-                         keptTarget(io, oy0, c0), keptStride(io),
-                         !io.keepOutput || io.storeKept);
+        appendConvEpilogue(it, tile, epi, io, g, n, oy0, th, c0, C);
         items.push_back(std::move(it));
       }
   return items;
