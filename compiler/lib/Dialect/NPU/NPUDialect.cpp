@@ -13,7 +13,14 @@ using namespace systole::npu;
 #define GET_TYPEDEF_CLASSES
 #include "systole/Dialect/NPU/NPUTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "systole/Dialect/NPU/NPUAttrs.cpp.inc"
+
 void NPUDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "systole/Dialect/NPU/NPUAttrs.cpp.inc"
+      >();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "systole/Dialect/NPU/NPUTypes.cpp.inc"

@@ -14,16 +14,14 @@ using namespace mlir;
 namespace systole::npu {
 
 std::optional<Placement> getPlacement(Operation *op) {
-  auto s = op->getAttrOfType<StringAttr>(kPlacementAttr);
-  if (!s)
+  auto a = op->getAttrOfType<PlacementAttr>(kPlacementAttr);
+  if (!a)
     return std::nullopt;
-  return s.getValue() == "npu" ? Placement::Npu : Placement::Host;
+  return a.getValue();
 }
 
 void setPlacement(Operation *op, Placement p) {
-  op->setAttr(
-      kPlacementAttr,
-      StringAttr::get(op->getContext(), p == Placement::Npu ? "npu" : "host"));
+  op->setAttr(kPlacementAttr, PlacementAttr::get(op->getContext(), p));
 }
 
 std::optional<int64_t> getDramOffset(Value v) {
@@ -50,16 +48,49 @@ void setDramOffset(Value v, int64_t offset) {
   v.getDefiningOp()->setAttr(kDramAttr, attr);
 }
 
-DictionaryAttr getTile(Operation *op) {
-  return op->getAttrOfType<DictionaryAttr>(kTileAttr);
+llvm::ArrayRef<std::pair<llvm::StringLiteral, TilePlan::Field>>
+TilePlan::fields() {
+  static const std::pair<llvm::StringLiteral, Field> all[] = {
+      {"channels", &TilePlan::channels},
+      {"k", &TilePlan::k},
+      {"n", &TilePlan::n},
+      {"order", &TilePlan::order},
+      {"os", &TilePlan::os},
+      {"resident", &TilePlan::resident},
+      {"rows", &TilePlan::rows}};
+  return all;
 }
 
-int64_t tileInt(DictionaryAttr tile, llvm::StringRef key, int64_t dflt) {
-  if (!tile)
-    return dflt;
-  if (auto a = tile.getAs<IntegerAttr>(key))
-    return a.getInt();
-  return dflt;
+TilePlan::Field TilePlan::field(llvm::StringRef name) {
+  for (auto [n, f] : fields())
+    if (n == name)
+      return f;
+  return nullptr;
+}
+
+std::optional<TilePlan> getTilePlan(Operation *op) {
+  auto a = op->getAttrOfType<TilePlanAttr>(kTileAttr);
+  if (!a)
+    return std::nullopt;
+  TilePlan plan;
+  plan.channels = a.getChannels(), plan.k = a.getK(), plan.n = a.getN();
+  plan.order = a.getOrder(), plan.os = a.getOs();
+  plan.resident = a.getResident(), plan.rows = a.getRows();
+  return plan;
+}
+
+uint64_t getPredictedCycles(Operation *op) {
+  auto a = op->getAttrOfType<TilePlanAttr>(kTileAttr);
+  return a ? static_cast<uint64_t>(a.getPredictedCycles().value_or(0)) : 0;
+}
+
+void setTilePlan(Operation *op, const TilePlan &plan,
+                 uint64_t predictedCycles) {
+  op->setAttr(kTileAttr,
+              TilePlanAttr::get(op->getContext(), plan.channels, plan.k, plan.n,
+                                plan.order, plan.os,
+                                static_cast<int64_t>(predictedCycles),
+                                plan.resident, plan.rows));
 }
 
 int64_t storedElementBytes(Type tensorType) {

@@ -99,17 +99,18 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     dramRow *= g.sh, dramPixel *= g.sw;
     g.h = g.oh, g.w = g.ow, g.sh = g.sw = 1;
   }
-  int64_t rows = plan.at("rows"), ntMax = std::min(plan.at("n"), g.cout);
-  bool resident = plan.at("resident");
+  int64_t rows = plan.rows.value(), ntMax = std::min(plan.n.value(), g.cout);
+  bool resident = plan.resident.value();
   if (resident && G > 1)
     return loweringError(op, "resident weights of a grouped convolution");
-  bool os = plan.count("os") && plan.at("os");
-  bool channelsOuter = !resident && plan.count("order") && plan.at("order");
+  bool os = plan.os.has_value() && plan.os.value();
+  bool channelsOuter =
+      !resident && plan.order.has_value() && plan.order.value();
   int64_t K = g.k(), R = hw.array.rows;
   // K chunk of an item (plan "k"): split, an output tile is a group of
   // items that stream the weights in chunks and accumulate into one
   // accumulator tile; the input tile stays for the row tile.
-  int64_t kc = plan.count("k") ? std::min(plan.at("k"), K) : K;
+  int64_t kc = plan.k.has_value() ? std::min(plan.k.value(), K) : K;
   int64_t kChunks = (K + kc - 1) / kc;
   if (kChunks > 1 && (resident || channelsOuter))
     return loweringError(op, "a K split streams the weights per item");

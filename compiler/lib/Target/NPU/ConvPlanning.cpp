@@ -119,7 +119,7 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
   // Depthwise (vector unit) or dense on the array: one image of all the
   // input channels.
   if (!conv || (!onVectorUnit(conv) && conv.getGroup() != 1) ||
-      epilogueOf(op).int32Out || !plan.count("rows"))
+      epilogueOf(op).int32Out || !plan.rows)
     return std::nullopt;
   ConvGeom g = geometry(conv);
   // The tile holds the whole padded image (row tiles read it in place), and
@@ -163,8 +163,10 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
     // Channel tiles are multiples of the vector lanes.
     for (int64_t ct = std::max<int64_t>(hw.vector.lanes, 1) * 8; ct >= 1;
          ct /= 2)
-      for (const TilePlan &rows : rowCandidates(g.oh))
-        plans.push_back({{"rows", rows.at("rows")}, {"n", ct}});
+      for (TilePlan p : rowCandidates(g.oh)) {
+        p.n = ct;
+        plans.push_back(p);
+      }
     return plans;
   }
   // Item widths: the array width and multiples of it (an item then runs
@@ -187,13 +189,10 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
         if ((os && !hw.array.os) || (!os && !hw.array.ws))
           continue;
         for (int64_t nt : widths)
-          for (const TilePlan &rows : rowCandidates(g.oh))
-            plans.push_back({{"rows", rows.at("rows")},
-                             {"n", nt},
-                             {"resident", 0},
-                             {"os", os},
-                             {"order", 0},
-                             {"k", kc}});
+          for (TilePlan p : rowCandidates(g.oh)) {
+            p.n = nt, p.resident = 0, p.os = os, p.order = 0, p.k = kc;
+            plans.push_back(p);
+          }
       }
     return plans;
   }
@@ -203,15 +202,13 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
     for (int64_t nt : widths)
       for (int64_t resident : {1, 0})
         for (int64_t order : {0, 1})
-          for (const TilePlan &rows : rowCandidates(g.oh))
+          for (TilePlan p : rowCandidates(g.oh))
             // Resident weights of one group would be overwritten by the
             // next group's while its items still run: groups stream.
-            if ((!resident || !order) && (!resident || groups == 1))
-              plans.push_back({{"rows", rows.at("rows")},
-                               {"n", nt},
-                               {"resident", resident},
-                               {"os", os},
-                               {"order", order}});
+            if ((!resident || !order) && (!resident || groups == 1)) {
+              p.n = nt, p.resident = resident, p.os = os, p.order = order;
+              plans.push_back(p);
+            }
   }
   return plans;
 }

@@ -18,7 +18,8 @@ llvm::Expected<std::vector<Item>> lowerDepthwise(graph::Conv2DOp op,
                                                  ProgramBuilder &b) {
   const isa::HwConfig &hw = b.hw;
   ConvGeom g = geometry(op);
-  int64_t C = g.cout, rows = plan.at("rows"), ctMax = std::min(plan.at("n"), C);
+  int64_t C = g.cout, rows = plan.rows.value(),
+          ctMax = std::min(plan.n.value(), C);
   int64_t wp = g.paddedWidth();
   int64_t mMax = rows * g.ow;
   if (g.kh > 255 || g.kw > 255 || g.sh > 255 || g.sw > 255 || g.dh > 255 ||

@@ -100,11 +100,10 @@ uint64_t macsOf(Operation *op) {
 
 std::string describePlan(Operation *op) {
   std::string s = op->getName().stripDialect().str();
-  if (DictionaryAttr tile = getTile(op))
-    for (NamedAttribute a : tile)
-      if (a.getName() != "predicted_cycles")
-        s += " " + a.getName().str() + "=" +
-             std::to_string(cast<IntegerAttr>(a.getValue()).getInt());
+  if (std::optional<TilePlan> plan = getTilePlan(op))
+    for (auto [name, field] : TilePlan::fields())
+      if (std::optional<int64_t> v = (*plan).*field)
+        s += " " + name.str() + "=" + std::to_string(*v);
   return s;
 }
 
@@ -432,11 +431,10 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
           {host.entry + std::to_string(prog.segments.size()), std::move(host)});
       continue;
     }
-    if (!getTile(&op))
+    std::optional<TilePlan> tiled = getTilePlan(&op);
+    if (!tiled)
       continue; // reshape: an alias, no code
-    TilePlan plan;
-    for (NamedAttribute a : getTile(&op))
-      plan[a.getName().str()] = cast<IntegerAttr>(a.getValue()).getInt();
+    const TilePlan &plan = *tiled;
     LayerIO io;
     // A constant operand (an add's bias) has no DRAM tensor: the lowering
     // puts it in the constant pool and ignores this slot.
@@ -475,13 +473,9 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
         if (user->hasAttr(kInputOnChipAttr) && user->getOperand(0) == kept)
           next = user;
       io.storeKept = !kept.hasOneUse();
-      if (next && getTile(next)) {
-        TilePlan nextPlan;
-        for (NamedAttribute a : getTile(next))
-          nextPlan[a.getName().str()] =
-              cast<IntegerAttr>(a.getValue()).getInt();
-        io.keepOutput = onChipInput(next, nextPlan, hw, !io.spMirrored);
-      }
+      if (std::optional<TilePlan> nextPlan =
+              next ? getTilePlan(next) : std::nullopt)
+        io.keepOutput = onChipInput(next, *nextPlan, hw, !io.spMirrored);
       if (!io.keepOutput || !next->hasAttr(kInputOnChipAttr) ||
           ((io.storeKept || fusedResidual(&op)) &&
            !keptTileIsDense(*io.keepOutput,

@@ -505,8 +505,11 @@ std::vector<TilePlan> rowCandidates(int64_t outRows) {
   for (int64_t k = 2; k <= 16 && k <= outRows; ++k)
     rows.insert((outRows + k - 1) / k);
   std::vector<TilePlan> plans;
-  for (auto it = rows.rbegin(); it != rows.rend(); ++it)
-    plans.push_back({{"rows", *it}});
+  for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+    TilePlan p;
+    p.rows = *it;
+    plans.push_back(p);
+  }
   return plans;
 }
 
@@ -547,8 +550,11 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
   }
   if (llvm::isa<graph::GlobalAvgPoolOp>(op)) {
     std::vector<TilePlan> plans;
-    for (int64_t ch = 1 << 15; ch >= 1; ch /= 2)
-      plans.push_back({{"channels", ch}});
+    for (int64_t ch = 1 << 15; ch >= 1; ch /= 2) {
+      TilePlan p;
+      p.channels = ch;
+      plans.push_back(p);
+    }
     return plans;
   }
   return {};

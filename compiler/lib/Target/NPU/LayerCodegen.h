@@ -11,6 +11,8 @@
 
 #include "ProgramBuilder.h"
 
+#include "systole/Target/NPU/TilePlan.h"
+
 #include "systole/Dialect/Graph/GraphOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -20,9 +22,6 @@
 #include <string>
 
 namespace systole::npu {
-
-/// Integer entries of an op's tile plan ("rows", "n", "resident", ...).
-using TilePlan = std::map<std::string, int64_t>;
 
 /// A convolution's whole input tile kept in the scratchpad by the layer
 /// before it (a cascade, npu-plan-cascades): the consumer's padded NHWC

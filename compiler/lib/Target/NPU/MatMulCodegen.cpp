@@ -29,12 +29,16 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
   int64_t m = lhs.getNumElements() / lhs.getShape().back() / batches;
   int64_t nt = std::min<int64_t>(hw.array.cols, n);
   std::vector<TilePlan> plans;
-  if (hw.array.os)
-    plans.push_back(
-        {{"os", 1}, {"rows", std::min<int64_t>(m, hw.array.rows)}, {"n", nt}});
+  if (hw.array.os) {
+    TilePlan p;
+    p.os = 1, p.rows = std::min<int64_t>(m, hw.array.rows), p.n = nt;
+    plans.push_back(p);
+  }
   if (hw.array.ws)
-    for (const TilePlan &r : rowCandidates(m))
-      plans.push_back({{"os", 0}, {"rows", r.at("rows")}, {"n", nt}});
+    for (TilePlan p : rowCandidates(m)) {
+      p.os = 0, p.n = nt;
+      plans.push_back(p);
+    }
   if (!kSplit)
     return plans;
   // K split: the same plans with K chunks of a multiple of the array rows
@@ -42,7 +46,7 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
   std::vector<TilePlan> split;
   for (int64_t kc : kChunkCandidates(lhs.getShape().back(), hw.array.rows))
     for (TilePlan p : plans) {
-      p["k"] = kc;
+      p.k = kc;
       split.push_back(p);
     }
   return split;
@@ -80,12 +84,12 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   int64_t N = rhsType.getShape().back();
   int64_t batches = rhsType.getNumElements() / (K * N);
   int64_t M = lhsType.getNumElements() / K / batches;
-  bool os = plan.at("os");
-  int64_t rows = plan.at("rows"), ntMax = plan.at("n");
+  bool os = plan.os.value();
+  int64_t rows = plan.rows.value(), ntMax = plan.n.value();
   // K chunk of an item (plan "k"): without a split an item holds its whole
   // lhs rows and weight columns; with one, an output tile is a group of
   // items that accumulate their chunks into one accumulator tile.
-  int64_t kc = plan.count("k") ? std::min(plan.at("k"), K) : K;
+  int64_t kc = plan.k.has_value() ? std::min(plan.k.value(), K) : K;
   int64_t kChunks = (K + kc - 1) / kc;
   int64_t R = hw.array.rows;
   if (K > 0xffff || N > 0xffff || rows > 0xffff)

@@ -28,23 +28,7 @@ using namespace systole::npu;
 
 namespace {
 
-TilePlan planOf(Operation *op) {
-  TilePlan plan;
-  for (NamedAttribute a : getTile(op))
-    if (a.getName() != "predicted_cycles")
-      plan[a.getName().str()] = cast<IntegerAttr>(a.getValue()).getInt();
-  return plan;
-}
-
-void setPlan(Operation *op, const TilePlan &plan, uint64_t cycles) {
-  Builder b(op->getContext());
-  SmallVector<NamedAttribute> entries;
-  for (auto &[k, v] : plan)
-    entries.push_back(b.getNamedAttr(k, b.getI64IntegerAttr(v)));
-  entries.push_back(b.getNamedAttr(
-      "predicted_cycles", b.getI64IntegerAttr(static_cast<int64_t>(cycles))));
-  op->setAttr(kTileAttr, b.getDictionaryAttr(entries));
-}
+TilePlan planOf(Operation *op) { return getTilePlan(op).value_or(TilePlan()); }
 
 struct Choice {
   TilePlan producer, consumer;
@@ -148,7 +132,7 @@ struct PlanCascadesPass
         prev = nullptr; // a new segment starts after host code
         continue;
       }
-      if (!placement || !getTile(&op))
+      if (!placement || !getTilePlan(&op))
         continue;
       bool mirrored = prev ? !prevMirrored : false;
       Operation *p = prev;
@@ -171,13 +155,11 @@ struct PlanCascadesPass
         it =
             memo.emplace(key, cascade(p, &op, !mirrored, pOnChip, store)).first;
       const std::optional<Choice> &c = it->second;
-      uint64_t planned =
-          static_cast<uint64_t>(tileInt(getTile(p), "predicted_cycles") +
-                                tileInt(getTile(&op), "predicted_cycles"));
+      uint64_t planned = getPredictedCycles(p) + getPredictedCycles(&op);
       if (!c || (!always && c->producerCycles + c->consumerCycles >= planned))
         continue;
-      setPlan(p, c->producer, c->producerCycles);
-      setPlan(&op, c->consumer, c->consumerCycles);
+      setTilePlan(p, c->producer, c->producerCycles);
+      setTilePlan(&op, c->consumer, c->consumerCycles);
       Builder b(&getContext());
       p->setAttr(kKeepOutputAttr, b.getUnitAttr());
       op.setAttr(kInputOnChipAttr, b.getUnitAttr());

@@ -146,9 +146,8 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
           for (llvm::StringRef kv : llvm::split(forcePlan, ',')) {
             auto [k, v] = kv.split('=');
             int64_t value = 0;
-            auto it = plan.find(k.trim().str());
-            match &= !v.trim().getAsInteger(10, value) && it != plan.end() &&
-                     it->second == value;
+            TilePlan::Field f = TilePlan::field(k.trim());
+            match &= !v.trim().getAsInteger(10, value) && f && plan.*f == value;
           }
           if (!match)
             continue;
@@ -194,14 +193,7 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
         }
       }
       tunedTotal += bestCycles;
-      Builder b(op->getContext());
-      SmallVector<NamedAttribute> entries;
-      for (auto &[k, v] : *best)
-        entries.push_back(b.getNamedAttr(k, b.getI64IntegerAttr(v)));
-      entries.push_back(b.getNamedAttr(
-          "predicted_cycles",
-          b.getI64IntegerAttr(static_cast<int64_t>(bestCycles))));
-      op->setAttr(kTileAttr, b.getDictionaryAttr(entries));
+      setTilePlan(op, *best, bestCycles);
     });
     if (failed)
       return signalPassFailure();

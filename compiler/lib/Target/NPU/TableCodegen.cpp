@@ -92,7 +92,7 @@ std::vector<TilePlan> tableCandidates(graph::TableOp op) {
   std::vector<TilePlan> plans;
   for (int64_t c : chunks)
     for (TilePlan p : rowCandidates(outer)) {
-      p["channels"] = c;
+      p.channels = c;
       plans.push_back(p);
     }
   return plans;
@@ -116,7 +116,7 @@ std::vector<TilePlan> concatCandidates(graph::ConcatOp op) {
   for (int64_t c : chunks)
     for (TilePlan p :
          rowCandidates(type.getNumElements() / type.getShape().back())) {
-      p["channels"] = c;
+      p.channels = c;
       plans.push_back(p);
     }
   return plans;
@@ -129,7 +129,7 @@ llvm::Expected<std::vector<Item>> lowerTable(graph::TableOp op,
   auto type = cast<ShapedType>(op.getInput().getType());
   int64_t C = type.getRank() ? type.getShape().back() : 1;
   int64_t outer = type.getNumElements() / C;
-  int64_t rows = plan.at("rows"), cc = std::min(plan.at("channels"), C);
+  int64_t rows = plan.rows.value(), cc = std::min(plan.channels.value(), C);
   bool perChannel = isPerChannel(op);
   if (cc > kMaxField || rows > kMaxField)
     return loweringError(op, "table tile exceeds the VLUT/DMA field widths");
@@ -186,7 +186,7 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
                              "quantized");
   int64_t Cout = type.getShape().back();
   int64_t pixels = type.getNumElements() / Cout;
-  int64_t rows = plan.at("rows");
+  int64_t rows = plan.rows.value();
   graph::TableOp after = fusedTable(op);
   std::vector<int8_t> afterRows;
   if (after)
@@ -232,7 +232,7 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   }
   if (rows > kMaxField)
     return loweringError(op, "concat tile exceeds the field widths");
-  int64_t cc = std::min(plan.at("channels"), widest);
+  int64_t cc = std::min(plan.channels.value(), widest);
   int64_t lutBytes = perChannel ? cc * 256 : 256;
   auto slots = allocateSlotPairs(op, b.hw, {rows * cc, rows * cc, lutBytes},
                                  io.spMirrored);
@@ -302,7 +302,7 @@ copyRowsByStores(Operation *op, ShapedType type, const TilePlan &plan,
                  int64_t unit = 1) {
   int64_t N = type.getDimSize(0), H = type.getDimSize(1),
           W = type.getDimSize(2), C = type.getDimSize(3);
-  int64_t rows = plan.at("rows") * unit, outer = N * H;
+  int64_t rows = plan.rows.value() * unit, outer = N * H;
   if (W * C > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
     return loweringError(op, "row tile exceeds the field widths");
   auto slots = allocateSlotPairs(op, b.hw, {rows * W * C, rows * W * C, 256},
@@ -417,7 +417,7 @@ llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
   ArrayRef<int64_t> p = op.getPads();
   int64_t pt = p[1], pl = p[2], pb = p[5], pr = p[6];
   int64_t Ho = H + pt + pb, Wo = W + pl + pr, row = Wo * C;
-  int64_t rows = std::min(plan.at("rows"), Ho);
+  int64_t rows = std::min(plan.rows.value(), Ho);
   if (row > kMaxField || rows > kMaxField || C > kMaxField || W > kMaxField)
     return loweringError(op, "row tile exceeds the field widths");
   auto q = tables::quantized8(type);

@@ -77,17 +77,17 @@ std::vector<TilePlan> tuningCandidates(Operation *op, const isa::HwConfig &hw) {
   std::vector<TilePlan> seeds = base;
   seeds.insert(seeds.end(), split.begin(), split.end());
   for (const TilePlan &p : seeds) {
-    if (!p.count("rows"))
+    if (!p.rows.has_value())
       continue;
     for (int64_t h : heights) {
       TilePlan q = p;
-      q["rows"] = h;
+      q.rows = h;
       add(q);
-      if (p.count("n") && !widths.empty() &&
+      if (p.n.has_value() && !widths.empty() &&
           !dyn_cast<graph::Conv2DOp>(op).isDepthwise())
         for (int64_t w : widths) {
           TilePlan r = q;
-          r["n"] = w;
+          r.n = w;
           add(r);
         }
     }
@@ -145,10 +145,11 @@ llvm::Expected<TuneCache> TuneCache::open(std::string path) {
     entry.budget = e->getInteger("budget").value_or(0);
     for (const auto &[name, value] : *plan) {
       std::optional<int64_t> n = value.getAsInteger();
-      if (!n)
+      TilePlan::Field f = TilePlan::field(name);
+      if (!n || !f)
         return fail("entry '" + key.str() + "': '" + name.str() +
-                    "' is not an integer");
-      entry.plan[name.str()] = *n;
+                    (f ? "' is not an integer" : "' is not a plan entry"));
+      entry.plan.*f = *n;
     }
     c.entries[key.str()] = std::move(entry);
   }
@@ -174,8 +175,9 @@ llvm::Error TuneCache::save() const {
   llvm::json::Object all;
   for (const auto &[key, e] : entries) {
     llvm::json::Object plan;
-    for (const auto &[name, v] : e.plan)
-      plan[name] = v;
+    for (auto [name, f] : TilePlan::fields())
+      if (std::optional<int64_t> v = e.plan.*f)
+        plan[name] = *v;
     all[key] = llvm::json::Object{{"plan", std::move(plan)},
                                   {"cycles", int64_t(e.cycles)},
                                   {"budget", e.budget}};

@@ -50,7 +50,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
     return loweringError(op, "unsupported broadcast");
   int64_t inner = type.getShape().back();
   int64_t outer = type.getNumElements() / inner;
-  int64_t rows = plan.at("rows");
+  int64_t rows = plan.rows.value();
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
   // Elements of operand i an item loads: full row tiles, or the broadcast
@@ -227,7 +227,7 @@ llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
   auto pads = op.getPads();
   int64_t pt = pads[0], pl = pads[1], pr = pads[3];
   int64_t wp = W + pl + pr;
-  int64_t rows = plan.at("rows");
+  int64_t rows = plan.rows.value();
   int64_t inRows = (rows - 1) * sh + kh;
   if (C > 0xffff || kh > 255 || kw > 255 || sh > 255 || sw > 255 ||
       OW * C > 0xffff)
@@ -352,7 +352,7 @@ llvm::Expected<std::vector<Item>> lowerGlobalAvgPool(graph::GlobalAvgPoolOp op,
   auto in = cast<ShapedType>(op.getInput().getType());
   int64_t N = in.getDimSize(0), H = in.getDimSize(1), W = in.getDimSize(2),
           C = in.getDimSize(3);
-  int64_t chMax = std::min<int64_t>(plan.at("channels"), C);
+  int64_t chMax = std::min<int64_t>(plan.channels.value(), C);
   if (H > 255 || W > 255 || H * W > 0xffff)
     return loweringError(op, "global pooling window exceeds the POOL fields");
   // A kept input (npu-plan-cascades) is the whole image, the first

@@ -18,7 +18,7 @@
 // s1 = 6. (x's tile sits at scratchpad address 0: its LOAD's sram_addr
 // and its VLUT's a_addr are the elided default.)
 // CHECK-LABEL: func.func @main
-// CHECK: graph.concat {{.*}}npu.dram = 128 : i64, npu.placement = "npu", npu.tile = {channels = 4 : i64, {{.*}}rows = 16 : i64}
+// CHECK: graph.concat {{.*}}npu.dram = 128 : i64, npu.placement = #npu<placement npu>, npu.tile = #npu.tile<channels = 4, {{.*}}rows = 16>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
 // CHECK-NEXT: npu.layer_start "graph.concat"

@@ -6,7 +6,7 @@
 // The dequantize read by the other reader stays; the other goes.
 // CHECK-LABEL: func @reused_input
 // CHECK: %[[D:.*]] = graph.dequantize %arg0
-// CHECK: %[[C:.*]] = graph.concat %arg0, %arg1 {axis = 3 : i64, npu.placement = "npu"} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<1x2x2x3x!quant.uniform<i8:f32, 2.500000e-01:-2>>) -> tensor<1x2x2x7x!quant.uniform<i8:f32, 1.000000e+00:3>>
+// CHECK: %[[C:.*]] = graph.concat %arg0, %arg1 {axis = 3 : i64, npu.placement = #npu<placement npu>} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<1x2x2x3x!quant.uniform<i8:f32, 2.500000e-01:-2>>) -> tensor<1x2x2x7x!quant.uniform<i8:f32, 1.000000e+00:3>>
 // CHECK-NOT: graph.dequantize %arg1
 // CHECK-NOT: graph.quantize
 // CHECK: return %[[C]], %[[D]]
@@ -25,7 +25,7 @@ func.func @reused_input(%x: tensor<1x2x2x4x!a>, %y: tensor<1x2x2x3x!b>) -> (tens
 
 // Not along the channels of an NHWC tensor: stays a float concat.
 // CHECK-LABEL: func @height_concat
-// CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 1 : i64, {{.*}}npu.placement = "host"} : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x4x2x4xf32>
+// CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 1 : i64, {{.*}}npu.placement = #npu<placement host>} : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x4x2x4xf32>
 // CHECK: graph.quantize
 !a2 = !quant.uniform<i8:f32, 0.5:1>
 !o2 = !quant.uniform<i8:f32, 1.0:3>

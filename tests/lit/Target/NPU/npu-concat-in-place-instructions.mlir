@@ -19,8 +19,8 @@
 // codes halved, Q(DQ_a(c)); b: the identity, still a table), both with
 // zero point 0 (elided).
 // CHECK-LABEL: func.func @main
-// CHECK: graph.conv2d {{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 4 : i64}
-// CHECK: graph.conv2d {{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 4 : i64}
+// CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
+// CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
 // CHECK: graph.concat {{.*}}npu.dram = 64 : i64, npu.in_place
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[TA:[0-9]+]], dram_addr = 4288, n0 = 256,

@@ -13,11 +13,11 @@
 // CHECK-LABEL: func @in_place
 // CHECK: %[[A:.*]] = graph.conv2d
 // CHECK: %[[B:.*]] = graph.conv2d
-// CHECK: %[[TA:.*]] = graph.table %[[A]] {npu.placement = "npu", table = dense<[-64, -64, -63, -62, -62, -62, -61, -60,
+// CHECK: %[[TA:.*]] = graph.table %[[A]] {npu.placement = #npu<placement npu>, table = dense<[-64, -64, -63, -62, -62, -62, -61, -60,
 // CHECK-SAME: 61, 62, 62, 62, 63, 64]> : tensor<256xi8>}
-// CHECK: %[[TB:.*]] = graph.table %[[B]] {npu.placement = "npu", table = dense<[-128, -127, -126,
+// CHECK: %[[TB:.*]] = graph.table %[[B]] {npu.placement = #npu<placement npu>, table = dense<[-128, -127, -126,
 // CHECK-SAME: 125, 126, 127]> : tensor<256xi8>}
-// CHECK: %[[C:.*]] = graph.concat %[[TA]], %[[TB]] {axis = 3 : i64, npu.in_place, npu.placement = "npu"}
+// CHECK: %[[C:.*]] = graph.concat %[[TA]], %[[TB]] {axis = 3 : i64, npu.in_place, npu.placement = #npu<placement npu>}
 // CHECK-NOT: graph.quantize
 // CHECK: return %[[C]]
 func.func @in_place(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x16x!o> {

@@ -27,7 +27,7 @@
 // The REQUANT writes the conv's own codes (zero point 0: elided) and maps
 // them through the table at lut_addr = the slot the 256-byte LOAD filled.
 // CHECK-LABEL: func.func @main
-// CHECK: graph.conv2d {{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 4 : i64}
+// CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
 // CHECK: graph.table
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
@@ -65,7 +65,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x4x!y> {
 // returned conv result is live).
 // The plan: two items of two rows (M = 8).
 // CHECK-LABEL: func.func @main
-// CHECK: graph.conv2d {{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 2 : i64}
+// CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 2>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 1, n2 = 1, n3 = 1, s1 = 256, t1 = 256}
 // CHECK: %[[R0:.*]] = npu.requant push_next {bias, lo = -128, hi = 127, {{.*}}o_addr = [[O0:[0-9]+]], o_stride = 4, m = 8, n = 4,

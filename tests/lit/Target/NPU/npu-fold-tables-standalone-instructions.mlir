@@ -15,7 +15,7 @@
 // 64 bytes (n0 = 4 channels, n1 = 16 rows, strides 4) and writes them at
 // 192.
 // CHECK-LABEL: func.func @main
-// CHECK: graph.table {{.*}}npu.tile = {channels = 4 : i64, {{.*}}rows = 16 : i64}
+// CHECK: graph.table {{.*}}npu.tile = #npu.tile<channels = 4, {{.*}}rows = 16>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4096, n0 = 256, n1 = 1, n2 = 1, n3 = 1, s1 = 256, t1 = 256}
 // CHECK: npu.vadd {{.*}}ratio_a = 1.000000e+00, ratio_b = 1.000000e+00}
@@ -50,7 +50,7 @@ func.func @main(%x: tensor<1x4x4x4x!one>, %y: tensor<1x4x4x4x!one>) -> tensor<1x
 // the 4 x 2 weights at 4096, 2 biases at 4160, 2 scales at 4224, the
 // tables at 4288.
 // CHECK-LABEL: func.func @main
-// CHECK: graph.table {{.*}}npu.tile = {channels = 2 : i64, {{.*}}rows = 4 : i64}
+// CHECK: graph.table {{.*}}npu.tile = #npu.tile<channels = 2, {{.*}}rows = 4>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 2, n2 = 1, n3 = 1, s1 = 256, t1 = 256}
 // CHECK-NEXT: npu.matmul {{.*}}{dataflow = os, a_zp = 1, {{.*}}m = 4, k = 4, n = 2,

@@ -5,8 +5,8 @@
 // points 0: entry c + 128 is -c saturated (hand-derived: 127, 127, 126,
 // ..., -127).
 // CHECK-LABEL: func @after_add
-// CHECK: %[[A:.*]] = graph.add %arg0, %arg1 {npu.placement = "npu"}
-// CHECK: %[[T:.*]] = graph.table %[[A]] {npu.placement = "npu", table = dense<[127, 127, 126, 125,
+// CHECK: %[[A:.*]] = graph.add %arg0, %arg1 {npu.placement = #npu<placement npu>}
+// CHECK: %[[T:.*]] = graph.table %[[A]] {npu.placement = #npu<placement npu>, table = dense<[127, 127, 126, 125,
 // CHECK-SAME: -126, -127]> : tensor<256xi8>}
 // CHECK-NOT: graph.quantize
 // CHECK: return %[[T]]
@@ -29,7 +29,7 @@ func.func @after_add(%x: tensor<1x2x2x4x!one>, %y: tensor<1x2x2x4x!one>) -> tens
 // -124, ..., 126 for c = 63, then 127.
 // CHECK-LABEL: func @per_channel
 // CHECK: %[[M:.*]] = graph.matmul
-// CHECK: %[[T:.*]] = graph.table %[[M]] {npu.placement = "npu", table = dense<{{\[\[}}-128, -127, -126,
+// CHECK: %[[T:.*]] = graph.table %[[M]] {npu.placement = #npu<placement npu>, table = dense<{{\[\[}}-128, -127, -126,
 // CHECK-SAME: 126, 127], [-128, -128,
 // CHECK-SAME: -128, -126, -124,
 // CHECK-SAME: 124, 126, 127, 127,

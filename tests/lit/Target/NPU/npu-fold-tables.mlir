@@ -7,7 +7,7 @@
 // CHECK-LABEL: func @neg_table
 // CHECK: %[[M:.*]] = graph.matmul
 // CHECK-NOT: graph.dequantize
-// CHECK: %[[T:.*]] = graph.table %[[M]] {npu.placement = "npu", table = dense<[127, 127, 126, 125,
+// CHECK: %[[T:.*]] = graph.table %[[M]] {npu.placement = #npu<placement npu>, table = dense<[127, 127, 126, 125,
 // CHECK-SAME: -125, -126, -127]> : tensor<256xi8>}
 // CHECK-NOT: graph.unary
 // CHECK-NOT: graph.quantize
@@ -59,7 +59,7 @@ func.func @not_folded(%x: tensor<2x4x!a2>, %y: tensor<2x3xf32>) -> (tensor<2x3x!
 // saturates to 127 and comes back as -127.
 // CHECK-LABEL: func @composed
 // CHECK: %[[M:.*]] = graph.matmul
-// CHECK-NEXT: %[[T:.*]] = graph.table %[[M]] {npu.placement = "npu", table = dense<[-127, -127, -126, -125,
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[M]] {npu.placement = #npu<placement npu>, table = dense<[-127, -127, -126, -125,
 // CHECK-SAME: 125, 126, 127]> : tensor<256xi8>}
 // CHECK-NOT: graph.table
 // CHECK: return %[[T]]

@@ -20,7 +20,7 @@
 // codes (zero point 0, elided) through the table, and its 64 bytes are
 // stored at 64 (n0 = 4 channels by n1 = 16 pixels).
 // CHECK-LABEL: func.func @main
-// CHECK: graph.conv2d {{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 4 : i64}
+// CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: %[[T:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.matmul pop_prev %[[T]] {dataflow = ws, preload, {{.*}}m = 16, k = 4, n = 4,

@@ -12,7 +12,7 @@
 // CHECK-LABEL: func @gate
 // CHECK: %[[X:.*]] = graph.conv2d
 // CHECK-NOT: graph.dequantize
-// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<[-128, -128,
 // CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
 // CHECK-NOT: graph.mul
 // CHECK-NOT: graph.quantize
@@ -39,7 +39,7 @@ func.func @gate(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
 // in the conv's NHWC layout and the transpose back to NHWC cancels.
 // CHECK-LABEL: func @gate_nchw
 // CHECK: %[[X:.*]] = graph.conv2d
-// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<[-128, -128,
 // CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
 // CHECK-NOT: graph.transpose
 // CHECK-NOT: graph.mul
@@ -94,7 +94,7 @@ func.func @third_reader(%x: tensor<1x4x4x8x!x>) -> (tensor<1x4x4x8x!y>, tensor<1
 // -128 for c = -128 (x = 127).
 // CHECK-LABEL: func @gate_after_table
 // CHECK: %[[X:.*]] = graph.conv2d
-// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[-128, -128,
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<[-128, -128,
 // CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
 // CHECK-NOT: graph.table
 // CHECK: return %[[T]]
@@ -126,7 +126,7 @@ func.func @gate_after_table(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
 // and -125).
 // CHECK-LABEL: func @gate_uint8
 // CHECK: %[[X:.*]] = graph.conv2d
-// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = "npu", table = dense<[0, 0,
+// CHECK-NEXT: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<[0, 0,
 // CHECK-SAME: 0, 3, 33, 59, 81, 99, 113, 123, -127, -125, -127, 123, 113, 99, 81, 59, 33, 3, 0,
 // CHECK-NOT: graph.mul
 // CHECK: return %[[T]]

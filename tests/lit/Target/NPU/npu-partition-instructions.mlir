@@ -22,10 +22,10 @@
 // offset (npu.dram) +0 and +32; the last add loads the host quantize's
 // result (its npu.dram) +0 and +32, twice (it is both operands).
 // CHECK-LABEL: func.func @main
-// CHECK: graph.add %arg0, %arg0 {npu.dram = [[#A:]] : i64, npu.placement = "npu"
-// CHECK: graph.add {{.*}}npu.placement = "host"} : (tensor<1x4x4x4xf32>, tensor<1x4x1x4xf32>)
-// CHECK: graph.quantize {{.*}} {npu.dram = [[#Q:]] : i64, npu.placement = "host"}
-// CHECK: graph.add {{.*}} {npu.dram = [[#B:]] : i64, npu.placement = "npu"
+// CHECK: graph.add %arg0, %arg0 {npu.dram = [[#A:]] : i64, npu.placement = #npu<placement npu>
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement host>} : (tensor<1x4x4x4xf32>, tensor<1x4x1x4xf32>)
+// CHECK: graph.quantize {{.*}} {npu.dram = [[#Q:]] : i64, npu.placement = #npu<placement host>}
+// CHECK: graph.add {{.*}} {npu.dram = [[#B:]] : i64, npu.placement = #npu<placement npu>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0" {
 // CHECK: npu.vadd {{.*}}ratio_a = 1.000000e+00, ratio_b = 1.000000e+00, fixed = 3.000000e+00}

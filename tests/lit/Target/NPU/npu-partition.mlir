@@ -3,9 +3,9 @@
 !f = !quant.uniform<i8:f32, 0.05:-3>
 // Quantize/dequantize at the boundary run on the host; the add on the NPU.
 // CHECK-LABEL: func @boundary
-// CHECK: graph.quantize {{.*}}npu.placement = "host"
-// CHECK: graph.add {{.*}}npu.placement = "npu"
-// CHECK: graph.dequantize {{.*}}npu.placement = "host"
+// CHECK: graph.quantize {{.*}}npu.placement = #npu<placement host>
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.dequantize {{.*}}npu.placement = #npu<placement host>
 func.func @boundary(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
   %q = graph.quantize %x : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!f>
   %a = graph.add %q, %q : (tensor<1x4x4x8x!f>, tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!f>
@@ -21,9 +21,9 @@ func.func @boundary(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
 !g = !quant.uniform<i8:f32, 0.1:2>
 // CHECK-LABEL: func @quantized_on_host
 // CHECK-DAG: %[[C:.*]] = arith.constant dense<4.000000e-01> : tensor<1x4x1x1xf32>
-// CHECK-DAG: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x4x8xf32>
-// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x4x8xf32>
-// CHECK: %[[Q:.*]] = graph.quantize %[[S]] {npu.placement = "host"} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!quant.uniform<i8:f32, 1.000000e-01:2>>
+// CHECK-DAG: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = #npu<placement host>} : tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.add %[[D]], %[[C]] {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = #npu<placement host>} : (tensor<1x4x4x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[Q:.*]] = graph.quantize %[[S]] {npu.placement = #npu<placement host>} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!quant.uniform<i8:f32, 1.000000e-01:2>>
 // CHECK: return %[[Q]]
 // CHECK-NOT: graph.add
 func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
@@ -37,7 +37,7 @@ func.func @quantized_on_host(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
 // on the host whatever its element types; the ops of its region are not
 // partitioned themselves.
 // CHECK-LABEL: func @host_region
-// CHECK: graph.host "Equal"({{.*}}) attributes {npu.host_reason = "no NPU lowering for this op", npu.placement = "host"}
+// CHECK: graph.host "Equal"({{.*}}) attributes {npu.host_reason = "no NPU lowering for this op", npu.placement = #npu<placement host>}
 // CHECK-NOT: npu.placement
 // CHECK: return
 func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
@@ -55,9 +55,9 @@ func.func @host_region(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi1> {
 // add broadcasts along H, which the vector unit does not do.)
 !c = !quant.uniform<i8:f32, 0.05:-3>
 // CHECK-LABEL: func @clamped_on_host
-// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = "host"} : (tensor<1x4x4x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x4x8xf32>
-// CHECK: %[[C:.*]] = graph.clip %[[S]] {max = 6.500000e+00 : f64, min = 0.000000e+00 : f64, npu.placement = "host"}
-// CHECK: graph.quantize %[[C]] {npu.placement = "host"}
+// CHECK: %[[S:.*]] = graph.add %{{.*}}, %{{.*}} {npu.host_reason = "broadcasting add/mul is supported on the NPU for a per-channel vector or a scalar operand only (runs in float)", npu.placement = #npu<placement host>} : (tensor<1x4x4x8xf32>, tensor<1x4x1x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[C:.*]] = graph.clip %[[S]] {max = 6.500000e+00 : f64, min = 0.000000e+00 : f64, npu.placement = #npu<placement host>}
+// CHECK: graph.quantize %[[C]] {npu.placement = #npu<placement host>}
 func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x4x1x8x!c>) -> tensor<1x4x4x8x!c> {
   %y = graph.add %a, %b {act_min = -3 : i64, act_max = 127 : i64} : (tensor<1x4x4x8x!c>, tensor<1x4x1x8x!c>) -> tensor<1x4x4x8x!c>
   return %y : tensor<1x4x4x8x!c>
@@ -68,8 +68,8 @@ func.func @clamped_on_host(%a: tensor<1x4x4x8x!c>, %b: tensor<1x4x1x8x!c>) -> te
 !r1 = !quant.uniform<i8:f32, 0.05:-3>
 !r2 = !quant.uniform<u8:f32, 0.1:128>
 // CHECK-LABEL: func @requantize
-// CHECK: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = "host"} : tensor<2x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<2x8xf32>
-// CHECK: %[[Q:.*]] = graph.quantize %[[D]] {npu.placement = "host"} : tensor<2x8xf32> -> tensor<2x8x!quant.uniform<u8:f32, 1.000000e-01:128>>
+// CHECK: %[[D:.*]] = graph.dequantize %arg0 {npu.placement = #npu<placement host>} : tensor<2x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<2x8xf32>
+// CHECK: %[[Q:.*]] = graph.quantize %[[D]] {npu.placement = #npu<placement host>} : tensor<2x8xf32> -> tensor<2x8x!quant.uniform<u8:f32, 1.000000e-01:128>>
 // CHECK: return %[[Q]]
 func.func @requantize(%a: tensor<2x8x!r1>) -> tensor<2x8x!r2> {
   %y = graph.requantize %a : tensor<2x8x!r1> -> tensor<2x8x!r2>
@@ -81,8 +81,8 @@ func.func @requantize(%a: tensor<2x8x!r1>) -> tensor<2x8x!r2> {
 !gx = !quant.uniform<i8:f32, 0.05:-3>
 !gw = !quant.uniform<i8:f32, 0.01>
 // CHECK-LABEL: func @grouped_conv
-// CHECK: graph.conv2d {{.*}}group = 2 : i64{{.*}}npu.placement = "npu"
-// CHECK: graph.conv2d {{.*}}group = 4 : i64{{.*}}npu.placement = "npu"
+// CHECK: graph.conv2d {{.*}}group = 2 : i64{{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.conv2d {{.*}}group = 4 : i64{{.*}}npu.placement = #npu<placement npu>
 func.func @grouped_conv(%x: tensor<1x4x4x4x!gx>) -> tensor<1x4x4x8x!gx> {
   %wi = arith.constant dense<1> : tensor<1x1x2x4xi8>
   %w = "quant.scast"(%wi) : (tensor<1x1x2x4xi8>) -> tensor<1x1x2x4x!gw>
@@ -99,11 +99,11 @@ func.func @grouped_conv(%x: tensor<1x4x4x4x!gx>) -> tensor<1x4x4x8x!gx> {
 !bx = !quant.uniform<i8:f32, 0.05:-3>
 !bs = !quant.uniform<i8:f32, 0.02:4>
 // CHECK-LABEL: func @broadcast_binary
-// CHECK: graph.mul {{.*}}npu.placement = "npu"
-// CHECK: graph.add {{.*}}npu.placement = "npu"
-// CHECK: graph.add {{.*}}npu.placement = "npu"
+// CHECK: graph.mul {{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement npu>
 // CHECK: graph.dequantize
-// CHECK: graph.add {{.*}}npu.placement = "host"
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement host>
 func.func @broadcast_binary(%x: tensor<1x4x4x8x!bx>, %s: tensor<1x1x1x8x!bs>, %t: tensor<1x1x1x1x!bs>, %r: tensor<1x4x1x8x!bs>) -> (tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>, tensor<1x4x4x8x!bx>) {
   %m = graph.mul %x, %s : (tensor<1x4x4x8x!bx>, tensor<1x1x1x8x!bs>) -> tensor<1x4x4x8x!bx>
   %a = graph.add %s, %x : (tensor<1x1x1x8x!bs>, tensor<1x4x4x8x!bx>) -> tensor<1x4x4x8x!bx>
@@ -116,7 +116,7 @@ func.func @broadcast_binary(%x: tensor<1x4x4x8x!bx>, %s: tensor<1x1x1x8x!bs>, %t
 // the rhs is read from DRAM like the lhs (issue 16).
 !h = !quant.uniform<i8:f32, 0.4:-2>
 // CHECK-LABEL: func @matmul_of_activations
-// CHECK: graph.matmul {{.*}}npu.placement = "npu"
+// CHECK: graph.matmul {{.*}}npu.placement = #npu<placement npu>
 func.func @matmul_of_activations(%q: tensor<2x8x16x!f>, %kt: tensor<2x16x8x!f>) -> tensor<2x8x8x!h> {
   %s = graph.matmul %q, %kt : (tensor<2x8x16x!f>, tensor<2x16x8x!f>) -> tensor<2x8x8x!h>
   return %s : tensor<2x8x8x!h>
@@ -125,7 +125,7 @@ func.func @matmul_of_activations(%q: tensor<2x8x16x!f>, %kt: tensor<2x16x8x!f>) 
 // An add of an activation and a constant (a bias initializer) runs on the
 // vector unit: the constant goes to the constant pool.
 // CHECK-LABEL: func @add_constant_on_npu
-// CHECK: graph.add {{.*}}npu.placement = "npu"
+// CHECK: graph.add {{.*}}npu.placement = #npu<placement npu>
 func.func @add_constant_on_npu(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
   %c = arith.constant dense<5> : tensor<1x1x1x8xi8>
   %b = "quant.scast"(%c) : (tensor<1x1x1x8xi8>) -> tensor<1x1x1x8x!f>
@@ -137,8 +137,8 @@ func.func @add_constant_on_npu(%a: tensor<1x4x4x8x!f>) -> tensor<1x4x4x8x!g> {
 // padding, issue 16); one that pads the channels stays on the host (in
 // float, between a dequantize and a quantize) and says why.
 // CHECK-LABEL: func @pad_on_npu
-// CHECK: graph.pad %arg0 {{.*}}npu.placement = "npu"
-// CHECK: graph.pad {{.*}}npu.host_reason = "Pad on the NPU pads the two middle dimensions (H and W) only (runs in float)", npu.placement = "host"{{.*}}value = 0.30000001192092896
+// CHECK: graph.pad %arg0 {{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.pad {{.*}}npu.host_reason = "Pad on the NPU pads the two middle dimensions (H and W) only (runs in float)", npu.placement = #npu<placement host>{{.*}}value = 0.30000001192092896
 func.func @pad_on_npu(%a: tensor<1x4x4x8x!f>) -> (tensor<1x5x7x8x!f>, tensor<1x4x4x9x!f>) {
   %p = graph.pad %a {pads = array<i64: 0, 1, 2, 0, 0, 0, 1, 0>, value = 3.0 : f64} : tensor<1x4x4x8x!f> -> tensor<1x5x7x8x!f>
   %c = graph.pad %a {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 1>, value = 3.0 : f64} : tensor<1x4x4x8x!f> -> tensor<1x4x4x9x!f>

@@ -19,8 +19,8 @@
 // FENCE that pops no store token (it waits for the post-processor). b's
 // items load only their biases and scales (ACC) and their MATMULs read A
 // at the same addresses.
-// KEPT: graph.conv2d %arg0{{.*}}npu.keep_output{{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 2 : i64}
-// KEPT: graph.conv2d {{.*}}npu.input_on_chip{{.*}}npu.tile = {n = 4 : i64, {{.*}}rows = 2 : i64}
+// KEPT: graph.conv2d %arg0{{.*}}npu.keep_output{{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 2>
+// KEPT: graph.conv2d {{.*}}npu.input_on_chip{{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 2>
 // KEPT-LABEL: npu.program "tiny-4x4"
 // KEPT: npu.matmul {{.*}}a_zp = -3, {{.*}}m = 8, k = 4, n = 4,
 // KEPT-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = 16320, o_stride = 4, m = 8, n = 4,

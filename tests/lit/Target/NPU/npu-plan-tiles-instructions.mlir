@@ -14,12 +14,12 @@
 // STORE writes n channels of M pixels into the 8-channel output (DRAM pixel
 // stride s1 = 8; the first item at the output's offset, 64, after the
 // 64-byte input).
-// TINY: graph.conv2d {{.*}}npu.tile = {n = [[#N:]] : i64, {{.*}}rows = [[#ROWS:]] : i64}
+// TINY: graph.conv2d {{.*}}npu.tile = #npu.tile<n = [[#N:]], {{.*}}rows = [[#ROWS:]]>
 // TINY-LABEL: npu.program "tiny-4x4"
 // TINY: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,4)]],
 // TINY: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
 // TINY-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#N]], n1 = [[#mul(ROWS,4)]], n2 = 1, n3 = 1, s1 = 8, t1 = [[#N]]}
-// RTL: graph.conv2d {{.*}}npu.tile = {n = [[#N:]] : i64, {{.*}}rows = [[#ROWS:]] : i64}
+// RTL: graph.conv2d {{.*}}npu.tile = #npu.tile<n = [[#N:]], {{.*}}rows = [[#ROWS:]]>
 // RTL-LABEL: npu.program "rtl-8x8"
 // RTL: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,8)]],
 // RTL: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
@@ -47,7 +47,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // the second accumulates into the same tile (c_addr and c_stride equal);
 // only the group's last item requantizes (zero point -2) and stores the
 // 4 x 4 result, at 384 (after the 384-byte lhs).
-// KSPLIT: graph.matmul {{.*}}npu.tile = {k = 48 : i64, n = 4 : i64, os = 1 : i64, {{.*}}rows = 4 : i64}
+// KSPLIT: graph.matmul {{.*}}npu.tile = #npu.tile<k = 48, n = 4, os = 1, {{.*}}rows = 4>
 // KSPLIT: npu.segment 0 "npu0"
 // KSPLIT-NEXT: npu.layer_start "graph.matmul"
 // KSPLIT-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 48, n1 = 4, n2 = 1, n3 = 1, s1 = 96, t1 = 48}

@@ -51,14 +51,4 @@ def Graph_PoolKind : I32EnumAttr<"PoolKind", "pooling reduction",
 }
 def Graph_PoolKindAttr : EnumAttr<Graph_Dialect, Graph_PoolKind, "pool_kind">;
 
-def Graph_Placement_Unassigned : I32EnumAttrCase<"Unassigned", 0, "unassigned">;
-def Graph_Placement_NPU : I32EnumAttrCase<"NPU", 1, "npu">;
-def Graph_Placement_Host : I32EnumAttrCase<"Host", 2, "host">;
-def Graph_Placement : I32EnumAttr<"Placement", "where an op runs",
-    [Graph_Placement_Unassigned, Graph_Placement_NPU, Graph_Placement_Host]> {
-  let cppNamespace = "::systole::graph";
-  let genSpecializedAttr = 0;
-}
-def Graph_PlacementAttr : EnumAttr<Graph_Dialect, Graph_Placement, "placement">;
-
 #endif // SYSTOLE_DIALECT_GRAPH_GRAPHDIALECT_TD

@@ -39,11 +39,43 @@ def NPU_Dialect : Dialect {
     that prefix.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let usePropertiesForAttributes = 0;
 }
 
 class NPU_Op<string mnemonic, list<Trait> traits = []>
     : Op<NPU_Dialect, mnemonic, traits>;
+
+def NPU_Placement : I32EnumAttr<"Placement", "where a graph op runs", [
+    I32EnumAttrCase<"Npu", 0, "npu">, I32EnumAttrCase<"Host", 1, "host">]> {
+  let cppNamespace = "::systole::npu";
+  let genSpecializedAttr = 0;
+}
+// On graph ops as `npu.placement` (npu-partition).
+def NPU_PlacementAttr : EnumAttr<NPU_Dialect, NPU_Placement, "placement">;
+
+def NPU_TilePlanAttr : AttrDef<NPU_Dialect, "TilePlan"> {
+  let mnemonic = "tile";
+  let summary = "A layer's tile plan, as npu-plan-tiles chose it";
+  let description = [{
+    The tiling choices of one NPU layer (on the graph op as `npu.tile`):
+    output `rows` per item, output channels `n` per tile, a K split's
+    reduction chunk `k`, `channels` per item of table/vector layers,
+    `os` (output-stationary), `resident` weights, channel-tiles-outer
+    `order`; only those its generator uses are present.
+    `predicted_cycles` is the cost model's price of the plan.
+  }];
+  let parameters = (ins
+    OptionalParameter<"std::optional<int64_t>">:$channels,
+    OptionalParameter<"std::optional<int64_t>">:$k,
+    OptionalParameter<"std::optional<int64_t>">:$n,
+    OptionalParameter<"std::optional<int64_t>">:$order,
+    OptionalParameter<"std::optional<int64_t>">:$os,
+    OptionalParameter<"std::optional<int64_t>">:$predicted_cycles,
+    OptionalParameter<"std::optional<int64_t>">:$resident,
+    OptionalParameter<"std::optional<int64_t>">:$rows);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
 
 def NPU_Token : TypeDef<NPU_Dialect, "Token"> {
   let mnemonic = "token";

@@ -21,7 +21,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/Support/Error.h"
 
-#include "systole/Dialect/NPU/NPUEnums.h.inc"
+#include "systole/Dialect/NPU/NPUAttributes.h"
 
 #define GET_TYPEDEF_CLASSES
 #include "systole/Dialect/NPU/NPUTypes.h.inc"

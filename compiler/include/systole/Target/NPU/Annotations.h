@@ -1,13 +1,16 @@
 //===- Annotations.h - Attributes the NPU passes exchange -------*- C++ -*-===//
 //
-// The NPU passes communicate through discardable attributes on graph ops, so
-// each stage can be run and lit-tested alone with systole-opt.
+// The NPU passes communicate through attributes on graph ops (typed ones of
+// the npu dialect for placement and tile plans), so each stage can be run
+// and lit-tested alone with systole-opt.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYSTOLE_TARGET_NPU_ANNOTATIONS_H
 #define SYSTOLE_TARGET_NPU_ANNOTATIONS_H
 
+#include "systole/Dialect/NPU/NPUAttributes.h"
 #include "systole/ISA/HwConfig.h"
+#include "systole/Target/NPU/TilePlan.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Operation.h"
@@ -36,8 +39,6 @@ constexpr llvm::StringLiteral kInPlaceAttr = "npu.in_place";
 constexpr llvm::StringLiteral kKeepOutputAttr = "npu.keep_output";
 constexpr llvm::StringLiteral kInputOnChipAttr = "npu.input_on_chip";
 
-enum class Placement { Npu, Host };
-
 std::optional<Placement> getPlacement(mlir::Operation *op);
 void setPlacement(mlir::Operation *op, Placement p);
 
@@ -45,10 +46,13 @@ void setPlacement(mlir::Operation *op, Placement p);
 std::optional<int64_t> getDramOffset(mlir::Value v);
 void setDramOffset(mlir::Value v, int64_t offset);
 
-/// The tile plan of an op (npu.tile), as integer entries by name.
-mlir::DictionaryAttr getTile(mlir::Operation *op);
-int64_t tileInt(mlir::DictionaryAttr tile, llvm::StringRef key,
-                int64_t dflt = 0);
+/// The tile plan npu-plan-tiles recorded on an op (npu.tile, a
+/// #npu.tile attribute), if any.
+std::optional<TilePlan> getTilePlan(mlir::Operation *op);
+/// The cost model's cycles for that plan (0 without one).
+uint64_t getPredictedCycles(mlir::Operation *op);
+void setTilePlan(mlir::Operation *op, const TilePlan &plan,
+                 uint64_t predictedCycles);
 
 /// Bytes of one element of a tensor value as stored on the NPU.
 int64_t storedElementBytes(mlir::Type tensorType);

@@ -3,6 +3,7 @@
 #define SYSTOLE_TARGET_NPU_PASSES_H
 
 #include "systole/Dialect/Graph/GraphOps.h"
+#include "systole/Dialect/NPU/NPUDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

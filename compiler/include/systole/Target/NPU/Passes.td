@@ -27,7 +27,8 @@ def Partition : Pass<"npu-partition", "mlir::func::FuncOp"> {
     run on the host as builtin kernels. Anything else is rejected with an
     error naming the op, until the LLVM host fallback lands.
   }];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
@@ -53,7 +54,8 @@ def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
     Option<"standalone", "standalone", "bool", /*default=*/"false",
            "also make tables of chains no REQUANT applies (VLUT layers)">
   ];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
@@ -71,7 +73,8 @@ def FuseGate : Pass<"npu-fuse-gate", "mlir::func::FuncOp"> {
     x (the first step transposing the dequantized x the same way) is
     handled in x's layout; a transpose back cancels.
   }];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def ConcatCopy : Pass<"npu-concat-copy", "mlir::func::FuncOp"> {
@@ -85,7 +88,8 @@ def ConcatCopy : Pass<"npu-concat-copy", "mlir::func::FuncOp"> {
     Q(DQ_i(c)) (VLUT). DenseNet's concats (every earlier feature map again)
     and ShuffleNet's (split halves) are such.
   }];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def ConcatInPlace : Pass<"npu-concat-in-place", "mlir::func::FuncOp"> {
@@ -101,7 +105,8 @@ def ConcatInPlace : Pass<"npu-concat-in-place", "mlir::func::FuncOp"> {
     producer's REQUANT applies it and stores into channel slice i of the
     concat's buffer. The concat has no code.
   }];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def FuseResidual : Pass<"npu-fuse-residual", "mlir::func::FuncOp"> {
@@ -118,7 +123,8 @@ def FuseResidual : Pass<"npu-fuse-residual", "mlir::func::FuncOp"> {
     the add has no layer of its own. When both operands qualify, the
     later convolution takes it (the other operand must exist when it runs).
   }];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
@@ -144,7 +150,8 @@ def PlanTiles : Pass<"npu-plan-tiles", "mlir::func::FuncOp"> {
            "whatever it costs (reproduces a plan the cost model no longer "
            "picks)">
   ];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def PlanCascades : Pass<"npu-plan-cascades", "mlir::func::FuncOp"> {
@@ -171,7 +178,8 @@ def PlanCascades : Pass<"npu-plan-cascades", "mlir::func::FuncOp"> {
     Option<"always", "always", "bool", /*default=*/"false",
            "keep every pair that fits, whatever the predicted cycles">
   ];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 def AllocateDram : Pass<"npu-allocate-dram", "mlir::func::FuncOp"> {
@@ -187,7 +195,8 @@ def AllocateDram : Pass<"npu-allocate-dram", "mlir::func::FuncOp"> {
            "reuse freed buffers (false: every tensor keeps its own, so all "
            "intermediates survive the run for debugging)">
   ];
-  let dependentDialects = ["::systole::graph::GraphDialect"];
+  let dependentDialects = ["::systole::graph::GraphDialect",
+                           "::systole::npu::NPUDialect"];
 }
 
 #endif // SYSTOLE_TARGET_NPU_PASSES_TD
