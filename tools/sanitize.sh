@@ -14,7 +14,7 @@
 #                               GoogleTest suites (fits the CI budget);
 #                               all: every target and test (several times
 #                               longer, docs/security.md)
-#   SYSTOLE_FUZZ_SECONDS        seconds per fuzz target (default: 25)
+#   SYSTOLE_FUZZ_SECONDS        seconds per fuzz target (default: 15)
 #   SYSTOLE_FUZZ_SEED           libFuzzer seed of the slices (default: 1, so
 #                               a slice replays the same mutations on every
 #                               run and CI is reproducible; 0 = random, as
@@ -25,7 +25,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MAIN_BUILD="${SYSTOLE_BUILD_DIR:-$ROOT/build}"
 BUILD="${SYSTOLE_SANITIZE_BUILD_DIR:-$ROOT/build-asan}"
-SECONDS_PER_TARGET="${SYSTOLE_FUZZ_SECONDS:-25}"
+SECONDS_PER_TARGET="${SYSTOLE_FUZZ_SECONDS:-15}"
 SEED="${SYSTOLE_FUZZ_SEED:-1}"
 EXCLUDE="${SYSTOLE_SANITIZE_EXCLUDE:-^e2e\.resnet}"
 SCOPE="${SYSTOLE_SANITIZE_SCOPE:-parsers}"

@@ -70,7 +70,9 @@ if [ "$SCOPE" = demo ]; then
   cmake --build "$BUILD" -j "$(nproc)" --target systole
   exit 0
 fi
+start=$SECONDS
 cmake --build "$BUILD" -j "$(nproc)"
+echo "setup: build took $((SECONDS - start)) s"
 
 # Models and ONNX Runtime references (cached; rebuilt when the model scripts
 # change). The digits model is committed, the others are generated here.
@@ -80,7 +82,9 @@ stamp_now=$(cat "$ROOT"/models/*.py "$ROOT"/models/systole_models/*.py \
               "$ROOT"/tools/ort/*.js | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$MODELS_OUT/.stamp" 2>/dev/null)" != "$stamp_now" ]; then
   echo "setup: building models and ORT references into $MODELS_OUT"
+  start=$SECONDS
   SYSTOLE_ORT_DIR="$ORT_DIR" /usr/bin/python3 "$ROOT/models/build_models.py" \
     --out "$MODELS_OUT"
   echo "$stamp_now" > "$MODELS_OUT/.stamp"
+  echo "setup: models took $((SECONDS - start)) s"
 fi
