@@ -1,4 +1,4 @@
-//===- ProgramBuilder.cpp - Instruction stream and DMA pipeline -----------===//
+//===- ProgramBuilder.cpp - Constant pool, layer ops, cost model ---------===//
 //
 // The constant pool, DMA boxes, the npu.layer ops the code generators'
 // items become, and the cost model's price of a layer under the scheduler's

@@ -1,4 +1,4 @@
-//===- ProgramBuilder.h - Instruction stream and DMA pipeline ---*- C++ -*-===//
+//===- ProgramBuilder.h - Constant pool, layer ops, cost model --*- C++ -*-===//
 //
 // Internal to the NPU target. ProgramBuilder owns the constant pool and
 // writes each layer the code generators lower as an `npu.layer` op of items
