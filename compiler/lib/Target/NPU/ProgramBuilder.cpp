@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
-#include <numeric>
 
 namespace systole::npu {
 
