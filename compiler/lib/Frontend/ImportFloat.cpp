@@ -96,7 +96,7 @@ llvm::Error importSoftmax(ImportContext &ic) {
   return ic.defineOutput(0, y);
 }
 
-llvm::Error importReduce(ImportContext &ic) {
+llvm::Error importGraphReduce(ImportContext &ic) {
   auto x = floatInput(ic, 0);
   if (!x)
     return x.takeError();
@@ -158,9 +158,9 @@ void registerFloatImporters(llvm::StringMap<OpImporter> &table) {
   table["Sub"] = importBinary<graph::SubOp>;
   table["Div"] = importBinary<graph::DivOp>;
   table["Softmax"] = importSoftmax;
-  table["ReduceMean"] = importReduce;
-  table["ReduceSum"] = importReduce;
-  table["ReduceMax"] = importReduce;
+  table["ReduceMean"] = importGraphReduce;
+  table["ReduceSum"] = importGraphReduce;
+  table["ReduceMax"] = importGraphReduce;
 }
 
 } // namespace systole::frontend

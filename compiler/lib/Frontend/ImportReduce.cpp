@@ -59,7 +59,7 @@ Value extreme(OpBuilder &b, Location loc, Type t, bool largest, bool uns) {
 
 /// Converts a scalar between element types (integers as `uns` says; float to
 /// integer truncates toward zero, as ONNX's Cast and ORT's reductions do).
-Value convert(OpBuilder &b, Location loc, Value v, Type to, bool uns) {
+Value castScalar(OpBuilder &b, Location loc, Value v, Type to, bool uns) {
   Type from = v.getType();
   if (from == to)
     return v;
@@ -282,7 +282,7 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
   else if (isa<IntegerType>(elem) && logLike)
     acc = b.getF64Type();
   auto in = [&](OpBuilder &nb, Location l, Value v) {
-    return convert(nb, l, v, acc, uns);
+    return castScalar(nb, l, v, acc, uns);
   };
   int64_t count = 1;
   for (int64_t a : axes)
@@ -364,7 +364,7 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
     r = lw::elementwise(
         b, loc, shapeOf(r), ValueRange{r},
         [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-          return convert(nb, l, a[0], elem, uns);
+          return castScalar(nb, l, a[0], elem, uns);
         },
         elem);
   return lw::reshapeTo(b, loc, r, outShape);
@@ -476,7 +476,7 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
   }
   Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
   auto in = [&](OpBuilder &nb, Location l, Value v) {
-    return convert(nb, l, v, acc, false);
+    return castScalar(nb, l, v, acc, false);
   };
   Value max = reduceOver(
       b, loc, shape, ValueRange{x}, {}, axes,
@@ -505,7 +505,7 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
               nb.create<arith::DivFOp>(l, scalar(nb, l, acc, 1.0), a[2]);
           y = nb.create<arith::MulFOp>(l, nb.create<math::ExpOp>(l, d), inv);
         }
-        return convert(nb, l, y, elem, false);
+        return castScalar(nb, l, y, elem, false);
       });
 }
 

@@ -52,7 +52,7 @@ SmallVector<int64_t> withoutAxis(ArrayRef<int64_t> shape, int64_t axis) {
   return out;
 }
 
-llvm::Expected<Value> dataInput(ImportContext &ic) {
+llvm::Expected<Value> scanInput(ImportContext &ic) {
   auto x = plainInput(ic, 0);
   if (!x)
     return x.takeError();
@@ -121,7 +121,7 @@ Value buildCumSum(OpBuilder &b, Location loc, Value x, int64_t axis,
 }
 
 llvm::Error importCumSum(ImportContext &ic) {
-  auto x = dataInput(ic);
+  auto x = scanInput(ic);
   if (!x)
     return x.takeError();
   auto a = ic.constantInts(1);
@@ -252,7 +252,7 @@ Value buildTopK(OpBuilder &b, Location loc, Value x, int64_t axis, int64_t k,
 }
 
 llvm::Error importTopK(ImportContext &ic) {
-  auto x = dataInput(ic);
+  auto x = scanInput(ic);
   if (!x)
     return x.takeError();
   ArrayRef<int64_t> shape = shapeOf(*x);

@@ -86,7 +86,7 @@ constexpr int64_t kBlockSize = 256;
 /// Alignment of scratch buffers in the device image.
 constexpr int64_t kScratchAlign = 256;
 
-llvm::Error error(const llvm::Twine &msg) {
+llvm::Error gpuError(const llvm::Twine &msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "GPU lowering: " + msg.str());
 }
@@ -100,7 +100,7 @@ llvm::Error sequentializeNestedParallel(func::FuncOp f) {
   });
   for (scf::ParallelOp p : nested) { // post-order: innermost first
     if (p.getNumResults())
-      return error("a nested parallel loop with reductions");
+      return gpuError("a nested parallel loop with reductions");
     OpBuilder b(p);
     llvm::SmallVector<Value> ivs;
     for (unsigned d = 0; d < p.getNumLoops(); ++d) {
@@ -153,7 +153,7 @@ llvm::Expected<int64_t> placeTemporaries(func::FuncOp f, int64_t dramBytes) {
     if (op->getParentOp() != f.getOperation() || !type.hasStaticShape() ||
         !type.getLayout().isIdentity() || type.getMemorySpace()) {
       if (!err)
-        err = error("a temporary buffer that is not static and top-level");
+        err = gpuError("a temporary buffer that is not static and top-level");
       return;
     }
     OpBuilder b(op);
@@ -212,7 +212,7 @@ llvm::Error wrapSequentialCode(func::FuncOp f) {
     for (Operation *op : run)
       for (Operation *user : op->getUsers())
         if (!p->isProperAncestor(user))
-          return error("a scalar computed outside the kernels is used by '" +
+          return gpuError("a scalar computed outside the kernels is used by '" +
                        user->getName().getStringRef() + "'");
   }
   return llvm::Error::success();
@@ -242,10 +242,10 @@ llvm::Error mapToGrid(func::FuncOp f) {
   };
   for (scf::ParallelOp p : loops) {
     if (p.getNumLoops() != 1 || p.getNumResults())
-      return error("a parallel loop that did not collapse to one dimension");
+      return gpuError("a parallel loop that did not collapse to one dimension");
     auto trips = constantTripCount(p);
     if (!trips)
-      return error("a parallel loop without constant bounds");
+      return gpuError("a parallel loop without constant bounds");
     if (*trips <= kBlockSize) {
       (void)gpu::setMappingAttr(p, {dim(gpu::Processor::ThreadX)});
       continue;
@@ -270,7 +270,7 @@ llvm::Error sinkIntoLaunches(func::FuncOp f) {
                          arith::SelectOp, arith::CmpIOp>(op);
             })) &&
         !err)
-      err = error("cannot sink constants into a kernel");
+      err = gpuError("cannot sink constants into a kernel");
   });
   return err;
 }
@@ -325,7 +325,7 @@ collectKernels(ModuleOp module, func::FuncOp f, llvm::StringRef entry,
     for (int d = 0; d < 6; ++d) {
       auto c = getConstantIntValue(sizes[d]);
       if (!c || *c < 1)
-        return error("a kernel launch without a constant grid");
+        return gpuError("a kernel launch without a constant grid");
       (d < 3 ? l.grid[d] : l.block[d - 3]) = *c;
     }
     for (Value a : call.getKernelOperands()) {
@@ -333,7 +333,7 @@ collectKernels(ModuleOp module, func::FuncOp f, llvm::StringRef entry,
                      ? deviceOffset(a, f.getArgument(0))
                      : std::nullopt;
       if (!off)
-        return error("kernel '" + l.kernel +
+        return gpuError("kernel '" + l.kernel +
                      "' takes an argument that is not a buffer at a constant "
                      "offset of the DRAM image");
       l.argOffsets.push_back(*off);
@@ -341,7 +341,7 @@ collectKernels(ModuleOp module, func::FuncOp f, llvm::StringRef entry,
     auto fn = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
         call, call.getKernel());
     if (!fn)
-      return error("launch of an unknown kernel");
+      return gpuError("launch of an unknown kernel");
     auto clone = cast<gpu::GPUFuncOp>(fn->clone());
     clone.setName(l.kernel);
     table.insert(clone);
@@ -372,16 +372,16 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
   std::string err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target)
-    return error("this LLVM has no NVPTX target: " + err);
+    return gpuError("this LLVM has no NVPTX target: " + err);
   llvm::TargetOptions options;
   options.AllowFPOpFusion = llvm::FPOpFusion::Strict; // same values as the CPU
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, sm, "", options, std::nullopt, std::nullopt,
       llvm::CodeGenOptLevel::Default));
   if (!tm)
-    return error("cannot create an NVPTX target machine for " + sm);
+    return gpuError("cannot create an NVPTX target machine for " + sm);
   if (!tm->getMCSubtargetInfo()->isCPUStringValid(sm))
-    return error("'" + sm +
+    return gpuError("'" + sm +
                  "' is not a GPU architecture LLVM's NVPTX "
                  "backend knows (e.g. sm_75, sm_80, sm_90)");
 
@@ -389,7 +389,7 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
   std::unique_ptr<llvm::Module> m =
       translateModuleToLLVMIR(llvmModule, llvmContext, "systole_kernels");
   if (!m)
-    return error("translation of the kernels to LLVM IR failed");
+    return gpuError("translation of the kernels to LLVM IR failed");
   m->setDataLayout(tm->createDataLayout());
   m->setTargetTriple(triple);
   // convert-gpu-to-nvvm turns math ops into libdevice calls; those with an
@@ -422,13 +422,13 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
   llvm::legacy::PassManager pm;
   if (tm->addPassesToEmitFile(pm, os, nullptr,
                               llvm::CodeGenFileType::AssemblyFile))
-    return error("the NVPTX backend cannot emit PTX");
+    return gpuError("the NVPTX backend cannot emit PTX");
   pm.run(*m);
   std::string ptx(buffer.str());
   // Everything must be inside the module: no libdevice, no libc.
   if (size_t at = ptx.find(".extern .func"); at != std::string::npos) {
     size_t end = ptx.find('(', at);
-    return error("the PTX calls an external function (" +
+    return gpuError("the PTX calls an external function (" +
                  ptx.substr(at, end == std::string::npos ? 40 : end - at) +
                  ")");
   }
@@ -457,7 +457,7 @@ buildEmulation(gpu::GPUModuleOp kernels, llvm::StringRef entry,
     auto k = kernels.lookupSymbol<gpu::GPUFuncOp>(l.kernel);
     if (!k || l.grid[1] != 1 || l.grid[2] != 1 || l.block[1] != 1 ||
         l.block[2] != 1)
-      return error("cannot emulate kernel '" + l.kernel + "'");
+      return gpuError("cannot emulate kernel '" + l.kernel + "'");
     llvm::SmallVector<Type> args = {index, index};
     llvm::append_range(args, k.getArgumentTypes());
     auto fn = b.create<func::FuncOp>(loc, l.kernel + "_emu",
@@ -494,7 +494,7 @@ buildEmulation(gpu::GPUModuleOp kernels, llvm::StringRef entry,
         return;
       } else if (op->getDialect() && isa<gpu::GPUDialect>(op->getDialect()) &&
                  !err)
-        err = error("cannot emulate '" + op->getName().getStringRef() + "'");
+        err = gpuError("cannot emulate '" + op->getName().getStringRef() + "'");
       if (v) {
         op->getResult(0).replaceAllUsesWith(v);
         op->erase();
@@ -533,7 +533,7 @@ buildEmulation(gpu::GPUModuleOp kernels, llvm::StringRef entry,
       llvm::SmallVector<int64_t> strides;
       int64_t offset;
       if (failed(getStridesAndOffset(mt, strides, offset)))
-        return error("cannot emulate an argument of kernel '" + l.kernel + "'");
+        return gpuError("cannot emulate an argument of kernel '" + l.kernel + "'");
       int64_t extent = offset + 1;
       for (auto [size, stride] : llvm::zip(mt.getShape(), strides))
         extent += (size - 1) * stride;
@@ -576,7 +576,7 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
                    LLVM::LLVMDialect, NVVM::NVVMDialect>();
   auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
   if (funcs.size() != 1)
-    return error("expected one outlined host function");
+    return gpuError("expected one outlined host function");
   func::FuncOp f = funcs.front();
   std::string entry = f.getName().str();
   auto dramType = cast<MemRefType>(f.getArgument(0).getType());
@@ -623,7 +623,7 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
              memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
              memref::ReinterpretCastOp, memref::GetGlobalOp, gpu::LaunchOp,
              func::ReturnOp>(op))
-      return error("'" + op.getName().getStringRef() +
+      return gpuError("'" + op.getName().getStringRef() +
                    "' stayed outside the kernels");
   if (auto e = sinkIntoLaunches(f))
     return std::move(e);
