@@ -76,6 +76,11 @@ public:
   using HostBodyFn = llvm::function_ref<llvm::Expected<mlir::Value>(
       mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
   llvm::Expected<mlir::Value> hostOp(mlir::ValueRange inputs, HostBodyFn body);
+  /// A `graph.host` op named after the node's op type over `inputs` whose
+  /// body is built after import from `params` (what the node's validated
+  /// attributes say) by lib/Conversion/OnnxToLinalg.
+  mlir::Value hostOp(mlir::ValueRange inputs, mlir::Type result,
+                     llvm::ArrayRef<mlir::NamedAttribute> params);
 
   // ONNX element types ---------------------------------------------------
   /// Records the ONNX element type of every value (shape inference over the
@@ -95,6 +100,10 @@ public:
   std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
   std::optional<std::vector<int64_t>> attrInts(llvm::StringRef name) const;
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  /// The node's INT, FLOAT, STRING, INTS and FLOATS attributes as MLIR
+  /// attributes (i64, f32, string, array<i64>, array<f32>), for a host op's
+  /// params.
+  llvm::SmallVector<mlir::NamedAttribute> nodeAttributes() const;
 
   // Quantization -----------------------------------------------------------
   /// The `!quant.uniform` element type for scale/zero-point inputs `scaleIdx`

@@ -124,46 +124,4 @@ Type onnxElementType(MLIRContext *ctx, int64_t dataType) {
 // IR builders
 //===----------------------------------------------------------------------===//
 
-Value scalar(OpBuilder &b, Location loc, Type t, double v) {
-  if (auto f = dyn_cast<FloatType>(t))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, v));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, int64_t(v)));
-}
-
-Value cIndex(OpBuilder &b, Location loc, int64_t v) {
-  return b.create<arith::ConstantIndexOp>(loc, v);
-}
-
-Value addOf(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::AddFOp>(loc, x, y);
-  return b.create<arith::AddIOp>(loc, x, y);
-}
-
-Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::MulFOp>(loc, x, y);
-  return b.create<arith::MulIOp>(loc, x, y);
-}
-
-Value filledWith(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value v) {
-  Value e = b.create<tensor::EmptyOp>(loc, shape, v.getType());
-  return b.create<linalg::FillOp>(loc, ValueRange{v}, ValueRange{e})
-      .getResult(0);
-}
-
-Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  auto from = cast<FloatType>(v.getType());
-  auto t = cast<FloatType>(to);
-  if (from == t)
-    return v;
-  if (from.getWidth() < t.getWidth())
-    return b.create<arith::ExtFOp>(loc, to, v);
-  return b.create<arith::TruncFOp>(loc, to, v);
-}
-
-SmallVector<utils::IteratorType> parallel(int64_t n) {
-  return SmallVector<utils::IteratorType>(n, utils::IteratorType::parallel);
-}
-
 } // namespace systole::frontend

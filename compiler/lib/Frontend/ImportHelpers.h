@@ -9,6 +9,8 @@
 
 #include "ImportContext.h"
 
+#include "systole/Conversion/LoweringUtils.h"
+
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 
 #include <vector>
@@ -73,32 +75,16 @@ llvm::Expected<LinearOperands> quantizedOperands(ImportContext &ic,
 /// a null type for the others. Callers word their own error.
 mlir::Type onnxElementType(mlir::MLIRContext *ctx, int64_t dataType);
 
-// IR builders -----------------------------------------------------------------
+// IR builders (systole/Conversion/LoweringUtils.h, shared with the host body
+// builders of lib/Conversion/OnnxToLinalg) ------------------------------------
 
-/// A constant `v` of the scalar type `t` (float or integer).
-mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
-                   double v);
-
-/// An index constant.
-mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
-
-/// x + y and x * y of two float or two integer scalars (arith's float or
-/// integer op by the type).
-mlir::Value addOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                  mlir::Value y);
-mlir::Value mulOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
-                  mlir::Value y);
-
-/// A tensor of `shape` filled with the scalar `v` (linalg.fill).
-mlir::Value filledWith(mlir::OpBuilder &b, mlir::Location loc,
-                       llvm::ArrayRef<int64_t> shape, mlir::Value v);
-
-/// Float scalar `v` extended or truncated to the float type `to`.
-mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
-                      mlir::Type to);
-
-/// `n` parallel iterators (linalg.generic).
-llvm::SmallVector<mlir::utils::IteratorType> parallel(int64_t n);
+using conversion::lowering::addOf;
+using conversion::lowering::castFloat;
+using conversion::lowering::cIndex;
+using conversion::lowering::filledWith;
+using conversion::lowering::mulOf;
+using conversion::lowering::parallel;
+using conversion::lowering::scalar;
 
 } // namespace systole::frontend
 

@@ -11,6 +11,7 @@
 #include "QuantizeFloatWeights.h"
 
 #include "systole/Conversion/LoweringUtils.h"
+#include "systole/Conversion/OnnxToLinalg.h"
 #include "systole/Frontend/OnnxModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -156,9 +158,20 @@ llvm::Expected<Value> ImportContext::hostOp(ValueRange inputs,
   inner.create<graph::YieldOp>(loc(), ValueRange{*result});
   auto op = builder.create<graph::HostOp>(
       loc(), result->getType(), inputs,
-      builder.getStringAttr(node ? node->op_type() : "host"));
+      builder.getStringAttr(node ? node->op_type() : "host"),
+      /*params=*/DictionaryAttr());
   op.getBody().push_back(block.release());
   return op.getOutput();
+}
+
+Value ImportContext::hostOp(ValueRange inputs, Type result,
+                            ArrayRef<NamedAttribute> params) {
+  return builder
+      .create<graph::HostOp>(
+          loc(), result, inputs,
+          builder.getStringAttr(node ? node->op_type() : "host"),
+          builder.getDictionaryAttr(params))
+      .getOutput();
 }
 
 llvm::Expected<Value> ImportContext::input(int i) {
@@ -235,6 +248,40 @@ const onnx::AttributeProto *ImportContext::attr(StringRef name) const {
     if (a.name() == name)
       return &a;
   return nullptr;
+}
+
+SmallVector<NamedAttribute> ImportContext::nodeAttributes() const {
+  SmallVector<NamedAttribute> out;
+  llvm::StringSet<> seen;
+  for (const auto &a : node->attribute()) {
+    // The first of equally named attributes, as attr() reads.
+    if (!seen.insert(a.name()).second)
+      continue;
+    Attribute v;
+    switch (a.type()) {
+    case onnx::AttributeProto::INT:
+      v = builder.getI64IntegerAttr(a.i());
+      break;
+    case onnx::AttributeProto::FLOAT:
+      v = builder.getF32FloatAttr(a.f());
+      break;
+    case onnx::AttributeProto::STRING:
+      v = builder.getStringAttr(a.s());
+      break;
+    case onnx::AttributeProto::INTS:
+      v = builder.getDenseI64ArrayAttr(
+          SmallVector<int64_t>(a.ints().begin(), a.ints().end()));
+      break;
+    case onnx::AttributeProto::FLOATS:
+      v = builder.getDenseF32ArrayAttr(
+          SmallVector<float>(a.floats().begin(), a.floats().end()));
+      break;
+    default:
+      continue;
+    }
+    out.push_back(builder.getNamedAttr(a.name(), v));
+  }
+  return out;
 }
 
 int64_t ImportContext::attrInt(StringRef name, int64_t dflt) const {
@@ -709,6 +756,10 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
     if (!u.empty() && !graph::isQuantized(elementOf(results[i])))
       func.setResultAttr(i, "graph.dtype", builder.getStringAttr(u));
   }
+
+  // The host ops' bodies (lib/Conversion/OnnxToLinalg).
+  if (auto err = conversion::buildHostBodies(*module))
+    return ic.fail("internal error: " + llvm::toString(std::move(err)));
 
   std::string diagnostic;
   {

@@ -65,6 +65,29 @@ mlir::Value padded(mlir::OpBuilder &b, mlir::Location loc, mlir::Value in,
 mlir::Value padSpatial(mlir::OpBuilder &b, mlir::Location loc, mlir::Value in,
                        llvm::ArrayRef<int64_t> pads, bool nhwc, double value);
 
+// Scalars and fills of any element type (the importer's and the host body
+// builders' common vocabulary).
+
+/// A constant `v` of the scalar type `t` (float or integer).
+mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
+                   double v);
+/// An index constant.
+mlir::Value cIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+/// x + y and x * y of two float or two integer scalars (arith's float or
+/// integer op by the type).
+mlir::Value addOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y);
+mlir::Value mulOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y);
+/// A tensor of `shape` filled with the scalar `v` (linalg.fill).
+mlir::Value filledWith(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<int64_t> shape, mlir::Value v);
+/// Float scalar `v` extended or truncated to the float type `to`.
+mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      mlir::Type to);
+/// `n` parallel iterators (linalg.generic).
+llvm::SmallVector<mlir::utils::IteratorType> parallel(int64_t n);
+
 /// A pattern for a graph op whose operands and results are all float32;
 /// `lower` returns the replacement value.
 template <typename OpT> struct F32Pattern : mlir::OpRewritePattern<OpT> {

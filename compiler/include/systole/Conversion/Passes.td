@@ -9,6 +9,22 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg"> {
+  let summary = "Build the bodies of graph.host ops the importer left empty";
+  let description = [{
+    The importer validates an ONNX node the NPU cannot run and records what
+    its body needs in the graph.host op's `params`; this pass builds the
+    body (linalg/tensor/arith/math over the region's arguments, one file per
+    op family under lib/Conversion/OnnxToLinalg) and drops `params`. Ops
+    that already have a body are left alone. The importer runs the same
+    code after import, so its output never holds an empty body.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
 def ConvertGraphToLinalg : Pass<"convert-graph-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lower float graph ops to linalg/tensor/arith/math";
   let description = [{

@@ -75,6 +75,11 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
       inputs.push_back(operand);
     }
     if (auto host = dyn_cast<graph::HostOp>(op)) {
+      if (!host.hasBody())
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "graph.host '" + host.getOnnxOp().str() +
+                "' has no body yet (convert-onnx-to-linalg builds it)");
       // Its region is already upstream IR: inline it.
       Block &body = host.getBody().front();
       for (auto [arg, in] : llvm::zip(body.getArguments(), host.getInputs()))

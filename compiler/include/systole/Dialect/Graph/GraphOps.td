@@ -359,10 +359,20 @@ def Graph_HostOp : Graph_PureOp<"host", [IsolatedFromAbove]> {
     graph a list of graph ops, so partitioning, DRAM allocation and
     emission see one value per node; the outliner inlines the region into
     the host function (docs/host.md).
+
+    The importer may leave the region empty and record what the body needs
+    in `params` (the node's validated attributes): the body is then built by
+    `convert-onnx-to-linalg` (lib/Conversion/OnnxToLinalg/<family>.cpp),
+    which drops `params`.
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$onnx_op);
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$onnx_op,
+                       OptionalAttr<DictionaryAttr>:$params);
   let results = (outs AnyRankedTensor:$output);
-  let regions = (region SizedRegion<1>:$body);
+  let regions = (region MaxSizedRegion<1>:$body);
+  let extraClassDeclaration = [{
+    /// Whether the region holds its body (convert-onnx-to-linalg built it).
+    bool hasBody() { return !getBody().empty(); }
+  }];
   let assemblyFormat = [{
     $onnx_op `(` $inputs `)` attr-dict-with-keyword `:`
     functional-type($inputs, $output) $body

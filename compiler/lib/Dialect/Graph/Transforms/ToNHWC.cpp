@@ -295,7 +295,7 @@ struct SinkTransposeHost : OpRewritePattern<HostOp> {
     operands[0] = t.getInput();
     auto newOp = rewriter.create<HostOp>(
         op.getLoc(), RankedTensorType::get(moved, out.getElementType()),
-        operands, op.getOnnxOpAttr());
+        operands, op.getOnnxOpAttr(), op.getParamsAttr());
     newOp->setAttrs(op->getAttrs());
     rewriter.cloneRegionBefore(op.getBody(), newOp.getBody(),
                                newOp.getBody().end());

@@ -1,0 +1,79 @@
+//===- HostBody.h - What the family files of OnnxToLinalg share -*- C++ -*-===//
+//
+// Internal to lib/Conversion/OnnxToLinalg. A family file registers one
+// builder per ONNX op type; a builder gets the region's arguments and the
+// op's `params` and returns the value the region yields.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYSTOLE_LIB_CONVERSION_ONNXTOLINALG_HOSTBODY_H
+#define SYSTOLE_LIB_CONVERSION_ONNXTOLINALG_HOSTBODY_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+namespace systole::conversion::onnx {
+
+/// The `params` of one graph.host, read by name: a missing or mistyped
+/// parameter is an error naming the op and the parameter (hand-written IR
+/// reaches here through systole-opt).
+class Params {
+public:
+  Params(llvm::StringRef onnxOp, mlir::DictionaryAttr dict)
+      : onnxOp(onnxOp), dict(dict) {}
+
+  llvm::Expected<int64_t> i64(llvm::StringRef name) const;
+  llvm::Expected<double> f64(llvm::StringRef name) const;
+  llvm::Expected<bool> flag(llvm::StringRef name) const;
+  llvm::Expected<mlir::Type> type(llvm::StringRef name) const;
+  llvm::Expected<llvm::SmallVector<int64_t>> i64s(llvm::StringRef name) const;
+
+  /// An ONNX attribute the importer copied (nodeAttributes), or its default
+  /// when the node has none: int64 (INT), float32 (FLOAT) or string
+  /// (STRING). A present attribute of another kind reads as protobuf's zero
+  /// value, as ImportContext::attr* do.
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  float attrFloat(llvm::StringRef name, float dflt) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
+
+  llvm::Error fail(const llvm::Twine &msg) const;
+  /// The ONNX op type the op names.
+  llvm::StringRef op() const { return onnxOp; }
+
+private:
+  mlir::Attribute get(llvm::StringRef name) const;
+  llvm::Error wrong(llvm::StringRef name, llvm::StringRef what) const;
+
+  llvm::StringRef onnxOp;
+  mlir::DictionaryAttr dict;
+};
+
+/// Builds the body of one graph.host: `args` are the region's arguments,
+/// `result` the op's result type.
+using HostBodyFn = llvm::Expected<mlir::Value> (*)(mlir::OpBuilder &,
+                                                   mlir::Location,
+                                                   mlir::ValueRange args,
+                                                   mlir::Type result,
+                                                   const Params &);
+
+inline mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
+                                         mlir::Type element) {
+  return mlir::RankedTensorType::get(shape, element);
+}
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getShape();
+}
+inline mlir::Type elementOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
+}
+
+/// One registration function per family file.
+void registerNormBodies(llvm::StringMap<HostBodyFn> &table);
+void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table);
+void registerReduceBodies(llvm::StringMap<HostBodyFn> &table);
+
+} // namespace systole::conversion::onnx
+
+#endif // SYSTOLE_LIB_CONVERSION_ONNXTOLINALG_HOSTBODY_H

@@ -1,0 +1,67 @@
+// RUN: systole-opt %s --convert-onnx-to-linalg --verify-diagnostics --split-input-file
+
+// An op type no family builds a body for.
+func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{graph.host 'NoSuchOp': no body builder for this ONNX op type}}
+  %y = graph.host "NoSuchOp"(%x) attributes {params = {}} : (tensor<4xf32>) -> tensor<4xf32> {
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A parameter the body needs is missing.
+func.func @missing(%x: tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  // expected-error @+1 {{graph.host 'LRN': parameter 'size' is missing}}
+  %y = graph.host "LRN"(%x) attributes {params = {alpha = 1.0e-4 : f64, beta = 0.75 : f64, bias = 1.0 : f64}} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
+  }
+  return %y : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// A parameter of the wrong kind.
+func.func @mistyped(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{graph.host 'LayerNormalization': parameter 'stash_type' is not a type}}
+  %y = graph.host "LayerNormalization"(%x, %x) attributes {params = {axis = 1 : i64, epsilon = 1.0e-5 : f64, stash_type = 1 : i64, output = 0 : i64}} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> {
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// Parameters that contradict the operands.
+func.func @bad_axis(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{graph.host 'LayerNormalization': axis out of range}}
+  %y = graph.host "LayerNormalization"(%x, %x) attributes {params = {axis = 2 : i64, epsilon = 1.0e-5 : f64, stash_type = f32, output = 0 : i64}} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32> {
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @groups(%x: tensor<1x4x3xf32>, %s: tensor<3xf32>) -> tensor<1x4x3xf32> {
+  // expected-error @+1 {{graph.host 'GroupNormalization': num_groups must divide the channels}}
+  %y = graph.host "GroupNormalization"(%x, %s, %s) attributes {params = {epsilon = 1.0e-5 : f64, num_groups = 3 : i64, per_channel = false, stash_type = f32}} : (tensor<1x4x3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<1x4x3xf32> {
+  }
+  return %y : tensor<1x4x3xf32>
+}
+
+// -----
+
+func.func @bn_arity(%x: tensor<1x3x2x2xf32>, %s: tensor<3xf32>) -> tensor<1x3x2x2xf32> {
+  // expected-error @+1 {{graph.host 'BatchNormalization': expects X, scale, B, input_mean and input_var}}
+  %y = graph.host "BatchNormalization"(%x, %s) attributes {params = {epsilon = 1.0e-3 : f64, momentum = 0.9 : f64, training = false, output = 0 : i64}} : (tensor<1x3x2x2xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32> {
+  }
+  return %y : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// The result type the op declares is not what the params make.
+func.func @result_type(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{graph.host 'LayerNormalization': the body yields tensor<2x1xf32>, the op's result is tensor<2x8xf32>}}
+  %y = graph.host "LayerNormalization"(%x) attributes {params = {axis = 1 : i64, epsilon = 1.0e-5 : f64, stash_type = f32, output = 1 : i64}} : (tensor<2x8xf32>) -> tensor<2x8xf32> {
+  }
+  return %y : tensor<2x8xf32>
+}
