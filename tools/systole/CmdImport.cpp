@@ -12,11 +12,17 @@ static int runImport(int argc, char **argv) {
   systole::cli::FlagParser flags(
       "systole import",
       "Imports an ONNX model and prints it in the graph dialect (MLIR).");
+  bool noHostBodies = false;
   flags.positional(input, "MODEL.onnx", "more than one model file").required();
+  flags.flag({"--no-host-bodies"}, noHostBodies,
+             "leave the graph.host bodies empty, with the params "
+             "convert-onnx-to-linalg builds them from");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
   mlir::MLIRContext context;
-  auto module = systole::frontend::importOnnxFile(input, context);
+  systole::frontend::ImportOptions options;
+  options.buildHostBodies = !noHostBodies;
+  auto module = systole::frontend::importOnnxFile(input, context, options);
   if (!module) {
     llvm::errs() << "error: " << llvm::toString(module.takeError()) << "\n";
     return 1;

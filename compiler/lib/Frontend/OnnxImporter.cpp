@@ -758,8 +758,9 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
   }
 
   // The host ops' bodies (lib/Conversion/OnnxToLinalg).
-  if (auto err = conversion::buildHostBodies(*module))
-    return ic.fail("internal error: " + llvm::toString(std::move(err)));
+  if (options.buildHostBodies)
+    if (auto err = conversion::buildHostBodies(*module))
+      return ic.fail("internal error: " + llvm::toString(std::move(err)));
 
   std::string diagnostic;
   {

@@ -36,6 +36,10 @@ struct ImportOptions {
   /// runs it, instead of rewriting an upsampling one (kernel = stride) into
   /// a 1x1 Conv and a DepthToSpace the NPU runs (ConvTransposeAsConv.cpp).
   bool hostConvTranspose = false;
+  /// Build the bodies of the graph.host ops (lib/Conversion/OnnxToLinalg)
+  /// before returning; false leaves them empty with their params, the
+  /// translation's own output (`systole import --no-host-bodies`).
+  bool buildHostBodies = true;
 };
 
 /// The failure of an op that needs one of its inputs at compile time (a

@@ -97,6 +97,20 @@ save("space-to-depth",
      [helper.make_tensor_value_info("x", f32, [1, 2, 4, 6])],
      [helper.make_tensor_value_info("y", f32, [1, 8, 2, 3])])
 
+# Host ops whose bodies convert-onnx-to-linalg builds: a float16
+# LayerNormalization with its InvStdDev output, a HardSigmoid and an ArgMax.
+f16 = TensorProto.FLOAT16
+save("host-params",
+     [helper.make_node("LayerNormalization", ["x", "s"], ["n", "", "inv"], name="ln",
+                       axis=-1, epsilon=1e-3),
+      helper.make_node("HardSigmoid", ["n"], ["g"], name="hs", alpha=0.25, beta=0.375),
+      helper.make_node("ArgMax", ["g"], ["a"], name="am", axis=1, keepdims=0,
+                       select_last_index=1)],
+     [helper.make_tensor_value_info("x", f16, [2, 8])],
+     [helper.make_tensor_value_info("a", TensorProto.INT64, [2]),
+      helper.make_tensor_value_info("inv", f32, [2, 1])],
+     [numpy_helper.from_array(np.ones(8, np.float16), "s")], opset=17)
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
