@@ -129,10 +129,13 @@ private:
 /// A translator for one ONNX op type.
 using OpImporter = llvm::Error (*)(ImportContext &);
 
-/// Registries of the translators, one per file (Import*.cpp). A later
-/// registration replaces an earlier one for the same op type (some look up
-/// and wrap it), so the order is significant: it lives in importers()
-/// (OnnxImporter.cpp).
+/// Registries of the translators, one per file (Import*.cpp). The graph
+/// forms (Quant, Conv, Linear, Elementwise, Pool, Shape, PadSlice, Float)
+/// and the host families (the rest) are two tables; an op type in both goes
+/// to its host family, which calls graphFormOf for the cases the graph form
+/// expresses (the rule: translatorFor in OnnxImporter.cpp). No op type is
+/// registered twice within a table, so the order of registration does not
+/// matter.
 void registerQuantImporters(llvm::StringMap<OpImporter> &table);
 void registerConvImporters(llvm::StringMap<OpImporter> &table);
 void registerLinearImporters(llvm::StringMap<OpImporter> &table);
@@ -155,6 +158,10 @@ void registerRecurrentImporters(llvm::StringMap<OpImporter> &table);
 void registerEinsumImporters(llvm::StringMap<OpImporter> &table);
 void registerSignalImporters(llvm::StringMap<OpImporter> &table);
 void registerDynamicQuantImporters(llvm::StringMap<OpImporter> &table);
+
+/// The graph-form translator of `opType`, or null: for a host family that
+/// keeps the graph form where it applies.
+OpImporter graphFormOf(llvm::StringRef opType);
 
 /// QuantizeLinear/DequantizeLinear whose scale is a run-time value, in float
 /// on the host (ImportDynamicQuant.cpp).

@@ -28,9 +28,6 @@ namespace systole::frontend {
 
 namespace {
 
-/// The graph-form importers registered before this file's (the QDQ path).
-OpImporter graphConv, graphConvInteger;
-
 //===----------------------------------------------------------------------===//
 // Builders
 //===----------------------------------------------------------------------===//
@@ -253,7 +250,7 @@ llvm::Error importConv1DAs2D(ImportContext &ic, Value x, Value w) {
   }
   const onnx::NodeProto *original = ic.node;
   ic.node = &node;
-  llvm::Error err = graphConv(ic);
+  llvm::Error err = graphFormOf("Conv")(ic);
   ic.node = original;
   if (err)
     return err;
@@ -285,9 +282,9 @@ llvm::Error importConv(ImportContext &ic) {
   bool npuGroup =
       group == 1 || (group == xs[1] && ws[0] == xs[1]) ||
       (group > 0 && xs[1] % group == 0 && ws[0] % group == 0 && undilated);
-  if (graphConv && xs.size() == 4 && fromDequantize(x) && npuGroup)
-    return graphConv(ic);
-  if (graphConv && xs.size() == 3 && ws.size() == 3 && fromDequantize(x) &&
+  if (xs.size() == 4 && fromDequantize(x) && npuGroup)
+    return graphFormOf("Conv")(ic);
+  if (xs.size() == 3 && ws.size() == 3 && fromDequantize(x) &&
       fromDequantize(w) && npuGroup)
     return importConv1DAs2D(ic, x, w);
   int64_t r = xs.size() - 2;
@@ -330,8 +327,8 @@ llvm::Error importConvInteger(ImportContext &ic) {
   bool constant = ic.constantInput(1) &&
                   (!ic.hasInput(2) || ic.constantInput(2)) &&
                   (!ic.hasInput(3) || ic.constantInput(3));
-  if (graphConvInteger && constant && xs.size() == 4)
-    return graphConvInteger(ic);
+  if (constant && xs.size() == 4)
+    return graphFormOf("ConvInteger")(ic);
   for (Value v : {*x, *w})
     if (!elementOf(v).isInteger(8))
       return ic.fail("ConvInteger expects int8/uint8 X and W");
@@ -569,8 +566,6 @@ llvm::Error importConvTranspose(ImportContext &ic) {
 } // namespace
 
 void registerHostConvImporters(llvm::StringMap<OpImporter> &table) {
-  graphConv = table.lookup("Conv");
-  graphConvInteger = table.lookup("ConvInteger");
   table["Conv"] = importConv;
   table["ConvInteger"] = importConvInteger;
   table["ConvTranspose"] = importConvTranspose;

@@ -158,8 +158,7 @@ llvm::Error importHostElementwise(ImportContext &ic) {
 
 void registerHostElementwiseImporters(llvm::StringMap<OpImporter> &t) {
   for (const std::string &op : conversion::elementwiseOps())
-    if (!t.count(op))
-      t[op] = importHostElementwise;
+    t[op] = importHostElementwise;
 }
 
 } // namespace systole::frontend

@@ -31,10 +31,6 @@ namespace systole::frontend {
 
 namespace {
 
-/// The graph-form importers registered before this file's (the QDQ path).
-OpImporter graphMaxPool, graphAveragePool, graphGlobalAveragePool,
-    graphGlobalMaxPool;
-
 /// The smallest value of `t`: max pooling's padding and initial value.
 Value lowest(OpBuilder &b, Location loc, Type t, bool isUnsigned) {
   if (auto f = dyn_cast<FloatType>(t))
@@ -380,7 +376,7 @@ bool forNpuPool(ImportContext &ic, OpImporter graphForm) {
 /// the attributes or the input is not quantized.
 template <PoolKind Kind> llvm::Error importPool(ImportContext &ic) {
   OpImporter graphForm =
-      Kind == PoolKind::Max ? graphMaxPool : graphAveragePool;
+      graphFormOf(Kind == PoolKind::Max ? "MaxPool" : "AveragePool");
   if (forNpuPool(ic, graphForm)) {
     if (llvm::Error e = graphForm(ic))
       llvm::consumeError(std::move(e));
@@ -398,9 +394,9 @@ llvm::Error importLpPool(ImportContext &ic) {
 /// to [N, C, 1, ...].
 template <PoolKind Kind, bool Average>
 llvm::Error importGlobalPool(ImportContext &ic) {
-  OpImporter graphForm = Kind == PoolKind::Max ? graphGlobalMaxPool
-                         : Average             ? graphGlobalAveragePool
-                                               : nullptr;
+  OpImporter graphForm = Kind == PoolKind::Max ? graphFormOf("GlobalMaxPool")
+                         : Average ? graphFormOf("GlobalAveragePool")
+                                   : nullptr;
   if (forNpuPool(ic, graphForm))
     return graphForm(ic);
   auto x = poolInput(ic, Kind != PoolKind::Max);
@@ -543,10 +539,6 @@ llvm::Error importMaxUnpool(ImportContext &ic) {
 } // namespace
 
 void registerHostPoolImporters(llvm::StringMap<OpImporter> &table) {
-  graphMaxPool = table.lookup("MaxPool");
-  graphAveragePool = table.lookup("AveragePool");
-  graphGlobalAveragePool = table.lookup("GlobalAveragePool");
-  graphGlobalMaxPool = table.lookup("GlobalMaxPool");
   table["MaxPool"] = importPool<PoolKind::Max>;
   table["AveragePool"] = importPool<PoolKind::Sum>;
   table["LpPool"] = importLpPool;

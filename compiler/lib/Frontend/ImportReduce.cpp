@@ -22,13 +22,6 @@ namespace systole::frontend {
 
 namespace {
 
-/// Translators registered before this family (ImportFloat.cpp's float32
-/// graph.reduce / graph.softmax), by op type.
-llvm::StringMap<OpImporter> &previous() {
-  static llvm::StringMap<OpImporter> p;
-  return p;
-}
-
 /// Sorted, deduplicated, in-range axes (negative ones count from the end).
 llvm::Expected<std::vector<int64_t>>
 normalizeAxes(ImportContext &ic, std::vector<int64_t> axes, int64_t rank) {
@@ -77,7 +70,7 @@ llvm::Error importReduce(ImportContext &ic) {
   if (!x)
     return x.takeError();
   Type elem = elementOf(*x);
-  OpImporter f32Form = previous().lookup(op);
+  OpImporter f32Form = graphFormOf(op);
   if (graph::isQuantized(elem)) {
     if (f32Form)
       return f32Form(ic); // says why it cannot
@@ -156,7 +149,7 @@ llvm::Error importSoftmaxFamily(ImportContext &ic) {
   if (!x)
     return x.takeError();
   Type elem = elementOf(*x);
-  OpImporter f32Form = previous().lookup(op);
+  OpImporter f32Form = graphFormOf(op);
   if (graph::isQuantized(elem) && f32Form)
     return f32Form(ic); // says why it cannot
   if (!isa<FloatType>(elem))
@@ -192,13 +185,9 @@ void registerReduceImporters(llvm::StringMap<OpImporter> &table) {
   for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin",
                          "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
                          "ReduceLogSumExp", "ReduceSumSquare"}) {
-    if (OpImporter f = table.lookup(op))
-      previous()[op] = f;
     table[op] = importReduce;
   }
   for (const char *op : {"Softmax", "LogSoftmax", "Hardmax"}) {
-    if (OpImporter f = table.lookup(op))
-      previous()[op] = f;
     table[op] = importSoftmaxFamily;
   }
   table["ArgMax"] = importArgReduce;

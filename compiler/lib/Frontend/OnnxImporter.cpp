@@ -414,41 +414,74 @@ std::string importerKey(StringRef domain, StringRef opType) {
 /// same place (ImportShape.cpp + ImportPadSlice.cpp, ImportHostConv.cpp +
 /// ImportHostPool.cpp, ImportConv.cpp + ImportLinear.cpp, whose op types do
 /// not overlap).
-static const llvm::StringMap<OpImporter> &importers() {
+/// Merges one family's translators into `table`; an op type two families
+/// of the same table register is a bug of this file's wiring, reported on
+/// the first import.
+static void addFamily(llvm::StringMap<OpImporter> &table,
+                      void (*family)(llvm::StringMap<OpImporter> &)) {
+  llvm::StringMap<OpImporter> own;
+  family(own);
+  for (auto &e : own)
+    if (!table.try_emplace(e.getKey(), e.getValue()).second)
+      llvm::report_fatal_error("ONNX op type '" + e.getKey() +
+                               "' is registered by two importer families");
+}
+
+/// The graph forms: ops the NPU partition knows (graph.conv2d, graph.add,
+/// graph.reduce, ...), float32 or quantized.
+static const llvm::StringMap<OpImporter> &graphForms() {
   static const llvm::StringMap<OpImporter> table = [] {
     llvm::StringMap<OpImporter> t;
-    registerQuantImporters(t);
-    registerConvImporters(t);
-    registerLinearImporters(t);
-    registerElementwiseImporters(t);
-    registerPoolImporters(t);
-    registerShapeImporters(t);
-    registerPadSliceImporters(t);
-    registerFloatImporters(t);
-    // Host-only families; each may wrap an op registered above (keeping its
-    // NPU form for the cases that have one).
-    registerReduceImporters(t);
-    registerScanImporters(t);
-    registerIndexImporters(t);
-    registerTensorOpImporters(t);
-    registerNormImporters(t);
-    registerHostConvImporters(t);
-    registerHostPoolImporters(t);
-    registerResizeImporters(t);
-    registerLossImporters(t);
-    registerRecurrentImporters(t);
-    registerEinsumImporters(t);
-    registerSignalImporters(t);
-    registerDynamicQuantImporters(t);
-    // Fills only op types no family registered.
-    registerHostElementwiseImporters(t);
+    for (auto family : {registerQuantImporters, registerConvImporters,
+                        registerLinearImporters, registerElementwiseImporters,
+                        registerPoolImporters, registerShapeImporters,
+                        registerPadSliceImporters, registerFloatImporters})
+      addFamily(t, family);
     return t;
   }();
   return table;
 }
 
+/// The host families: graph.host ops of every element type ONNX allows.
+static const llvm::StringMap<OpImporter> &hostForms() {
+  static const llvm::StringMap<OpImporter> table = [] {
+    llvm::StringMap<OpImporter> t;
+    for (auto family : {registerReduceImporters, registerScanImporters,
+                        registerIndexImporters, registerTensorOpImporters,
+                        registerNormImporters, registerHostConvImporters,
+                        registerHostPoolImporters, registerResizeImporters,
+                        registerLossImporters, registerRecurrentImporters,
+                        registerEinsumImporters, registerSignalImporters,
+                        registerDynamicQuantImporters})
+      addFamily(t, family);
+    return t;
+  }();
+  return table;
+}
+
+OpImporter graphFormOf(StringRef opType) { return graphForms().lookup(opType); }
+
+/// The NPU-or-host rule. An op type with a host family goes to it: the
+/// family hands the cases its graph form expresses to graphFormOf (a QDQ
+/// Conv of a supported group, a float32 ReduceMean over constant axes, a
+/// quantized MaxPool, ...) and builds a graph.host for the rest. Otherwise
+/// the graph form translates it, and an elementwise op type without either
+/// is a host elementwise op (ImportHostElementwise.cpp).
+static OpImporter translatorFor(StringRef key) {
+  static const llvm::StringMap<OpImporter> elementwise = [] {
+    llvm::StringMap<OpImporter> t;
+    registerHostElementwiseImporters(t);
+    return t;
+  }();
+  if (OpImporter f = hostForms().lookup(key))
+    return f;
+  if (OpImporter f = graphForms().lookup(key))
+    return f;
+  return elementwise.lookup(key);
+}
+
 bool isOpImportable(StringRef domain, StringRef opType) {
-  return importers().count(importerKey(domain, opType));
+  return translatorFor(importerKey(domain, opType)) != nullptr;
 }
 
 void registerImportDialects(MLIRContext &context) {
@@ -704,8 +737,9 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
 
   for (const auto &node : g.node()) {
     ic.node = &node;
-    auto it = importers().find(importerKey(node.domain(), node.op_type()));
-    if (it == importers().end())
+    OpImporter translate =
+        translatorFor(importerKey(node.domain(), node.op_type()));
+    if (!translate)
       return ic.fail("operator is supported neither by the NPU nor by the "
                      "host fallback");
     // Every op we import has an output; contrib-domain nodes are not
@@ -717,7 +751,7 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
         return ic.fail("input '" + node.input(i) +
                        "' is not defined before use (cyclic or unsorted "
                        "graph)");
-    if (auto err = it->second(ic))
+    if (auto err = translate(ic))
       return std::move(err);
   }
   ic.node = nullptr;
