@@ -11,6 +11,7 @@
 
 #include "ConvTransposeAsConv.h"
 
+#include "systole/Conversion/LoweringUtils.h"
 #include "systole/Dialect/Graph/GraphOps.h"
 #include "systole/Frontend/OnnxImporter.h"
 #include "systole/Support/HostTensor.h"
@@ -176,18 +177,9 @@ llvm::Error importHostElementwise(ImportContext &ic);
 /// Key of the translator table: "op" for ai.onnx, "domain::op" otherwise.
 std::string importerKey(llvm::StringRef domain, llvm::StringRef opType);
 
-/// Ranked tensor type of `shape` with `element`.
-inline mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
-                                         mlir::Type element) {
-  return mlir::RankedTensorType::get(shape, element);
-}
-
-inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
-  return mlir::cast<mlir::RankedTensorType>(v.getType()).getShape();
-}
-inline mlir::Type elementOf(mlir::Value v) {
-  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
-}
+using conversion::lowering::elementOf;
+using conversion::lowering::shapeOf;
+using conversion::lowering::tensorType;
 
 /// Normalizes ONNX pads/auto_pad for a 2-D window op into
 /// [top, left, bottom, right].

@@ -22,6 +22,18 @@ using CombineFn = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::Value, mlir::Value)>;
 
 mlir::RankedTensorType tensorTypeOf(mlir::Value v);
+/// The ranked tensor type of `shape` with `element`, and a ranked tensor
+/// value's shape and element type.
+inline mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
+                                         mlir::Type element) {
+  return mlir::RankedTensorType::get(shape, element);
+}
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getShape();
+}
+inline mlir::Type elementOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
+}
 bool isF32Tensor(mlir::Type t);
 /// Every operand and result is a float32 tensor.
 bool allF32(mlir::Operation *op);
@@ -79,6 +91,12 @@ mlir::Value addOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   mlir::Value y);
 mlir::Value mulOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                   mlir::Value y);
+/// max(x, y) and min(x, y) of two float scalars (NaN-propagating, as ORT)
+/// or two integer scalars (unsigned when `uns`).
+mlir::Value maxOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y, bool uns);
+mlir::Value minOf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                  mlir::Value y, bool uns);
 /// A tensor of `shape` filled with the scalar `v` (linalg.fill).
 mlir::Value filledWith(mlir::OpBuilder &b, mlir::Location loc,
                        llvm::ArrayRef<int64_t> shape, mlir::Value v);

@@ -220,6 +220,22 @@ Value mulOf(OpBuilder &b, Location loc, Value x, Value y) {
   return b.create<arith::MulIOp>(loc, x, y);
 }
 
+Value maxOf(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MaximumFOp>(loc, x, y);
+  if (uns)
+    return b.create<arith::MaxUIOp>(loc, x, y);
+  return b.create<arith::MaxSIOp>(loc, x, y);
+}
+
+Value minOf(OpBuilder &b, Location loc, Value x, Value y, bool uns) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MinimumFOp>(loc, x, y);
+  if (uns)
+    return b.create<arith::MinUIOp>(loc, x, y);
+  return b.create<arith::MinSIOp>(loc, x, y);
+}
+
 Value filledWith(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value v) {
   Value e = b.create<tensor::EmptyOp>(loc, shape, v.getType());
   return b.create<linalg::FillOp>(loc, ValueRange{v}, ValueRange{e})

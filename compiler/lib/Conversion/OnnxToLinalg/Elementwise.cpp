@@ -152,18 +152,10 @@ Body fold(std::function<Value(Scalar &, Value, Value)> f, bool mean = false) {
 }
 
 Value minOf(Scalar &s, Value a, Value b) {
-  if (isa<FloatType>(a.getType()))
-    return s.b.create<arith::MinimumFOp>(s.loc, a, b);
-  if (s.uns)
-    return s.b.create<arith::MinUIOp>(s.loc, a, b);
-  return s.b.create<arith::MinSIOp>(s.loc, a, b);
+  return lw::minOf(s.b, s.loc, a, b, s.uns);
 }
 Value maxOf(Scalar &s, Value a, Value b) {
-  if (isa<FloatType>(a.getType()))
-    return s.b.create<arith::MaximumFOp>(s.loc, a, b);
-  if (s.uns)
-    return s.b.create<arith::MaxUIOp>(s.loc, a, b);
-  return s.b.create<arith::MaxSIOp>(s.loc, a, b);
+  return lw::maxOf(s.b, s.loc, a, b, s.uns);
 }
 
 /// ONNX Cast: float -> int truncates toward zero, int -> float rounds to
@@ -469,15 +461,9 @@ llvm::Expected<Value> build(OpBuilder &b, Location loc, ValueRange args,
                             const Elementwise &e) {
   SmallVector<int64_t> shape(cast<RankedTensorType>(result).getShape());
   Type elem = cast<RankedTensorType>(result).getElementType();
-  auto uns = p.flag("unsigned");
-  if (!uns)
-    return uns.takeError();
-  auto in1 = p.flag("unsigned_input1");
-  if (!in1)
-    return in1.takeError();
-  auto out = p.flag("unsigned_output");
-  if (!out)
-    return out.takeError();
+  SYSTOLE_PARAM(uns, p.flag("unsigned"));
+  SYSTOLE_PARAM(in1, p.flag("unsigned_input1"));
+  SYSTOLE_PARAM(out, p.flag("unsigned_output"));
   // CastLike's `like` operand only gives the result type: not an operand.
   int want = p.op() == "CastLike" ? 1 : e.inputs;
   if (args.empty() || (want >= 0 && int(args.size()) != want))
@@ -486,7 +472,7 @@ llvm::Expected<Value> build(OpBuilder &b, Location loc, ValueRange args,
   return lw::elementwise(
       b, loc, shape, args,
       [&](OpBuilder &nb, Location l, ValueRange scalars) {
-        Scalar s{nb, l, scalars, p, elem, *uns, *in1, *out};
+        Scalar s{nb, l, scalars, p, elem, uns, in1, out};
         return e.body(s);
       },
       elem);

@@ -8,6 +8,8 @@
 #ifndef SYSTOLE_LIB_CONVERSION_ONNXTOLINALG_HOSTBODY_H
 #define SYSTOLE_LIB_CONVERSION_ONNXTOLINALG_HOSTBODY_H
 
+#include "systole/Conversion/LoweringUtils.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -50,6 +52,14 @@ private:
   mlir::DictionaryAttr dict;
 };
 
+/// `auto var = <the parameter expr reads>`, or return its error (a builder
+/// returns on the first missing or mistyped parameter).
+#define SYSTOLE_PARAM(var, expr)                                               \
+  auto var##OrErr = (expr);                                                    \
+  if (!var##OrErr)                                                             \
+    return var##OrErr.takeError();                                             \
+  auto var = *var##OrErr;
+
 /// Builds the body of one graph.host: `args` are the region's arguments,
 /// `result` the op's result type.
 using HostBodyFn = llvm::Expected<mlir::Value> (*)(mlir::OpBuilder &,
@@ -58,16 +68,9 @@ using HostBodyFn = llvm::Expected<mlir::Value> (*)(mlir::OpBuilder &,
                                                    mlir::Type result,
                                                    const Params &);
 
-inline mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
-                                         mlir::Type element) {
-  return mlir::RankedTensorType::get(shape, element);
-}
-inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
-  return mlir::cast<mlir::RankedTensorType>(v.getType()).getShape();
-}
-inline mlir::Type elementOf(mlir::Value v) {
-  return mlir::cast<mlir::RankedTensorType>(v.getType()).getElementType();
-}
+using lowering::elementOf;
+using lowering::shapeOf;
+using lowering::tensorType;
 
 /// One registration function per family file.
 void registerNormBodies(llvm::StringMap<HostBodyFn> &table);

@@ -184,14 +184,6 @@ SmallVector<int64_t> range(int64_t from, int64_t to) {
   return r;
 }
 
-/// Unwraps the Expected parameters of a builder, returning on the first
-/// error.
-#define SYSTOLE_PARAM(var, expr)                                               \
-  auto var##OrErr = (expr);                                                    \
-  if (!var##OrErr)                                                             \
-    return var##OrErr.takeError();                                             \
-  auto var = *var##OrErr;
-
 //===----------------------------------------------------------------------===//
 // BatchNormalization
 //===----------------------------------------------------------------------===//
@@ -573,8 +565,6 @@ llvm::Expected<Value> lrn(OpBuilder &b, Location loc, ValueRange a, Type,
                                                   powConst(nb, l, base, beta));
                 });
 }
-
-#undef SYSTOLE_PARAM
 
 } // namespace
 } // namespace norm

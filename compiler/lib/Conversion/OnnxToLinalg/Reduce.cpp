@@ -29,6 +29,8 @@ namespace reduce {
 namespace {
 
 using lw::addOf;
+using lw::maxOf;
+using lw::minOf;
 using lw::mulOf;
 using lw::scalar;
 
@@ -69,21 +71,6 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type to, bool uns) {
     return uns ? Value(b.create<arith::ExtUIOp>(loc, to, v))
                : Value(b.create<arith::ExtSIOp>(loc, to, v));
   return b.create<arith::TruncIOp>(loc, to, v);
-}
-
-Value maxOf(OpBuilder &b, Location l, Value x, Value y, bool uns) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::MaximumFOp>(l, x, y);
-  if (uns)
-    return b.create<arith::MaxUIOp>(l, x, y);
-  return b.create<arith::MaxSIOp>(l, x, y);
-}
-Value minOf(OpBuilder &b, Location l, Value x, Value y, bool uns) {
-  if (isa<FloatType>(x.getType()))
-    return b.create<arith::MinimumFOp>(l, x, y);
-  if (uns)
-    return b.create<arith::MinUIOp>(l, x, y);
-  return b.create<arith::MinSIOp>(l, x, y);
 }
 
 /// Whether `x` should replace the running best `acc` of an arg-reduction:
@@ -151,6 +138,31 @@ SmallVector<Value> reduceOver(OpBuilder &b, Location loc,
         nb.create<linalg::YieldOp>(l, body(nb, l, args));
       });
   return SmallVector<Value>(op.getResults());
+}
+
+/// The maxima of `x` over `axes` and the sums of exp(x - max), in the float
+/// type `acc` (`in` converts an element to it): the first two passes of
+/// softmax and log-sum-exp, in ORT's order.
+std::pair<Value, Value>
+maxAndExpSum(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+             Type acc,
+             llvm::function_ref<Value(OpBuilder &, Location, Value)> in) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  Value max = reduceOver(
+      b, loc, shape, ValueRange{x}, {}, axes,
+      ValueRange{extreme(b, loc, acc, false, false)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+        return {nb.create<arith::MaximumFOp>(l, a[1], in(nb, l, a[0]))};
+      })[0];
+  Value sum = reduceOver(
+      b, loc, shape, ValueRange{x}, ValueRange{max}, axes,
+      ValueRange{scalar(b, loc, acc, 0)},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+        Value d = nb.create<arith::SubFOp>(l, in(nb, l, a[0]), a[1]);
+        return {
+            nb.create<arith::AddFOp>(l, a[2], nb.create<math::ExpOp>(l, d))};
+      })[0];
+  return {max, sum};
 }
 
 /// out[i] = body(full[i]..., reduced[i without axes]...) over `shape`.
@@ -249,19 +261,7 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
                         : minOf(nb, l, a[1], v, uns)};
         })[0];
   } else if (op == "ReduceLogSumExp") {
-    Value max = reduceOver(
-        b, loc, shape, ValueRange{x}, {}, axes,
-        ValueRange{extreme(b, loc, acc, false, uns)},
-        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
-          return {maxOf(nb, l, a[1], in(nb, l, a[0]), uns)};
-        })[0];
-    Value sum = reduceOver(
-        b, loc, shape, ValueRange{x}, ValueRange{max}, axes,
-        ValueRange{scalar(b, loc, acc, 0)},
-        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
-          Value d = nb.create<arith::SubFOp>(l, in(nb, l, a[0]), a[1]);
-          return {addOf(nb, l, a[2], nb.create<math::ExpOp>(l, d))};
-        })[0];
+    auto [max, sum] = maxAndExpSum(b, loc, x, axes, acc, in);
     // An all -inf row: max is -inf and the sum NaN; ORT's kernel returns
     // -inf there (log(0) + max), and so does this.
     r = lw::elementwise(
@@ -340,20 +340,7 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
   auto in = [&](OpBuilder &nb, Location l, Value v) {
     return castScalar(nb, l, v, acc, false);
   };
-  Value max = reduceOver(
-      b, loc, shape, ValueRange{x}, {}, axes,
-      ValueRange{extreme(b, loc, acc, false, false)},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
-        return {nb.create<arith::MaximumFOp>(l, a[1], in(nb, l, a[0]))};
-      })[0];
-  Value sum = reduceOver(
-      b, loc, shape, ValueRange{x}, ValueRange{max}, axes,
-      ValueRange{scalar(b, loc, acc, 0)},
-      [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
-        Value d = nb.create<arith::SubFOp>(l, in(nb, l, a[0]), a[1]);
-        return {
-            nb.create<arith::AddFOp>(l, a[2], nb.create<math::ExpOp>(l, d))};
-      })[0];
+  auto [max, sum] = maxAndExpSum(b, loc, x, axes, acc, in);
   bool log = op == "LogSoftmax";
   return mapOver(
       b, loc, shape, ValueRange{x}, ValueRange{max, sum}, axes, elem,
@@ -375,16 +362,12 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
 /// and `unsigned`; the result type has the kept or dropped dims.
 llvm::Expected<Value> reduceBody(OpBuilder &b, Location loc, ValueRange a,
                                  Type result, const Params &p) {
-  auto axes = p.i64s("axes");
-  if (!axes)
-    return axes.takeError();
-  auto uns = p.flag("unsigned");
-  if (!uns)
-    return uns.takeError();
+  SYSTOLE_PARAM(axes, p.i64s("axes"));
+  SYSTOLE_PARAM(uns, p.flag("unsigned"));
   int64_t rank = shapeOf(a[0]).size();
-  if (llvm::any_of(*axes, [&](int64_t d) { return d < 0 || d >= rank; }))
+  if (llvm::any_of(axes, [&](int64_t d) { return d < 0 || d >= rank; }))
     return p.fail("axis out of range");
-  return buildReduce(b, loc, p.op(), a[0], *axes, *uns,
+  return buildReduce(b, loc, p.op(), a[0], axes, uns,
                      cast<RankedTensorType>(result).getShape());
 }
 
@@ -392,18 +375,12 @@ llvm::Expected<Value> reduceBody(OpBuilder &b, Location loc, ValueRange a,
 /// `unsigned`.
 llvm::Expected<Value> argReduceBody(OpBuilder &b, Location loc, ValueRange a,
                                     Type result, const Params &p) {
-  auto axis = p.i64("axis");
-  if (!axis)
-    return axis.takeError();
-  auto last = p.flag("select_last_index");
-  if (!last)
-    return last.takeError();
-  auto uns = p.flag("unsigned");
-  if (!uns)
-    return uns.takeError();
-  if (*axis < 0 || *axis >= int64_t(shapeOf(a[0]).size()))
+  SYSTOLE_PARAM(axis, p.i64("axis"));
+  SYSTOLE_PARAM(last, p.flag("select_last_index"));
+  SYSTOLE_PARAM(uns, p.flag("unsigned"));
+  if (axis < 0 || axis >= int64_t(shapeOf(a[0]).size()))
     return p.fail("axis out of range");
-  Value idx = argReduce(b, loc, a[0], {*axis}, p.op() == "ArgMax", *last, *uns);
+  Value idx = argReduce(b, loc, a[0], {axis}, p.op() == "ArgMax", last, uns);
   return lw::reshapeTo(b, loc, idx, cast<RankedTensorType>(result).getShape());
 }
 
@@ -411,16 +388,14 @@ llvm::Expected<Value> argReduceBody(OpBuilder &b, Location loc, ValueRange a,
 /// dims [axis, rank) before, ONNX's coercion to 2-D).
 llvm::Expected<Value> softmaxBody(OpBuilder &b, Location loc, ValueRange a,
                                   Type, const Params &p) {
-  auto axes = p.i64s("axes");
-  if (!axes)
-    return axes.takeError();
+  SYSTOLE_PARAM(axes, p.i64s("axes"));
   int64_t rank = shapeOf(a[0]).size();
-  if (axes->empty() ||
-      llvm::any_of(*axes, [&](int64_t d) { return d < 0 || d >= rank; }))
+  if (axes.empty() ||
+      llvm::any_of(axes, [&](int64_t d) { return d < 0 || d >= rank; }))
     return p.fail("axes out of range");
   if (!isa<FloatType>(elementOf(a[0])))
     return p.fail("expects a float tensor");
-  return buildSoftmax(b, loc, p.op(), a[0], *axes);
+  return buildSoftmax(b, loc, p.op(), a[0], axes);
 }
 
 } // namespace
