@@ -76,6 +76,7 @@ using lowering::tensorType;
 void registerNormBodies(llvm::StringMap<HostBodyFn> &table);
 void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table);
 void registerReduceBodies(llvm::StringMap<HostBodyFn> &table);
+void registerScanBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

@@ -105,6 +105,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerNormBodies(t);
     onnx::registerElementwiseBodies(t);
     onnx::registerReduceBodies(t);
+    onnx::registerScanBodies(t);
     return t;
   }();
   return table;
