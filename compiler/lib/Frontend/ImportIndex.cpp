@@ -31,68 +31,6 @@ namespace systole::frontend {
 
 namespace {
 
-using IndexedBodyFn = llvm::function_ref<Value(
-    OpBuilder &, Location, ValueRange ivs, ValueRange args)>;
-
-/// out[ivs] = body(ivs, the elements of `ins` read through `maps`), one
-/// parallel linalg.generic over `shape`.
-Value indexedGeneric(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                     Type elem, ValueRange ins, ArrayRef<AffineMap> maps,
-                     IndexedBodyFn body) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> all(maps.begin(), maps.end());
-  all.push_back(AffineMap::getMultiDimIdentityMap(shape.size(), ctx));
-  SmallVector<utils::IteratorType> iters(shape.size(),
-                                         utils::IteratorType::parallel);
-  return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{RankedTensorType::get(shape, elem)}, ins,
-          ValueRange{lw::emptyTensor(b, loc, shape, elem)}, all, iters,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            SmallVector<Value> ivs;
-            for (int64_t d = 0; d < int64_t(shape.size()); ++d)
-              ivs.push_back(nb.create<linalg::IndexOp>(l, d));
-            nb.create<linalg::YieldOp>(l, body(nb, l, ivs, args.drop_back()));
-          })
-      .getResult(0);
-}
-
-/// An index element (any integer type, or a float as OneHot allows) as an
-/// `index` value.
-Value asIndex(OpBuilder &b, Location loc, Value v) {
-  if (isa<FloatType>(v.getType()))
-    v = b.create<arith::FPToSIOp>(loc, b.getI64Type(), v);
-  else if (v.getType().getIntOrFloatBitWidth() == 1)
-    v = b.create<arith::ExtUIOp>(loc, b.getI64Type(), v);
-  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
-}
-
-/// ONNX's negative index (counts from the end of a dim of size `dim`),
-/// clamped into [0, dim - 1] so an invalid index cannot leave the buffer.
-Value normalizeIndex(OpBuilder &b, Location loc, Value idx, int64_t dim) {
-  Value zero = cIndex(b, loc, 0);
-  Value neg =
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, idx, zero);
-  Value wrapped = b.create<arith::AddIOp>(loc, idx, cIndex(b, loc, dim));
-  idx = b.create<arith::SelectOp>(loc, neg, wrapped, idx);
-  idx = b.create<arith::MaxSIOp>(loc, idx, zero);
-  return b.create<arith::MinSIOp>(
-      loc, idx, cIndex(b, loc, std::max<int64_t>(dim - 1, 0)));
-}
-
-/// The coordinates of row-major position `linear` in `shape`.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<int64_t> shape) {
-  SmallVector<Value> ivs(shape.size());
-  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-    Value dim = cIndex(b, loc, shape[d]);
-    ivs[d] = d == 0 ? linear : b.create<arith::RemUIOp>(loc, linear, dim);
-    if (d > 0)
-      linear = b.create<arith::DivUIOp>(loc, linear, dim);
-  }
-  return ivs;
-}
-
 /// The element at position `i` of constant input `i` as a double, whatever
 /// its type (OneHot's depth may be a float).
 llvm::Expected<double> constantScalar(ImportContext &ic, int i) {
@@ -131,29 +69,6 @@ llvm::Expected<double> constantScalar(ImportContext &ic, int i) {
 //===----------------------------------------------------------------------===//
 // Gather
 //===----------------------------------------------------------------------===//
-
-/// data gathered along `axis` at `indices` (any integer type):
-/// out[a..., i..., b...] = data[a..., indices[i...], b...].
-Value gatherAlong(OpBuilder &b, Location loc, Value data, Value indices,
-                  int64_t axis) {
-  ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices);
-  int64_t q = is.size();
-  SmallVector<int64_t> shape(ds.begin(), ds.begin() + axis);
-  shape.append(is.begin(), is.end());
-  shape.append(ds.begin() + axis + 1, ds.end());
-  SmallVector<AffineExpr> idxExprs;
-  for (int64_t d = 0; d < q; ++d)
-    idxExprs.push_back(b.getAffineDimExpr(axis + d));
-  AffineMap idxMap = AffineMap::get(shape.size(), 0, idxExprs, b.getContext());
-  return indexedGeneric(
-      b, loc, shape, elementOf(data), indices, idxMap,
-      [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange args) {
-        SmallVector<Value> at(ivs.begin(), ivs.begin() + axis);
-        at.push_back(normalizeIndex(nb, l, asIndex(nb, l, args[0]), ds[axis]));
-        at.append(ivs.begin() + axis + q, ivs.end());
-        return nb.create<tensor::ExtractOp>(l, data, at).getResult();
-      });
-}
 
 /// Gather of two constants, evaluated at import (shape arithmetic:
 /// Shape -> Gather -> Unsqueeze -> Concat -> Reshape).
@@ -207,14 +122,14 @@ llvm::Error importGather(ImportContext &ic) {
     return data.takeError();
   if (!indices)
     return indices.takeError();
-  auto y = ic.hostOp({*data, *indices},
-                     [&](OpBuilder &b, Location loc,
-                         ValueRange args) -> llvm::Expected<Value> {
-                       return gatherAlong(b, loc, args[0], args[1], *axis);
-                     });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  ArrayRef<int64_t> ds = shapeOf(*data), is = shapeOf(*indices);
+  SmallVector<int64_t> shape(ds.begin(), ds.begin() + *axis);
+  shape.append(is.begin(), is.end());
+  shape.append(ds.begin() + *axis + 1, ds.end());
+  auto &b = ic.builder;
+  Value y = ic.hostOp({*data, *indices}, tensorType(shape, elementOf(*data)),
+                      {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importGatherElements(ImportContext &ic) {
@@ -229,25 +144,10 @@ llvm::Error importGatherElements(ImportContext &ic) {
   auto axis = normalizeAxis(ic, ic.attrInt("axis", 0), ds.size());
   if (!axis)
     return axis.takeError();
-  int64_t a = *axis, dim = ds[a];
-  SmallVector<int64_t> shape(is);
-  auto y = ic.hostOp(
-      {*data, *indices},
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value d = args[0];
-        return indexedGeneric(
-            b, loc, shape, elementOf(d), args[1],
-            AffineMap::getMultiDimIdentityMap(shape.size(), b.getContext()),
-            [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange el) {
-              SmallVector<Value> at(ivs);
-              at[a] = normalizeIndex(nb, l, asIndex(nb, l, el[0]), dim);
-              return nb.create<tensor::ExtractOp>(l, d, at).getResult();
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp({*data, *indices}, tensorType(is, elementOf(*data)),
+                      {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importGatherND(ImportContext &ic) {
@@ -271,125 +171,31 @@ llvm::Error importGatherND(ImportContext &ic) {
                      llvm::Twine(d));
   SmallVector<int64_t> shape(is.begin(), is.end() - 1);
   shape.append(ds.begin() + bd + k, ds.end());
-  auto y = ic.hostOp(
-      {*data, *indices},
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value d = args[0], idx = args[1];
-        return indexedGeneric(
-            b, loc, shape, elementOf(d), {}, {},
-            [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange) {
-              SmallVector<Value> at(ivs.begin(), ivs.begin() + bd);
-              SmallVector<Value> row(ivs.begin(), ivs.begin() + (q - 1));
-              row.push_back(Value());
-              for (int64_t j = 0; j < k; ++j) {
-                row.back() = cIndex(nb, l, j);
-                Value i = nb.create<tensor::ExtractOp>(l, idx, row);
-                at.push_back(
-                    normalizeIndex(nb, l, asIndex(nb, l, i), ds[bd + j]));
-              }
-              at.append(ivs.begin() + (q - 1), ivs.end());
-              return nb.create<tensor::ExtractOp>(l, d, at).getResult();
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp({*data, *indices}, tensorType(shape, elementOf(*data)),
+                      {b.getNamedAttr("batch_dims", b.getI64IntegerAttr(bd))});
+  return ic.defineOutput(0, y);
 }
 
 //===----------------------------------------------------------------------===//
 // Scatter
 //===----------------------------------------------------------------------===//
 
-enum class Reduction { None, Add, Mul, Max, Min };
-
-llvm::Expected<Reduction> reductionAttr(ImportContext &ic) {
+/// ONNX's `reduction`: none, add, mul, max or min
+/// (lib/Conversion/OnnxToLinalg/Index.cpp combines with it).
+llvm::Error checkReduction(ImportContext &ic) {
   std::string r = ic.attrString("reduction", "none");
-  if (r == "none")
-    return Reduction::None;
-  if (r == "add")
-    return Reduction::Add;
-  if (r == "mul")
-    return Reduction::Mul;
-  if (r == "max")
-    return Reduction::Max;
-  if (r == "min")
-    return Reduction::Min;
+  if (r == "none" || r == "add" || r == "mul" || r == "max" || r == "min")
+    return llvm::Error::success();
   return ic.fail("reduction '" + r +
                  "' is not supported (none, add, mul, "
                  "max, min are)");
 }
 
-/// `old` combined with the update `u` (bool: add is or, mul is and).
-Value combine(OpBuilder &b, Location loc, Reduction r, Value old, Value u) {
-  bool f = isa<FloatType>(u.getType());
-  bool i1 = !f && u.getType().getIntOrFloatBitWidth() == 1;
-  switch (r) {
-  case Reduction::None:
-    return u;
-  case Reduction::Add:
-    if (f)
-      return b.create<arith::AddFOp>(loc, old, u);
-    if (i1)
-      return b.create<arith::OrIOp>(loc, old, u);
-    return b.create<arith::AddIOp>(loc, old, u);
-  case Reduction::Mul:
-    if (f)
-      return b.create<arith::MulFOp>(loc, old, u);
-    if (i1)
-      return b.create<arith::AndIOp>(loc, old, u);
-    return b.create<arith::MulIOp>(loc, old, u);
-  case Reduction::Max:
-    if (f)
-      return b.create<arith::MaximumFOp>(loc, old, u);
-    if (i1)
-      return b.create<arith::OrIOp>(loc, old, u);
-    return b.create<arith::MaxSIOp>(loc, old, u);
-  case Reduction::Min:
-    if (f)
-      return b.create<arith::MinimumFOp>(loc, old, u);
-    if (i1)
-      return b.create<arith::AndIOp>(loc, old, u);
-    return b.create<arith::MinSIOp>(loc, old, u);
-  }
-  return u;
-}
-
-/// For each element of `updates` in row-major order: the data position
-/// `where` computes from its coordinates, combined into the result.
-using WhereFn = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                      ArrayRef<Value> ivs)>;
-Value scatterLoop(OpBuilder &b, Location loc, Value data, Value updates,
-                  Reduction r, WhereFn where) {
-  // The host pipeline bufferizes scf.for's tensor iter_args only with scf's
-  // bufferization models, which it does not register itself (yet).
-  DialectRegistry registry;
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  b.getContext()->appendDialectRegistry(registry);
-  ArrayRef<int64_t> us = shapeOf(updates);
-  int64_t n = 1;
-  for (int64_t d : us)
-    n *= d;
-  auto loop = b.create<scf::ForOp>(
-      loc, cIndex(b, loc, 0), cIndex(b, loc, n), cIndex(b, loc, 1),
-      ValueRange{data},
-      [&](OpBuilder &nb, Location l, Value iv, ValueRange acc) {
-        SmallVector<Value> ivs = delinearize(nb, l, iv, us);
-        SmallVector<Value> at = where(nb, l, ivs);
-        Value u = nb.create<tensor::ExtractOp>(l, updates, ivs);
-        if (r != Reduction::None)
-          u = combine(nb, l, r, nb.create<tensor::ExtractOp>(l, acc[0], at), u);
-        Value next = nb.create<tensor::InsertOp>(l, u, acc[0], at);
-        nb.create<scf::YieldOp>(l, next);
-      });
-  return loop.getResult(0);
-}
-
 /// ScatterElements, and Scatter (its name before opset 11).
 llvm::Error importScatterElements(ImportContext &ic) {
-  auto red = reductionAttr(ic);
-  if (!red)
-    return red.takeError();
+  if (auto err = checkReduction(ic))
+    return err;
   auto data = plainInput(ic, 0), indices = plainInput(ic, 1),
        updates = plainInput(ic, 2);
   if (!data)
@@ -408,30 +214,18 @@ llvm::Error importScatterElements(ImportContext &ic) {
   auto axis = normalizeAxis(ic, ic.attrInt("axis", 0), ds.size());
   if (!axis)
     return axis.takeError();
-  int64_t a = *axis, dim = ds[a];
-  auto y =
-      ic.hostOp({*data, *indices, *updates},
-                [&](OpBuilder &b, Location loc,
-                    ValueRange args) -> llvm::Expected<Value> {
-                  Value idx = args[1];
-                  return scatterLoop(
-                      b, loc, args[0], args[2], *red,
-                      [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
-                        SmallVector<Value> at(ivs);
-                        Value i = nb.create<tensor::ExtractOp>(l, idx, ivs);
-                        at[a] = normalizeIndex(nb, l, asIndex(nb, l, i), dim);
-                        return at;
-                      });
-                });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp(
+      {*data, *indices, *updates}, data->getType(),
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)),
+       b.getNamedAttr("reduction",
+                      b.getStringAttr(ic.attrString("reduction", "none")))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importScatterND(ImportContext &ic) {
-  auto red = reductionAttr(ic);
-  if (!red)
-    return red.takeError();
+  if (auto err = checkReduction(ic))
+    return err;
   auto data = plainInput(ic, 0), indices = plainInput(ic, 1),
        updates = plainInput(ic, 2);
   if (!data)
@@ -452,29 +246,12 @@ llvm::Error importScatterND(ImportContext &ic) {
                    "data.shape[indices.shape[-1]:]");
   if (elementOf(*updates) != elementOf(*data))
     return ic.fail("updates and data differ in element type");
-  auto y = ic.hostOp(
-      {*data, *indices, *updates},
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value idx = args[1];
-        return scatterLoop(
-            b, loc, args[0], args[2], *red,
-            [&](OpBuilder &nb, Location l, ArrayRef<Value> ivs) {
-              SmallVector<Value> row(ivs.begin(), ivs.begin() + (q - 1));
-              row.push_back(Value());
-              SmallVector<Value> at;
-              for (int64_t j = 0; j < k; ++j) {
-                row.back() = cIndex(nb, l, j);
-                Value i = nb.create<tensor::ExtractOp>(l, idx, row);
-                at.push_back(normalizeIndex(nb, l, asIndex(nb, l, i), ds[j]));
-              }
-              at.append(ivs.begin() + (q - 1), ivs.end());
-              return at;
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp(
+      {*data, *indices, *updates}, data->getType(),
+      {b.getNamedAttr("reduction",
+                      b.getStringAttr(ic.attrString("reduction", "none")))});
+  return ic.defineOutput(0, y);
 }
 
 //===----------------------------------------------------------------------===//
@@ -505,42 +282,12 @@ llvm::Error importOneHot(ImportContext &ic) {
   int64_t a = *axis;
   SmallVector<int64_t> shape(is);
   shape.insert(shape.begin() + a, depth);
-  SmallVector<AffineExpr> exprs;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != a)
-      exprs.push_back(getAffineDimExpr(d, ic.ctx()));
-  AffineMap idxMap = AffineMap::get(rank, 0, exprs, ic.ctx());
-  // off/on reach the body as generic operands read at a fixed position:
-  // a scalar computed outside the loops has no place in the GPU form.
-  MLIRContext *ctx = ic.ctx();
-  SmallVector<AffineMap> maps = {
-      idxMap, AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx),
-      AffineMap::get(rank, 0, {getAffineConstantExpr(1, ctx)}, ctx)};
-  auto y = ic.hostOp(
-      {*indices, *values},
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value vals = lw::reshapeTo(b, loc, args[1], {2});
-        return indexedGeneric(
-            b, loc, shape, elementOf(vals), {args[0], vals, vals}, maps,
-            [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange el) {
-              // ONNX: negative indices count from depth; others out of range
-              // match no position (all off).
-              Value i = asIndex(nb, l, el[0]);
-              Value neg = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt,
-                                                   i, cIndex(nb, l, 0));
-              i = nb.create<arith::SelectOp>(
-                  l, neg, nb.create<arith::AddIOp>(l, i, cIndex(nb, l, depth)),
-                  i);
-              Value hit = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
-                                                   i, ivs[a]);
-              return nb.create<arith::SelectOp>(l, hit, el[2], el[1])
-                  .getResult();
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y =
+      ic.hostOp({*indices, *values}, tensorType(shape, elementOf(*values)),
+                {b.getNamedAttr("axis", b.getI64IntegerAttr(a)),
+                 b.getNamedAttr("depth", b.getI64IntegerAttr(depth))});
+  return ic.defineOutput(0, y);
 }
 
 /// Trilu keeps the elements on and above (upper) or below the k-th diagonal
@@ -575,41 +322,13 @@ llvm::Error importTrilu(ImportContext &ic) {
       k.reset();
     }
   }
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        MLIRContext *ctx = b.getContext();
-        SmallVector<Value> operands = {args[0]};
-        SmallVector<AffineMap> maps = {
-            AffineMap::getMultiDimIdentityMap(rank, ctx)};
-        if (!k) {
-          // A runtime k is a generic operand read at position 0 (no scalar
-          // outside the loops, for the GPU form).
-          operands.push_back(lw::reshapeTo(b, loc, args[1], {1}));
-          maps.push_back(
-              AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx));
-        }
-        Type elem = elementOf(args[0]);
-        return indexedGeneric(
-            b, loc, shape, elem, operands, maps,
-            [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange el) {
-              Value kIdx = k ? cIndex(nb, l, *k) : asIndex(nb, l, el[1]);
-              Value diag =
-                  nb.create<arith::SubIOp>(l, ivs[rank - 1], ivs[rank - 2]);
-              Value keep = nb.create<arith::CmpIOp>(
-                  l,
-                  upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle,
-                  diag, kIdx);
-              Value zero =
-                  nb.create<arith::ConstantOp>(l, elem, nb.getZeroAttr(elem));
-              return nb.create<arith::SelectOp>(l, keep, el[0], zero)
-                  .getResult();
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  SmallVector<NamedAttribute> params{
+      b.getNamedAttr("upper", b.getBoolAttr(upper))};
+  if (k)
+    params.push_back(b.getNamedAttr("k", b.getI64IntegerAttr(*k)));
+  Value y = ic.hostOp(ins, x->getType(), params);
+  return ic.defineOutput(0, y);
 }
 
 //===----------------------------------------------------------------------===//
@@ -661,24 +380,18 @@ llvm::Error importCompress(ImportContext &ic) {
   for (int64_t i = 0; i < cond->numElements(); ++i)
     if (isNonZero(*cond, i))
       selected.push_back(i);
-  auto y = ic.hostOp(
-      *x,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value data = args[0];
-        if (!axis)
-          data = lw::reshapeTo(
-              b, loc, data,
-              {cast<RankedTensorType>(data.getType()).getNumElements()});
-        auto idxType =
-            RankedTensorType::get({int64_t(selected.size())}, b.getI64Type());
-        Value idx = b.create<arith::ConstantOp>(
-            loc, DenseElementsAttr::get(idxType, ArrayRef<int64_t>(selected)));
-        return gatherAlong(b, loc, data, idx, axis.value_or(0));
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  SmallVector<int64_t> shape(xs);
+  if (axis)
+    shape[*axis] = selected.size();
+  else
+    shape = {int64_t(selected.size())};
+  auto &b = ic.builder;
+  SmallVector<NamedAttribute> params{
+      b.getNamedAttr("selected", b.getDenseI64ArrayAttr(selected))};
+  if (axis)
+    params.push_back(b.getNamedAttr("axis", b.getI64IntegerAttr(*axis)));
+  Value y = ic.hostOp(*x, tensorType(shape, elementOf(*x)), params);
+  return ic.defineOutput(0, y);
 }
 
 /// NonZero's output size is the input's count of nonzeros: the input must be

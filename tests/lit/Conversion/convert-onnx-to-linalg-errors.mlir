@@ -65,3 +65,22 @@ func.func @result_type(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   }
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// Trilu's k comes either as a param or as a second operand.
+func.func @trilu_k_twice(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{graph.host 'Trilu': expects k as a param or as a second operand, not both}}
+  %y = graph.host "Trilu"(%x, %k) attributes {params = {upper = true, k = 1 : i64}} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32> {
+  }
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @scatter_reduction(%d: tensor<4xi32>, %i: tensor<3xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{graph.host 'ScatterElements': reduction 'xor' is not one of none, add, mul, max, min}}
+  %y = graph.host "ScatterElements"(%d, %i, %i) attributes {params = {axis = 0 : i64, reduction = "xor"}} : (tensor<4xi32>, tensor<3xi32>, tensor<3xi32>) -> tensor<4xi32> {
+  }
+  return %y : tensor<4xi32>
+}

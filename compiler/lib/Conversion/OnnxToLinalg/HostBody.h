@@ -26,6 +26,7 @@ public:
   Params(llvm::StringRef onnxOp, mlir::DictionaryAttr dict)
       : onnxOp(onnxOp), dict(dict) {}
 
+  bool has(llvm::StringRef name) const { return bool(get(name)); }
   llvm::Expected<int64_t> i64(llvm::StringRef name) const;
   llvm::Expected<double> f64(llvm::StringRef name) const;
   llvm::Expected<bool> flag(llvm::StringRef name) const;
@@ -77,6 +78,7 @@ void registerNormBodies(llvm::StringMap<HostBodyFn> &table);
 void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table);
 void registerReduceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerScanBodies(llvm::StringMap<HostBodyFn> &table);
+void registerIndexBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

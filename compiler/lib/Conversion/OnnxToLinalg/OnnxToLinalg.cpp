@@ -106,6 +106,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerElementwiseBodies(t);
     onnx::registerReduceBodies(t);
     onnx::registerScanBodies(t);
+    onnx::registerIndexBodies(t);
     return t;
   }();
   return table;
