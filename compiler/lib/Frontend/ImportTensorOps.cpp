@@ -33,37 +33,15 @@ namespace systole::frontend {
 
 namespace {
 
-/// out[ivs] = in[map(ivs)]: a data movement whose source position is an
-/// affine function of the output position.
-Value affineCopy(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> shape,
-                 AffineMap map) {
-  MLIRContext *ctx = b.getContext();
-  Type elem = elementOf(in);
-  SmallVector<AffineMap> maps = {
-      map, AffineMap::getMultiDimIdentityMap(shape.size(), ctx)};
-  SmallVector<utils::IteratorType> iters(shape.size(),
-                                         utils::IteratorType::parallel);
-  return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{RankedTensorType::get(shape, elem)}, ValueRange{in},
-          ValueRange{lw::emptyTensor(b, loc, shape, elem)}, maps, iters,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            nb.create<linalg::YieldOp>(l, args[0]);
-          })
-      .getResult(0);
-}
-
-/// A host op computing output 0 as `affineCopy` of input 0.
+/// A host op computing output 0 as a copy of input 0 whose source position
+/// is `map` of the output position (lib/Conversion/OnnxToLinalg/
+/// TensorOps.cpp).
 llvm::Error defineAffineCopy(ImportContext &ic, Value x,
                              ArrayRef<int64_t> shape, AffineMap map) {
-  auto y = ic.hostOp(x,
-                     [&](OpBuilder &b, Location loc,
-                         ValueRange args) -> llvm::Expected<Value> {
-                       return affineCopy(b, loc, args[0], shape, map);
-                     });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  Value y =
+      ic.hostOp(x, tensorType(shape, elementOf(x)),
+                {ic.builder.getNamedAttr("map", AffineMapAttr::get(map))});
+  return ic.defineOutput(0, y);
 }
 
 /// The element type ONNX's `dtype` attributes name (EyeLike). BFLOAT16 is
@@ -96,18 +74,7 @@ llvm::Error importExpand(ImportContext &ic) {
   if (failed(shape))
     return ic.fail("input shape does not broadcast to the requested shape");
   SmallVector<int64_t> out(*shape);
-  auto y =
-      ic.hostOp(*x,
-                [&](OpBuilder &b, Location loc,
-                    ValueRange args) -> llvm::Expected<Value> {
-                  return lw::elementwise(
-                      b, loc, out, args[0],
-                      [](OpBuilder &, Location, ValueRange s) { return s[0]; },
-                      elementOf(args[0]));
-                });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  return ic.defineOutput(0, ic.hostOp(*x, tensorType(out, elementOf(*x)), {}));
 }
 
 /// Tile: out[i] = x[i mod dim] along each repeated dim.
@@ -227,34 +194,7 @@ llvm::Error importConstantOfShape(ImportContext &ic) {
   }
   Value v = ic.materialize(value);
   SmallVector<int64_t> dims(shape->begin(), shape->end());
-  auto y = ic.hostOp(
-      v,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        // The value is read inside the loop (no scalar outside the loops in the
-        // GPU form).
-        Value one = lw::reshapeTo(b, loc, args[0], {1});
-        MLIRContext *ctx = b.getContext();
-        int64_t rank = dims.size();
-        Type elem = elementOf(one);
-        SmallVector<AffineMap> maps = {
-            AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx),
-            AffineMap::getMultiDimIdentityMap(rank, ctx)};
-        SmallVector<utils::IteratorType> iters(rank,
-                                               utils::IteratorType::parallel);
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{RankedTensorType::get(dims, elem)},
-                ValueRange{one},
-                ValueRange{lw::emptyTensor(b, loc, dims, elem)}, maps, iters,
-                [](OpBuilder &nb, Location l, ValueRange el) {
-                  nb.create<linalg::YieldOp>(l, el[0]);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  return ic.defineOutput(0, ic.hostOp(v, tensorType(dims, elementOf(v)), {}));
 }
 
 llvm::Error importSize(ImportContext &ic) {
@@ -289,45 +229,10 @@ llvm::Error importEyeLike(ImportContext &ic) {
   }
   int64_t k = ic.attrInt("k", 0);
   SmallVector<int64_t> dims(shape->begin(), shape->end());
-  auto y = ic.hostOp(
-      {}, [&](OpBuilder &b, Location loc, ValueRange) -> llvm::Expected<Value> {
-        MLIRContext *ctx = b.getContext();
-        SmallVector<utils::IteratorType> iters(2,
-                                               utils::IteratorType::parallel);
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{RankedTensorType::get(dims, elem)}, ValueRange{},
-                ValueRange{lw::emptyTensor(b, loc, dims, elem)},
-                ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx)},
-                iters,
-                [&](OpBuilder &nb, Location l, ValueRange) {
-                  Value i = nb.create<linalg::IndexOp>(l, 0);
-                  Value j = nb.create<linalg::IndexOp>(l, 1);
-                  Value diag = nb.create<arith::SubIOp>(l, j, i);
-                  Value on = nb.create<arith::CmpIOp>(
-                      l, arith::CmpIPredicate::eq, diag,
-                      nb.create<arith::ConstantIndexOp>(l, k));
-                  Value one, zero;
-                  if (auto f = dyn_cast<FloatType>(elem)) {
-                    one = nb.create<arith::ConstantOp>(l,
-                                                       nb.getFloatAttr(f, 1.0));
-                    zero = nb.create<arith::ConstantOp>(
-                        l, nb.getFloatAttr(f, 0.0));
-                  } else {
-                    one = nb.create<arith::ConstantOp>(
-                        l, nb.getIntegerAttr(elem, 1));
-                    zero = nb.create<arith::ConstantOp>(
-                        l, nb.getIntegerAttr(elem, 0));
-                  }
-                  nb.create<linalg::YieldOp>(
-                      l,
-                      ValueRange{nb.create<arith::SelectOp>(l, on, one, zero)});
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  Value y = ic.hostOp(
+      ValueRange{}, tensorType(dims, elem),
+      {ic.builder.getNamedAttr("k", ic.builder.getI64IntegerAttr(k))});
+  return ic.defineOutput(0, y);
 }
 
 //===----------------------------------------------------------------------===//
@@ -409,22 +314,11 @@ llvm::Error importSplit(ImportContext &ic) {
                                    b.getDenseI64ArrayAttr(offsets),
                                    b.getDenseI64ArrayAttr(strides));
     } else {
-      auto h =
-          ic.hostOp(*x,
-                    [&](OpBuilder &b, Location loc,
-                        ValueRange args) -> llvm::Expected<Value> {
-                      return b
-                          .create<tensor::ExtractSliceOp>(
-                              loc, RankedTensorType::get(shape, elem), args[0],
-                              ValueRange{}, ValueRange{}, ValueRange{},
-                              b.getDenseI64ArrayAttr(offsets),
-                              b.getDenseI64ArrayAttr(shape),
-                              b.getDenseI64ArrayAttr(strides))
-                          .getResult();
-                    });
-      if (!h)
-        return h.takeError();
-      y = *h;
+      auto &b = ic.builder;
+      y = ic.hostOp(
+          *x, tensorType(shape, elem),
+          {b.getNamedAttr("offsets", b.getDenseI64ArrayAttr(offsets)),
+           b.getNamedAttr("strides", b.getDenseI64ArrayAttr(strides))});
     }
     if (auto e = ic.defineOutput(k, y))
       return e;
@@ -545,45 +439,11 @@ llvm::Error importReverseSequence(ImportContext &ic) {
   if (shapeOf(*lens).size() != 1 || shapeOf(*lens)[0] != shape[bAxis] ||
       !isa<IntegerType>(elementOf(*lens)))
     return ic.fail("sequence_lens must be an integer vector of batch size");
-  auto y = ic.hostOp(
-      {*x, *lens},
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        MLIRContext *ctx = b.getContext();
-        Value data = args[0];
-        Type elem = elementOf(data);
-        SmallVector<AffineMap> maps = {
-            AffineMap::get(rank, 0, {getAffineDimExpr(bAxis, ctx)}, ctx),
-            AffineMap::getMultiDimIdentityMap(rank, ctx)};
-        SmallVector<utils::IteratorType> iters(rank,
-                                               utils::IteratorType::parallel);
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{RankedTensorType::get(shape, elem)},
-                ValueRange{args[1]},
-                ValueRange{lw::emptyTensor(b, loc, shape, elem)}, maps, iters,
-                [&](OpBuilder &nb, Location l, ValueRange el) {
-                  SmallVector<Value> at;
-                  for (int64_t d = 0; d < rank; ++d)
-                    at.push_back(nb.create<linalg::IndexOp>(l, d));
-                  Value len = nb.create<arith::IndexCastOp>(
-                      l, nb.getIndexType(), el[0]);
-                  len = nb.create<arith::MinSIOp>(
-                      l, len, nb.create<arith::ConstantIndexOp>(l, shape[t]));
-                  Value inside = nb.create<arith::CmpIOp>(
-                      l, arith::CmpIPredicate::slt, at[t], len);
-                  Value last = nb.create<arith::SubIOp>(
-                      l, len, nb.create<arith::ConstantIndexOp>(l, 1));
-                  Value rev = nb.create<arith::SubIOp>(l, last, at[t]);
-                  at[t] = nb.create<arith::SelectOp>(l, inside, rev, at[t]);
-                  nb.create<linalg::YieldOp>(
-                      l, ValueRange{nb.create<tensor::ExtractOp>(l, data, at)});
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp({*x, *lens}, x->getType(),
+                      {b.getNamedAttr("batch_axis", b.getI64IntegerAttr(bAxis)),
+                       b.getNamedAttr("time_axis", b.getI64IntegerAttr(t))});
+  return ic.defineOutput(0, y);
 }
 
 } // namespace

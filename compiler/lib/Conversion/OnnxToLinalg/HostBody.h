@@ -27,6 +27,8 @@ public:
       : onnxOp(onnxOp), dict(dict) {}
 
   bool has(llvm::StringRef name) const { return bool(get(name)); }
+  /// A parameter of a kind the readers below do not cover (null if absent).
+  mlir::Attribute attr(llvm::StringRef name) const { return get(name); }
   llvm::Expected<int64_t> i64(llvm::StringRef name) const;
   llvm::Expected<double> f64(llvm::StringRef name) const;
   llvm::Expected<bool> flag(llvm::StringRef name) const;
@@ -79,6 +81,7 @@ void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table);
 void registerReduceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerScanBodies(llvm::StringMap<HostBodyFn> &table);
 void registerIndexBodies(llvm::StringMap<HostBodyFn> &table);
+void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

@@ -107,6 +107,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerReduceBodies(t);
     onnx::registerScanBodies(t);
     onnx::registerIndexBodies(t);
+    onnx::registerTensorOpBodies(t);
     return t;
   }();
   return table;
