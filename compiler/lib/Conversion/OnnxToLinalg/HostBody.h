@@ -82,6 +82,7 @@ void registerReduceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerScanBodies(llvm::StringMap<HostBodyFn> &table);
 void registerIndexBodies(llvm::StringMap<HostBodyFn> &table);
 void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table);
+void registerLossBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

@@ -108,6 +108,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerScanBodies(t);
     onnx::registerIndexBodies(t);
     onnx::registerTensorOpBodies(t);
+    onnx::registerLossBodies(t);
     return t;
   }();
   return table;
