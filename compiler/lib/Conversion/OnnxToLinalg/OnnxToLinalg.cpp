@@ -109,6 +109,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerIndexBodies(t);
     onnx::registerTensorOpBodies(t);
     onnx::registerLossBodies(t);
+    onnx::registerDynamicQuantBodies(t);
     return t;
   }();
   return table;
