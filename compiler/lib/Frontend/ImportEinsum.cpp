@@ -206,43 +206,23 @@ llvm::Error importEinsum(ImportContext &ic) {
     outExprs.push_back(getAffineDimExpr(loopOf[c], ctx));
   }
   maps.push_back(AffineMap::get(loops, 0, outExprs, ctx));
-  bool reduces = llvm::is_contained(iters, utils::IteratorType::reduction);
-  bool isFloat = isa<FloatType>(elem);
-
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value init = b.create<tensor::EmptyOp>(loc, outShape, elem);
-        if (reduces) {
-          Value zero =
-              isFloat
-                  ? b.create<arith::ConstantOp>(loc, b.getFloatAttr(elem, 0.0))
-                  : b.create<arith::ConstantOp>(loc, b.getIntegerAttr(elem, 0));
-          init =
-              b.create<linalg::FillOp>(loc, ValueRange{zero}, ValueRange{init})
-                  .getResult(0);
-        }
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{init.getType()}, args, ValueRange{init}, maps,
-                iters,
-                [&](OpBuilder &nb, Location l, ValueRange s) {
-                  Value p = s[0];
-                  for (Value v : s.drop_front().drop_back())
-                    p = isFloat ? Value(nb.create<arith::MulFOp>(l, p, v))
-                                : Value(nb.create<arith::MulIOp>(l, p, v));
-                  if (reduces)
-                    p = isFloat
-                            ? Value(nb.create<arith::AddFOp>(l, s.back(), p))
-                            : Value(nb.create<arith::AddIOp>(l, s.back(), p));
-                  nb.create<linalg::YieldOp>(l, p);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  // The contraction as a linalg.generic description: the operands' and the
+  // result's maps over the loops, and which loops are reductions.
+  SmallVector<Attribute> mapAttrs;
+  for (AffineMap m : maps)
+    mapAttrs.push_back(AffineMapAttr::get(m));
+  SmallVector<int64_t> reductionLoops;
+  for (auto [i, it] : llvm::enumerate(iters))
+    if (it == utils::IteratorType::reduction)
+      reductionLoops.push_back(i);
+  auto &b = ic.builder;
+  Value y =
+      ic.hostOp(ins, tensorType(outShape, elem),
+                {b.getNamedAttr("indexing_maps", b.getArrayAttr(mapAttrs)),
+                 b.getNamedAttr("loops", b.getI64IntegerAttr(loops)),
+                 b.getNamedAttr("reduction_loops",
+                                b.getDenseI64ArrayAttr(reductionLoops))});
+  return ic.defineOutput(0, y);
 }
 
 } // namespace

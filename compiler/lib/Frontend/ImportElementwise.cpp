@@ -98,29 +98,13 @@ llvm::Error importIntegerClip(ImportContext &ic, Value x) {
       return ic.fail("Clip bounds must be scalars of the input's type");
     ins.push_back(*v);
   }
-  bool uns = ic.isUnsignedInput(0);
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        return conversion::lowering::elementwise(
-            b, loc, shapeOf(x), args,
-            [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
-              Value v = s[0];
-              size_t k = 1;
-              if (hasLo)
-                v = uns ? Value(nb.create<arith::MaxUIOp>(l, v, s[k++]))
-                        : Value(nb.create<arith::MaxSIOp>(l, v, s[k++]));
-              if (hasHi)
-                v = uns ? Value(nb.create<arith::MinUIOp>(l, v, s[k]))
-                        : Value(nb.create<arith::MinSIOp>(l, v, s[k]));
-              return v;
-            },
-            elementOf(x));
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  Value y = ic.hostOp(
+      ins, x.getType(),
+      {b.getNamedAttr("unsigned", b.getBoolAttr(ic.isUnsignedInput(0))),
+       b.getNamedAttr("has_min", b.getBoolAttr(hasLo)),
+       b.getNamedAttr("has_max", b.getBoolAttr(hasHi))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importClip(ImportContext &ic) {

@@ -321,25 +321,10 @@ llvm::Error importConcat(ImportContext &ic) {
         ic.builder.getI64IntegerAttr(*axis));
     return ic.defineOutput(0, y);
   }
-  auto y = ic.hostOp(inputs,
-                     [&](OpBuilder &b, Location loc,
-                         ValueRange args) -> llvm::Expected<Value> {
-                       Value acc = lw::emptyTensor(b, loc, shape, elem);
-                       SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
-                       for (Value v : args) {
-                         SmallVector<int64_t> sizes(shapeOf(v));
-                         acc = b.create<tensor::InsertSliceOp>(
-                             loc, v, acc, ValueRange{}, ValueRange{},
-                             ValueRange{}, b.getDenseI64ArrayAttr(offsets),
-                             b.getDenseI64ArrayAttr(sizes),
-                             b.getDenseI64ArrayAttr(strides));
-                         offsets[*axis] += sizes[*axis];
-                       }
-                       return acc;
-                     });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  Value y = ic.hostOp(
+      inputs, tensorType(shape, elem),
+      {ic.builder.getNamedAttr("axis", ic.builder.getI64IntegerAttr(*axis))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importConstant(ImportContext &ic) {

@@ -94,3 +94,14 @@ func.func @leaky(%x: tensor<4xf16>) -> tensor<4xf16> {
   }
   return %y : tensor<4xf16>
 }
+
+// Clip of uint8 with only a max: one unsigned min against the scalar bound.
+// CHECK-LABEL: func.func @clip_u8
+// CHECK: indexing_maps = [#[[ID]], #{{.*}}, #[[ID]]]
+// CHECK-NOT: arith.max
+// CHECK: arith.minui %in, %in_0 : i8
+func.func @clip_u8(%x: tensor<4xi8>, %hi: tensor<i8>) -> tensor<4xi8> {
+  %y = graph.host "Clip"(%x, %hi) attributes {params = {unsigned = true, has_min = false, has_max = true}} : (tensor<4xi8>, tensor<i8>) -> tensor<4xi8> {
+  }
+  return %y : tensor<4xi8>
+}

@@ -38,3 +38,14 @@ func.func @split(%x: tensor<6x2xi8>) -> tensor<2x2xi8> {
   }
   return %y : tensor<2x2xi8>
 }
+
+// Concat of int64 (no graph.concat form): each operand inserted at its
+// offset along axis 1.
+// CHECK-LABEL: func.func @concat_i64
+// CHECK: %[[A:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [2, 1] [1, 1] : tensor<2x1xi64> into tensor<2x4xi64>
+// CHECK: tensor.insert_slice %{{.*}} into %[[A]][0, 1] [2, 3] [1, 1] : tensor<2x3xi64> into tensor<2x4xi64>
+func.func @concat_i64(%a: tensor<2x1xi64>, %b: tensor<2x3xi64>) -> tensor<2x4xi64> {
+  %y = graph.host "Concat"(%a, %b) attributes {params = {axis = 1 : i64}} : (tensor<2x1xi64>, tensor<2x3xi64>) -> tensor<2x4xi64> {
+  }
+  return %y : tensor<2x4xi64>
+}

@@ -481,7 +481,41 @@ llvm::Expected<Value> build(OpBuilder &b, Location loc, ValueRange args,
 } // namespace
 } // namespace elementwise
 
+namespace elementwise {
+namespace {
+
+/// Clip of an integer tensor: max(x, min) then min(., max), the bounds
+/// scalar operands of x's type (`has_min`, `has_max` say which are there).
+llvm::Expected<Value> integerClip(OpBuilder &b, Location loc, ValueRange a,
+                                  Type, const Params &p) {
+  SYSTOLE_PARAM(uns, p.flag("unsigned"));
+  SYSTOLE_PARAM(hasLo, p.flag("has_min"));
+  SYSTOLE_PARAM(hasHi, p.flag("has_max"));
+  if (a.size() != 1 + size_t(hasLo) + size_t(hasHi) ||
+      !isa<IntegerType>(elementOf(a[0])))
+    return p.fail("expects an integer tensor and the bounds has_min/has_max "
+                  "name");
+  return lw::elementwise(
+      b, loc, shapeOf(a[0]), a,
+      [&](OpBuilder &nb, Location l, ValueRange s) -> Value {
+        Value v = s[0];
+        size_t k = 1;
+        if (hasLo)
+          v = uns ? Value(nb.create<arith::MaxUIOp>(l, v, s[k++]))
+                  : Value(nb.create<arith::MaxSIOp>(l, v, s[k++]));
+        if (hasHi)
+          v = uns ? Value(nb.create<arith::MinUIOp>(l, v, s[k]))
+                  : Value(nb.create<arith::MinSIOp>(l, v, s[k]));
+        return v;
+      },
+      elementOf(a[0]));
+}
+
+} // namespace
+} // namespace elementwise
+
 void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table) {
+  table["Clip"] = elementwise::integerClip;
   // One builder serves every op: it finds the op's entry by name.
   for (const auto &e : elementwise::table())
     table[e.getKey()] = [](OpBuilder &b, Location loc, ValueRange args,

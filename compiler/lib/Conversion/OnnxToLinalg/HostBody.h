@@ -83,6 +83,7 @@ void registerScanBodies(llvm::StringMap<HostBodyFn> &table);
 void registerIndexBodies(llvm::StringMap<HostBodyFn> &table);
 void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table);
 void registerLossBodies(llvm::StringMap<HostBodyFn> &table);
+void registerLinearBodies(llvm::StringMap<HostBodyFn> &table);
 void registerDynamicQuantBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx

@@ -109,6 +109,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerIndexBodies(t);
     onnx::registerTensorOpBodies(t);
     onnx::registerLossBodies(t);
+    onnx::registerLinearBodies(t);
     onnx::registerDynamicQuantBodies(t);
     return t;
   }();

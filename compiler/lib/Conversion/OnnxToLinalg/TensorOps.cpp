@@ -199,6 +199,36 @@ llvm::Expected<Value> reverseSequence(OpBuilder &b, Location loc, ValueRange a,
       .getResult(0);
 }
 
+/// Concat of a type without a graph.concat form: each operand inserted at
+/// its offset along `axis`.
+llvm::Expected<Value> concat(OpBuilder &b, Location loc, ValueRange args,
+                             Type result, const Params &p) {
+  SYSTOLE_PARAM(axis, p.i64("axis"));
+  ArrayRef<int64_t> shape = shapeOfType(result);
+  int64_t rank = shape.size();
+  if (args.empty() || axis < 0 || axis >= rank)
+    return p.fail("expects operands and an axis in range");
+  int64_t total = 0;
+  for (Value v : args) {
+    if (shapeOf(v).size() != shape.size())
+      return p.fail("operands differ in rank from the result");
+    total += shapeOf(v)[axis];
+  }
+  if (total != shape[axis])
+    return p.fail("the operands do not add up to the result along the axis");
+  Value acc = lw::emptyTensor(b, loc, shape, elementOf(args[0]));
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+  for (Value v : args) {
+    SmallVector<int64_t> sizes(shapeOf(v));
+    acc = b.create<tensor::InsertSliceOp>(
+        loc, v, acc, ValueRange{}, ValueRange{}, ValueRange{},
+        b.getDenseI64ArrayAttr(offsets), b.getDenseI64ArrayAttr(sizes),
+        b.getDenseI64ArrayAttr(strides));
+    offsets[axis] += sizes[axis];
+  }
+  return acc;
+}
+
 } // namespace
 } // namespace tensorops
 
@@ -211,6 +241,7 @@ void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table) {
   table["EyeLike"] = tensorops::eyeLike;
   table["Split"] = tensorops::split;
   table["ReverseSequence"] = tensorops::reverseSequence;
+  table["Concat"] = tensorops::concat;
 }
 
 } // namespace systole::conversion::onnx
