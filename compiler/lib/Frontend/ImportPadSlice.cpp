@@ -100,39 +100,6 @@ std::optional<double> graphPadValue(ImportContext &ic, const PadParams &p) {
   }
 }
 
-/// The source position along one dim of size `n` for output position `o`
-/// of a Pad with `low` leading pads, and whether it is inside the input.
-std::pair<Value, Value> padSource(OpBuilder &b, Location loc, Value o,
-                                  int64_t low, int64_t n, StringRef mode) {
-  using P = arith::CmpIPredicate;
-  Value src = b.create<arith::SubIOp>(loc, o, cIndex(b, loc, low));
-  Value zero = cIndex(b, loc, 0), last = cIndex(b, loc, n - 1);
-  Value inside = b.create<arith::AndIOp>(
-      loc, b.create<arith::CmpIOp>(loc, P::sge, src, zero),
-      b.create<arith::CmpIOp>(loc, P::sle, src, last));
-  if (mode == "reflect" && n > 1) {
-    // Mirror without repeating the edge, as often as the pads need.
-    Value period = cIndex(b, loc, 2 * (n - 1));
-    Value m = b.create<arith::RemSIOp>(loc, src, period);
-    Value neg = b.create<arith::CmpIOp>(loc, P::slt, m, zero);
-    m = b.create<arith::SelectOp>(loc, neg,
-                                  b.create<arith::AddIOp>(loc, m, period), m);
-    Value high = b.create<arith::CmpIOp>(loc, P::sgt, m, last);
-    src = b.create<arith::SelectOp>(loc, high,
-                                    b.create<arith::SubIOp>(loc, period, m), m);
-  } else if (mode == "wrap") {
-    Value size = cIndex(b, loc, n);
-    Value m = b.create<arith::RemSIOp>(loc, src, size);
-    Value neg = b.create<arith::CmpIOp>(loc, P::slt, m, zero);
-    src = b.create<arith::SelectOp>(loc, neg,
-                                    b.create<arith::AddIOp>(loc, m, size), m);
-  }
-  // Edge (and every mode, for safety): clamp into the input.
-  src = b.create<arith::MaxSIOp>(loc, src, zero);
-  src = b.create<arith::MinSIOp>(loc, src, last);
-  return {src, inside};
-}
-
 /// The host form of Pad for every mode and type: each output element reads
 /// its source position (or is the constant value outside the input).
 llvm::Error hostPad(ImportContext &ic, Value x, const PadParams &p) {
@@ -160,64 +127,14 @@ llvm::Error hostPad(ImportContext &ic, Value x, const PadParams &p) {
       return ic.fail("constant_value must be one element of the data's type");
     ins.push_back(*v);
   }
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        MLIRContext *ctx = b.getContext();
-        // A runtime constant_value is a generic operand read at position 0 (the
-        // GPU form has no place for a scalar computed outside the loops).
-        SmallVector<Value> operands;
-        SmallVector<AffineMap> maps;
-        if (p.valueInput) {
-          operands.push_back(lw::reshapeTo(b, loc, args[1], {1}));
-          maps.push_back(
-              AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx)}, ctx));
-        }
-        maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
-        Value init = lw::emptyTensor(b, loc, shape, elem);
-        Value data = args[0];
-        SmallVector<utils::IteratorType> iters(rank,
-                                               utils::IteratorType::parallel);
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{init.getType()}, operands, ValueRange{init},
-                maps, iters,
-                [&](OpBuilder &nb, Location l, ValueRange el) {
-                  Value cval;
-                  if (p.valueInput)
-                    cval = el[0];
-                  else if (auto f = dyn_cast<FloatType>(elem))
-                    cval = nb.create<arith::ConstantOp>(
-                        l, nb.getFloatAttr(f, p.value));
-                  else
-                    cval = nb.create<arith::ConstantOp>(
-                        l, nb.getIntegerAttr(elem, int64_t(p.value)));
-                  // An empty input has nothing to read: all constant value.
-                  if (empty) {
-                    nb.create<linalg::YieldOp>(l, cval);
-                    return;
-                  }
-                  SmallVector<Value> at;
-                  Value inside;
-                  for (int64_t d = 0; d < rank; ++d) {
-                    Value o = nb.create<linalg::IndexOp>(l, d);
-                    auto [src, in] = padSource(nb, l, o, p.pads[d],
-                                               shapeOf(data)[d], p.mode);
-                    at.push_back(src);
-                    inside =
-                        inside ? nb.create<arith::AndIOp>(l, inside, in) : in;
-                  }
-                  Value v = nb.create<tensor::ExtractOp>(l, data, at);
-                  if (p.mode == "constant" && inside)
-                    v = nb.create<arith::SelectOp>(l, inside, v, cval);
-                  nb.create<linalg::YieldOp>(l, v);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  auto &b = ic.builder;
+  SmallVector<NamedAttribute> params{
+      b.getNamedAttr("mode", b.getStringAttr(p.mode)),
+      b.getNamedAttr("pads", b.getDenseI64ArrayAttr(p.pads))};
+  if (!p.valueInput)
+    params.push_back(b.getNamedAttr("value", b.getF64FloatAttr(p.value)));
+  Value y = ic.hostOp(ins, tensorType(shape, elem), params);
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error importPad(ImportContext &ic) {
@@ -391,37 +308,9 @@ llvm::Error importSlice(ImportContext &ic) {
     exprs.push_back(getAffineDimExpr(d, ic.ctx()) * s->steps[d] + s->starts[d]);
   AffineMap map = AffineMap::get(rank, 0, exprs, ic.ctx());
   SmallVector<int64_t> shape(s->sizes.begin(), s->sizes.end());
-  auto y = ic.hostOp(
-      *x,
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        // An empty result reads nothing (its start may lie past the end, which
-        // the read map's bounds check would reject).
-        if (empty)
-          return b
-              .create<linalg::FillOp>(
-                  loc,
-                  ValueRange{b.create<arith::ConstantOp>(loc, elem,
-                                                         b.getZeroAttr(elem))},
-                  ValueRange{lw::emptyTensor(b, loc, shape, elem)})
-              .getResult(0);
-        SmallVector<AffineMap> maps = {
-            map, AffineMap::getMultiDimIdentityMap(rank, b.getContext())};
-        SmallVector<utils::IteratorType> iters(rank,
-                                               utils::IteratorType::parallel);
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{RankedTensorType::get(shape, elem)},
-                ValueRange{args[0]},
-                ValueRange{lw::emptyTensor(b, loc, shape, elem)}, maps, iters,
-                [&](OpBuilder &nb, Location l, ValueRange el) {
-                  nb.create<linalg::YieldOp>(l, el[0]);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  Value y = ic.hostOp(*x, tensorType(shape, elem),
+                      {ic.builder.getNamedAttr("map", AffineMapAttr::get(map))});
+  return ic.defineOutput(0, y);
 }
 
 } // namespace

@@ -75,6 +75,12 @@ using lowering::elementOf;
 using lowering::shapeOf;
 using lowering::tensorType;
 
+/// out[ivs] = in[map(ivs)] over `shape`: a data movement whose source
+/// position is an affine function of the output position (TensorOps.cpp;
+/// Tile, DepthToSpace, SpaceToDepth and Slice).
+mlir::Value affineCopy(mlir::OpBuilder &b, mlir::Location loc, mlir::Value in,
+                       llvm::ArrayRef<int64_t> shape, mlir::AffineMap map);
+
 /// One registration function per family file.
 void registerNormBodies(llvm::StringMap<HostBodyFn> &table);
 void registerElementwiseBodies(llvm::StringMap<HostBodyFn> &table);
@@ -84,6 +90,7 @@ void registerIndexBodies(llvm::StringMap<HostBodyFn> &table);
 void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table);
 void registerLossBodies(llvm::StringMap<HostBodyFn> &table);
 void registerLinearBodies(llvm::StringMap<HostBodyFn> &table);
+void registerPadSliceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerDynamicQuantBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx

@@ -110,6 +110,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerTensorOpBodies(t);
     onnx::registerLossBodies(t);
     onnx::registerLinearBodies(t);
+    onnx::registerPadSliceBodies(t);
     onnx::registerDynamicQuantBodies(t);
     return t;
   }();

@@ -21,15 +21,6 @@ namespace lw = systole::conversion::lowering;
 
 namespace systole::conversion::onnx {
 
-namespace tensorops {
-namespace {
-
-ArrayRef<int64_t> shapeOfType(Type t) {
-  return cast<RankedTensorType>(t).getShape();
-}
-
-/// out[ivs] = in[map(ivs)]: a data movement whose source position is an
-/// affine function of the output position.
 Value affineCopy(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> shape,
                  AffineMap map) {
   MLIRContext *ctx = b.getContext();
@@ -46,6 +37,14 @@ Value affineCopy(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> shape,
             nb.create<linalg::YieldOp>(l, args[0]);
           })
       .getResult(0);
+}
+
+
+namespace tensorops {
+namespace {
+
+ArrayRef<int64_t> shapeOfType(Type t) {
+  return cast<RankedTensorType>(t).getShape();
 }
 
 /// Tile, DepthToSpace, SpaceToDepth: param `map` (output position -> input
