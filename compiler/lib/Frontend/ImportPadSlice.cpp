@@ -308,8 +308,9 @@ llvm::Error importSlice(ImportContext &ic) {
     exprs.push_back(getAffineDimExpr(d, ic.ctx()) * s->steps[d] + s->starts[d]);
   AffineMap map = AffineMap::get(rank, 0, exprs, ic.ctx());
   SmallVector<int64_t> shape(s->sizes.begin(), s->sizes.end());
-  Value y = ic.hostOp(*x, tensorType(shape, elem),
-                      {ic.builder.getNamedAttr("map", AffineMapAttr::get(map))});
+  Value y =
+      ic.hostOp(*x, tensorType(shape, elem),
+                {ic.builder.getNamedAttr("map", AffineMapAttr::get(map))});
   return ic.defineOutput(0, y);
 }
 

@@ -2,6 +2,8 @@
 
 // The pad/slice family's bodies (lib/Conversion/OnnxToLinalg/PadSlice.cpp).
 
+// CHECK-DAG: #[[REV:.*]] = affine_map<(d0) -> (d0 * -2 + 4)>
+
 // Pad, reflect, 2 columns on each side of 3: the source column o - 2 is
 // mirrored with period 2 * (3 - 1) = 4 (m = (o - 2) rem 4, made positive,
 // then 4 - m above the last column 2) and clamped; no constant is selected.
@@ -25,7 +27,6 @@ func.func @pad_reflect(%x: tensor<1x3xi32>) -> tensor<1x7xi32> {
 }
 
 // Slice with step -2 from 4: the importer's read map 4 - 2i.
-// CHECK-DAG: #[[REV:.*]] = affine_map<(d0) -> (d0 * -2 + 4)>
 // CHECK-LABEL: func.func @slice_reversed
 // CHECK: linalg.generic {indexing_maps = [#[[REV]], #{{.*}}]
 // CHECK-SAME: ins(%{{.*}} : tensor<5xi64>) outs(%{{.*}} : tensor<2xi64>)

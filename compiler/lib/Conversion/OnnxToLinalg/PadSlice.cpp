@@ -78,7 +78,8 @@ llvm::Expected<Value> pad(OpBuilder &b, Location loc, ValueRange args,
   }
   if (mode != "constant" && mode != "reflect" && mode != "edge" &&
       mode != "wrap")
-    return params.fail("mode '" + mode + "' is not constant, reflect, edge or "
+    return params.fail("mode '" + mode +
+                       "' is not constant, reflect, edge or "
                        "wrap");
   Value x = args[0];
   ArrayRef<int64_t> in = shapeOf(x);
@@ -103,19 +104,18 @@ llvm::Expected<Value> pad(OpBuilder &b, Location loc, ValueRange args,
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   Value init = lw::emptyTensor(b, loc, shape, elem);
   Value data = args[0];
-  SmallVector<utils::IteratorType> iters(rank,
-                                         utils::IteratorType::parallel);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
   return b
       .create<linalg::GenericOp>(
-          loc, TypeRange{init.getType()}, operands, ValueRange{init},
-          maps, iters,
+          loc, TypeRange{init.getType()}, operands, ValueRange{init}, maps,
+          iters,
           [&](OpBuilder &nb, Location l, ValueRange el) {
             Value cval;
             if (p.valueInput)
               cval = el[0];
             else if (auto f = dyn_cast<FloatType>(elem))
-              cval = nb.create<arith::ConstantOp>(
-                  l, nb.getFloatAttr(f, p.value));
+              cval =
+                  nb.create<arith::ConstantOp>(l, nb.getFloatAttr(f, p.value));
             else
               cval = nb.create<arith::ConstantOp>(
                   l, nb.getIntegerAttr(elem, int64_t(p.value)));
@@ -128,11 +128,10 @@ llvm::Expected<Value> pad(OpBuilder &b, Location loc, ValueRange args,
             Value inside;
             for (int64_t d = 0; d < rank; ++d) {
               Value o = nb.create<linalg::IndexOp>(l, d);
-              auto [src, in] = padSource(nb, l, o, p.pads[d],
-                                         shapeOf(data)[d], p.mode);
+              auto [src, in] =
+                  padSource(nb, l, o, p.pads[d], shapeOf(data)[d], p.mode);
               at.push_back(src);
-              inside =
-                  inside ? nb.create<arith::AndIOp>(l, inside, in) : in;
+              inside = inside ? nb.create<arith::AndIOp>(l, inside, in) : in;
             }
             Value v = nb.create<tensor::ExtractOp>(l, data, at);
             if (p.mode == "constant" && inside)

@@ -39,7 +39,6 @@ Value affineCopy(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> shape,
       .getResult(0);
 }
 
-
 namespace tensorops {
 namespace {
 
