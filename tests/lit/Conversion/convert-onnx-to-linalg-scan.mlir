@@ -7,12 +7,12 @@
 // 4 - i, the running sum stored before the slice is added.
 // CHECK-LABEL: func.func @cumsum
 // CHECK: %[[N:.*]] = arith.constant 5 : index
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[RUN:.*]] = %{{.*}}, %[[OUT:.*]] = %{{.*}}) -> (tensor<2xi32>, tensor<2x5xi32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[OUT:.*]] = %{{.*}}) -> (tensor<2xi32>, tensor<2x5xi32>)
 // CHECK: %[[LAST:.*]] = arith.constant 4 : index
 // CHECK: %[[POS:.*]] = arith.subi %[[LAST]], %[[I]] : index
 // CHECK: %[[SLICE:.*]] = tensor.extract_slice %{{.*}}[0, %[[POS]]] [2, 1] [1, 1]
-// CHECK: %[[STORED:.*]] = tensor.insert_slice %[[RUN]] into %[[OUT]][0, %[[POS]]] [2, 1] [1, 1]
-// CHECK: %[[SUM:.*]] = linalg.add ins(%[[RUN]], %[[SLICE]] : {{.*}}) outs(%[[RUN]] : tensor<2xi32>)
+// CHECK: %[[STORED:.*]] = tensor.insert_slice %[[ACC]] into %[[OUT]][0, %[[POS]]] [2, 1] [1, 1]
+// CHECK: %[[SUM:.*]] = linalg.add ins(%[[ACC]], %[[SLICE]] : {{.*}}) outs(%[[ACC]] : tensor<2xi32>)
 // CHECK: scf.yield %[[SUM]], %[[STORED]]
 func.func @cumsum(%x: tensor<2x5xi32>) -> tensor<2x5xi32> {
   %y = graph.host "CumSum"(%x) attributes {params = {axis = 1 : i64, exclusive = true, reverse = true}} : (tensor<2x5xi32>) -> tensor<2x5xi32> {
