@@ -162,19 +162,6 @@ namespace {
 // the promoted 1-D operands), accumulating in the operands' type as ORT's
 // CPU kernels do.
 
-Value zeroOf(OpBuilder &b, Location loc, Type t) {
-  if (auto f = dyn_cast<FloatType>(t))
-    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(f, 0.0));
-  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, 0));
-}
-
-Value zerosOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type t) {
-  Value e = b.create<tensor::EmptyOp>(loc, shape, t);
-  return b
-      .create<linalg::FillOp>(loc, ValueRange{zeroOf(b, loc, t)}, ValueRange{e})
-      .getResult(0);
-}
-
 /// The loops of an ONNX MatMul: batch dims (numpy broadcasting), M unless A
 /// is 1-D, N unless B is 1-D, then K. A 1-D A is [K] (ONNX promotes it to
 /// [1, K] and drops that 1 from the result), a 1-D B is [K].
@@ -240,54 +227,22 @@ llvm::Expected<Contraction> matMulLoops(ImportContext &ic, ArrayRef<int64_t> as,
   return c;
 }
 
-/// y = sum_k term(operands at their maps) over the loops of `c`, into a
-/// zero-filled tensor of `elem`.
-Value contract(
-    OpBuilder &b, Location loc, const Contraction &c, ValueRange ins,
-    ArrayRef<AffineMap> inMaps, Type elem,
-    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
-  SmallVector<AffineMap> maps(inMaps.begin(), inMaps.end());
-  maps.push_back(c.yMap);
-  SmallVector<utils::IteratorType> iters(c.loops - 1,
-                                         utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
-  Value init = zerosOf(b, loc, c.out, elem);
-  return b
-      .create<linalg::GenericOp>(
-          loc, TypeRange{init.getType()}, ins, ValueRange{init}, maps, iters,
-          [&](OpBuilder &nb, Location l, ValueRange a) {
-            Value t = term(nb, l, a.drop_back());
-            nb.create<linalg::YieldOp>(l, addOf(nb, l, a.back(), t));
-          })
-      .getResult(0);
-}
-
 /// ONNX MatMul of any rank and element type as a graph.host op.
-llvm::Error hostMatMul(ImportContext &ic, Value a, Value b) {
-  if (elementOf(a) != elementOf(b))
+llvm::Error hostMatMul(ImportContext &ic, Value a, Value bv) {
+  if (elementOf(a) != elementOf(bv))
     return ic.fail("MatMul operands have different element types");
-  auto c = matMulLoops(ic, shapeOf(a), shapeOf(b));
+  auto c = matMulLoops(ic, shapeOf(a), shapeOf(bv));
   if (!c)
     return c.takeError();
   Type elem = elementOf(a);
-  auto y =
-      ic.hostOp({a, b},
-                [&](OpBuilder &nb, Location loc,
-                    ValueRange args) -> llvm::Expected<Value> {
-                  if (shapeOf(a).size() == 2 && shapeOf(b).size() == 2)
-                    return nb
-                        .create<linalg::MatmulOp>(
-                            loc, ValueRange{args[0], args[1]},
-                            ValueRange{zerosOf(nb, loc, c->out, elem)})
-                        .getResult(0);
-                  return contract(nb, loc, *c, args, {c->aMap, c->bMap}, elem,
-                                  [](OpBuilder &tb, Location l, ValueRange s) {
-                                    return mulOf(tb, l, s[0], s[1]);
-                                  });
-                });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  OpBuilder &b = ic.builder;
+  Value y = ic.hostOp(
+      {a, bv}, tensorType(c->out, elem),
+      {b.getNamedAttr("indexing_maps",
+                      b.getArrayAttr({AffineMapAttr::get(c->aMap),
+                                      AffineMapAttr::get(c->bMap),
+                                      AffineMapAttr::get(c->yMap)}))});
+  return ic.defineOutput(0, y);
 }
 
 /// Reads a zero point of an integer MatMul: one value for the whole tensor,
@@ -349,31 +304,19 @@ llvm::Error hostMatMulInteger(ImportContext &ic) {
     maps.push_back(*m);
     bZp = next++;
   }
-  bool aUnsigned = ic.isUnsignedInput(0), bUnsigned = ic.isUnsignedInput(1);
-  Type i32 = i32Type(ic);
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &nb, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        return contract(
-            nb, loc, *c, args, maps, i32,
-            [&](OpBuilder &tb, Location l, ValueRange s) -> Value {
-              auto widen = [&](Value v, bool isUnsigned) -> Value {
-                if (isUnsigned)
-                  return tb.create<arith::ExtUIOp>(l, i32, v);
-                return tb.create<arith::ExtSIOp>(l, i32, v);
-              };
-              Value x = widen(s[0], aUnsigned), w = widen(s[1], bUnsigned);
-              if (aZp >= 0)
-                x = tb.create<arith::SubIOp>(l, x, widen(s[aZp], aUnsigned));
-              if (bZp >= 0)
-                w = tb.create<arith::SubIOp>(l, w, widen(s[bZp], bUnsigned));
-              return tb.create<arith::MulIOp>(l, x, w);
-            });
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  maps.push_back(c->yMap);
+  OpBuilder &b = ic.builder;
+  SmallVector<Attribute> mapAttrs;
+  for (AffineMap m : maps)
+    mapAttrs.push_back(AffineMapAttr::get(m));
+  Value y = ic.hostOp(
+      ins, tensorType(c->out, i32Type(ic)),
+      {b.getNamedAttr("indexing_maps", b.getArrayAttr(mapAttrs)),
+       b.getNamedAttr("has_a_zero_point", b.getBoolAttr(aZp >= 0)),
+       b.getNamedAttr("has_b_zero_point", b.getBoolAttr(bZp >= 0)),
+       b.getNamedAttr("unsigned_a", b.getBoolAttr(ic.isUnsignedInput(0))),
+       b.getNamedAttr("unsigned_b", b.getBoolAttr(ic.isUnsignedInput(1)))});
+  return ic.defineOutput(0, y);
 }
 
 /// ONNX Gemm on the host: alpha * A' B' + beta * C with A' = transA ? A^T :
@@ -429,43 +372,16 @@ llvm::Error hostGemm(ImportContext &ic) {
                              : SmallVector<AffineExpr>{dk, dn},
                           ctx);
   c.yMap = AffineMap::get(3, 0, {dm, dn}, ctx);
-  auto scalar = [&](OpBuilder &nb, Location loc, double v) -> Value {
-    if (auto f = dyn_cast<FloatType>(elem))
-      return nb.create<arith::ConstantOp>(loc, nb.getFloatAttr(f, v));
-    return nb.create<arith::ConstantOp>(loc,
-                                        nb.getIntegerAttr(elem, int64_t(v)));
-  };
-  auto y = ic.hostOp(
-      ins,
-      [&](OpBuilder &nb, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        Value ab = contract(nb, loc, c, args.take_front(2), {c.aMap, c.bMap},
-                            elem, [](OpBuilder &tb, Location l, ValueRange s) {
-                              return mulOf(tb, l, s[0], s[1]);
-                            });
-        if (alpha == 1.0f && !withC)
-          return ab;
-        SmallVector<Value> epilogue = {ab};
-        if (withC)
-          epilogue.push_back(args[2]);
-        return conversion::lowering::elementwise(
-            nb, loc, c.out, epilogue,
-            [&](OpBuilder &eb, Location l, ValueRange s) -> Value {
-              Value v = s[0];
-              if (alpha != 1.0f)
-                v = mulOf(eb, l, scalar(eb, l, alpha), v);
-              if (!withC)
-                return v;
-              Value cv = s[1];
-              if (beta != 1.0f)
-                cv = mulOf(eb, l, scalar(eb, l, beta), cv);
-              return addOf(eb, l, v, cv);
-            },
-            elem);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  OpBuilder &bld = ic.builder;
+  Value y = ic.hostOp(
+      ins, tensorType(c.out, elem),
+      {bld.getNamedAttr("indexing_maps",
+                        bld.getArrayAttr({AffineMapAttr::get(c.aMap),
+                                          AffineMapAttr::get(c.bMap),
+                                          AffineMapAttr::get(c.yMap)})),
+       bld.getNamedAttr("alpha", bld.getF32FloatAttr(alpha)),
+       bld.getNamedAttr("beta", bld.getF32FloatAttr(beta))});
+  return ic.defineOutput(0, y);
 }
 
 llvm::Error buildMatMul(ImportContext &ic, Value a, Value b, Value bias,
