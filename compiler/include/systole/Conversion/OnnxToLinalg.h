@@ -29,9 +29,6 @@ llvm::Error buildHostBody(graph::HostOp host);
 /// buildHostBody for every graph.host under `root` that has no body yet.
 llvm::Error buildHostBodies(mlir::Operation *root);
 
-/// Whether an ONNX op type's bodies are built here.
-bool hasHostBodyBuilder(llvm::StringRef onnxOp);
-
 /// What the importer checks of an elementwise ONNX op (Elementwise.cpp)
 /// before it emits its graph.host: the number of inputs (-1: variadic),
 /// whether they must be float, and where the result element type comes from.

@@ -119,10 +119,6 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
 
 } // namespace
 
-bool hasHostBodyBuilder(llvm::StringRef onnxOp) {
-  return bodies().contains(onnxOp);
-}
-
 llvm::Error buildHostBody(graph::HostOp host) {
   onnx::Params params(host.getOnnxOp(), host.getParamsAttr());
   if (host.hasBody())
