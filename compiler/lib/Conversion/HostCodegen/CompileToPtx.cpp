@@ -213,7 +213,7 @@ llvm::Error wrapSequentialCode(func::FuncOp f) {
       for (Operation *user : op->getUsers())
         if (!p->isProperAncestor(user))
           return gpuError("a scalar computed outside the kernels is used by '" +
-                       user->getName().getStringRef() + "'");
+                          user->getName().getStringRef() + "'");
   }
   return llvm::Error::success();
 }
@@ -333,9 +333,10 @@ collectKernels(ModuleOp module, func::FuncOp f, llvm::StringRef entry,
                      ? deviceOffset(a, f.getArgument(0))
                      : std::nullopt;
       if (!off)
-        return gpuError("kernel '" + l.kernel +
-                     "' takes an argument that is not a buffer at a constant "
-                     "offset of the DRAM image");
+        return gpuError(
+            "kernel '" + l.kernel +
+            "' takes an argument that is not a buffer at a constant "
+            "offset of the DRAM image");
       l.argOffsets.push_back(*off);
     }
     auto fn = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
@@ -382,8 +383,8 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
     return gpuError("cannot create an NVPTX target machine for " + sm);
   if (!tm->getMCSubtargetInfo()->isCPUStringValid(sm))
     return gpuError("'" + sm +
-                 "' is not a GPU architecture LLVM's NVPTX "
-                 "backend knows (e.g. sm_75, sm_80, sm_90)");
+                    "' is not a GPU architecture LLVM's NVPTX "
+                    "backend knows (e.g. sm_75, sm_80, sm_90)");
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> m =
@@ -429,8 +430,8 @@ llvm::Expected<std::string> emitPtx(ModuleOp llvmModule, llvm::StringRef sm) {
   if (size_t at = ptx.find(".extern .func"); at != std::string::npos) {
     size_t end = ptx.find('(', at);
     return gpuError("the PTX calls an external function (" +
-                 ptx.substr(at, end == std::string::npos ? 40 : end - at) +
-                 ")");
+                    ptx.substr(at, end == std::string::npos ? 40 : end - at) +
+                    ")");
   }
   return ptx;
 }
@@ -533,7 +534,8 @@ buildEmulation(gpu::GPUModuleOp kernels, llvm::StringRef entry,
       llvm::SmallVector<int64_t> strides;
       int64_t offset;
       if (failed(getStridesAndOffset(mt, strides, offset)))
-        return gpuError("cannot emulate an argument of kernel '" + l.kernel + "'");
+        return gpuError("cannot emulate an argument of kernel '" + l.kernel +
+                        "'");
       int64_t extent = offset + 1;
       for (auto [size, stride] : llvm::zip(mt.getShape(), strides))
         extent += (size - 1) * stride;
@@ -624,7 +626,7 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
              memref::ReinterpretCastOp, memref::GetGlobalOp, gpu::LaunchOp,
              func::ReturnOp>(op))
       return gpuError("'" + op.getName().getStringRef() +
-                   "' stayed outside the kernels");
+                      "' stayed outside the kernels");
   if (auto e = sinkIntoLaunches(f))
     return std::move(e);
   {
