@@ -40,19 +40,11 @@ using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 using TermsFn =
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
+/// A float constant; a float conversion (ONNX Cast between float types).
 Value cst(OpBuilder &b, Location loc, Type t, double v) {
-  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(t, v));
+  return lw::scalar(b, loc, t, v);
 }
-
-/// Float conversion (ONNX Cast between float types).
-Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
-    return b.create<arith::ExtFOp>(loc, to, v);
-  return b.create<arith::TruncFOp>(loc, to, v);
-}
+using lw::castFloat;
 
 Value rsqrtOf(OpBuilder &b, Location loc, Value v) {
   return b.create<arith::DivFOp>(loc, cst(b, loc, v.getType(), 1.0),
@@ -333,7 +325,7 @@ llvm::Expected<Value> groupNormalization(OpBuilder &b, Location loc,
   AffineMap id = AffineMap::getMultiDimIdentityMap(grank, ctx);
   Value xu = mapped(b, loc, gs, stash, xg, id,
                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                      return convertFloat(nb, l, v[0], stash);
+                      return castFloat(nb, l, v[0], stash);
                     });
   SmallVector<int64_t> axes = range(2, grank);
   auto [mean, var] = meanAndVariance(b, loc, xu, axes);
@@ -348,10 +340,10 @@ llvm::Expected<Value> groupNormalization(OpBuilder &b, Location loc,
         Value inv = rsqrtOf(
             nb, l, nb.create<arith::AddFOp>(l, v[2], cst(nb, l, u, eps)));
         Value n =
-            convertFloat(nb, l,
-                         nb.create<arith::MulFOp>(
-                             l, nb.create<arith::SubFOp>(l, v[0], v[1]), inv),
-                         elem);
+            castFloat(nb, l,
+                      nb.create<arith::MulFOp>(
+                          l, nb.create<arith::SubFOp>(l, v[0], v[1]), inv),
+                      elem);
         return nb.create<arith::AddFOp>(l, nb.create<arith::MulFOp>(l, n, v[3]),
                                         v[4]);
       });
@@ -432,7 +424,7 @@ llvm::Expected<Value> layerNormalization(OpBuilder &b, Location loc,
     return mapped(b, loc, shapeOf(x), stash, x,
                   AffineMap::getMultiDimIdentityMap(r, b.getContext()),
                   [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                    return convertFloat(nb, l, v[0], stash);
+                    return castFloat(nb, l, v[0], stash);
                   });
   };
   // mean and sqrt(ms - mean^2 + eps) from the two sums.
@@ -481,7 +473,7 @@ llvm::Expected<Value> layerNormalization(OpBuilder &b, Location loc,
   return mapped(b, loc, xs, elem, args, maps,
                 [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
                   auto [mean, denom] = meanInv(nb, l, v[1], v[2]);
-                  Value norm = convertFloat(
+                  Value norm = castFloat(
                       nb, l,
                       nb.create<arith::DivFOp>(
                           l, nb.create<arith::SubFOp>(l, v[0], mean), denom),
