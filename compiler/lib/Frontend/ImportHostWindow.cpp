@@ -1,45 +1,9 @@
 //===- ImportHostWindow.cpp - Windows of the host conv/pool ops -----------===//
 #include "ImportHostWindow.h"
 
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-
 using namespace mlir;
 
 namespace systole::frontend {
-
-//===----------------------------------------------------------------------===//
-// Builders
-//===----------------------------------------------------------------------===//
-
-Value padWith(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> low,
-              ArrayRef<int64_t> high, Value pad) {
-  if (llvm::all_of(low, [](int64_t x) { return x == 0; }) &&
-      llvm::all_of(high, [](int64_t x) { return x == 0; }))
-    return in;
-  SmallVector<int64_t> shape(shapeOf(in));
-  for (size_t d = 0; d < shape.size(); ++d)
-    shape[d] += low[d] + high[d];
-  MLIRContext *ctx = b.getContext();
-  return b.create<tensor::PadOp>(loc, tensorType(shape, elementOf(in)), in,
-                                 getAsIndexOpFoldResult(ctx, low),
-                                 getAsIndexOpFoldResult(ctx, high), pad);
-}
-
-Value padSpatial(OpBuilder &b, Location loc, Value in, ArrayRef<int64_t> begin,
-                 ArrayRef<int64_t> end, Value pad) {
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
-  low.append(begin.begin(), begin.end());
-  high.append(end.begin(), end.end());
-  return padWith(b, loc, in, low, high, pad);
-}
-
-SmallVector<AffineExpr> dims(MLIRContext *ctx, int64_t from, int64_t n) {
-  SmallVector<AffineExpr> e;
-  for (int64_t i = 0; i < n; ++i)
-    e.push_back(getAffineDimExpr(from + i, ctx));
-  return e;
-}
 
 //===----------------------------------------------------------------------===//
 // Window geometry

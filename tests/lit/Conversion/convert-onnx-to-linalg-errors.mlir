@@ -84,3 +84,33 @@ func.func @scatter_reduction(%d: tensor<4xi32>, %i: tensor<3xi32>) -> tensor<4xi
   }
   return %y : tensor<4xi32>
 }
+
+// -----
+
+// A window param without one entry per spatial dim.
+func.func @short_window(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{graph.host 'MaxPool': parameter 'strides' needs 2 entries, one per spatial dim}}
+  %y = graph.host "MaxPool"(%x) attributes {params = {kernel = array<i64: 2, 2>, strides = array<i64: 2>, dilations = array<i64: 1, 1>, pad_begin = array<i64: 0, 0>, pad_end = array<i64: 0, 0>, ceil_extra = array<i64: 0, 0>, out = array<i64: 2, 2>, unsigned = false, output = 0 : i64}} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  }
+  return %y : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// Indices are MaxPool's only.
+func.func @average_indices(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64> {
+  // expected-error @+1 {{graph.host 'AveragePool': only MaxPool has a second output}}
+  %y = graph.host "AveragePool"(%x) attributes {params = {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pad_begin = array<i64: 0, 0>, pad_end = array<i64: 0, 0>, ceil_extra = array<i64: 0, 0>, out = array<i64: 2, 2>, unsigned = false, count_include_pad = false, output = 1 : i64}} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64> {
+  }
+  return %y : tensor<1x1x2x2xi64>
+}
+
+// -----
+
+// A ConvInteger zero point that names a missing operand.
+func.func @zero_point_index(%x: tensor<1x1x3x3xi8>, %w: tensor<1x1x2x2xi8>) -> tensor<1x1x2x2xi32> {
+  // expected-error @+1 {{graph.host 'ConvInteger': a zero point's operand index is out of range}}
+  %y = graph.host "ConvInteger"(%x, %w) attributes {params = {kernel = array<i64: 2, 2>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pad_begin = array<i64: 0, 0>, pad_end = array<i64: 0, 0>, ceil_extra = array<i64: 0, 0>, out = array<i64: 2, 2>, group = 1 : i64, x_zero_point = 2 : i64, w_zero_point = -1 : i64, unsigned_x = false, unsigned_w = false}} : (tensor<1x1x3x3xi8>, tensor<1x1x2x2xi8>) -> tensor<1x1x2x2xi32> {
+  }
+  return %y : tensor<1x1x2x2xi32>
+}

@@ -92,6 +92,8 @@ void registerLossBodies(llvm::StringMap<HostBodyFn> &table);
 void registerLinearBodies(llvm::StringMap<HostBodyFn> &table);
 void registerPadSliceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerDynamicQuantBodies(llvm::StringMap<HostBodyFn> &table);
+void registerConvBodies(llvm::StringMap<HostBodyFn> &table);
+void registerPoolBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

@@ -112,6 +112,8 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerLinearBodies(t);
     onnx::registerPadSliceBodies(t);
     onnx::registerDynamicQuantBodies(t);
+    onnx::registerConvBodies(t);
+    onnx::registerPoolBodies(t);
     return t;
   }();
   return table;
