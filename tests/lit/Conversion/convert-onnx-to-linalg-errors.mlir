@@ -114,3 +114,13 @@ func.func @zero_point_index(%x: tensor<1x1x3x3xi8>, %w: tensor<1x1x2x2xi8>) -> t
   }
   return %y : tensor<1x1x2x2xi32>
 }
+
+// -----
+
+// A Resize mode ResizeTaps does not name.
+func.func @resize_mode(%x: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{graph.host 'Resize': unknown mode, coordinate_transformation_mode or nearest_mode}}
+  %y = graph.host "Resize"(%x) attributes {params = {mode = "bicubic", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, antialias = false, extrapolation_value = 0.000000e+00 : f32, scales = array<f32: 2.0>, from_scales = true, roi = array<f32: 0.0, 1.0>}} : (tensor<4xf32>) -> tensor<8xf32> {
+  }
+  return %y : tensor<8xf32>
+}

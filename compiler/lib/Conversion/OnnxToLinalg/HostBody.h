@@ -34,6 +34,8 @@ public:
   llvm::Expected<bool> flag(llvm::StringRef name) const;
   llvm::Expected<mlir::Type> type(llvm::StringRef name) const;
   llvm::Expected<llvm::SmallVector<int64_t>> i64s(llvm::StringRef name) const;
+  llvm::Expected<llvm::SmallVector<float>> f32s(llvm::StringRef name) const;
+  llvm::Expected<llvm::StringRef> str(llvm::StringRef name) const;
 
   /// An ONNX attribute the importer copied (nodeAttributes), or its default
   /// when the node has none: int64 (INT), float32 (FLOAT) or string
@@ -94,6 +96,7 @@ void registerPadSliceBodies(llvm::StringMap<HostBodyFn> &table);
 void registerDynamicQuantBodies(llvm::StringMap<HostBodyFn> &table);
 void registerConvBodies(llvm::StringMap<HostBodyFn> &table);
 void registerPoolBodies(llvm::StringMap<HostBodyFn> &table);
+void registerResizeBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

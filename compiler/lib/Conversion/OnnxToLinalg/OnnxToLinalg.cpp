@@ -70,6 +70,19 @@ Params::i64s(llvm::StringRef name) const {
   return wrong(name, "an array<i64>");
 }
 
+llvm::Expected<llvm::SmallVector<float>>
+Params::f32s(llvm::StringRef name) const {
+  if (auto a = llvm::dyn_cast_or_null<DenseF32ArrayAttr>(get(name)))
+    return llvm::SmallVector<float>(a.asArrayRef());
+  return wrong(name, "an array<f32>");
+}
+
+llvm::Expected<llvm::StringRef> Params::str(llvm::StringRef name) const {
+  if (auto a = llvm::dyn_cast_or_null<StringAttr>(get(name)))
+    return a.getValue();
+  return wrong(name, "a string");
+}
+
 int64_t Params::attrInt(llvm::StringRef name, int64_t dflt) const {
   Attribute a = get(name);
   if (!a)
@@ -114,6 +127,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerDynamicQuantBodies(t);
     onnx::registerConvBodies(t);
     onnx::registerPoolBodies(t);
+    onnx::registerResizeBodies(t);
     return t;
   }();
   return table;

@@ -2,17 +2,53 @@
 //
 // ORT's coordinate transforms, nearest rounding and interpolation filters
 // (upsamplebase.h, upsample.cc, upsample_antialias.h), in its float32
-// arithmetic: the index and weight tables ImportResize.cpp gathers with.
+// arithmetic: the index and weight tables Resize.cpp gathers with.
 //
 //===----------------------------------------------------------------------===//
-#include "ResizeTaps.h"
+#include "systole/Conversion/ResizeTaps.h"
 
 #include <array>
 #include <cmath>
 
-namespace systole::frontend {
+namespace systole::conversion {
 
 namespace {
+
+constexpr std::pair<Mode, const char *> modeNames[] = {
+    {Mode::Nearest, "nearest"},
+    {Mode::Linear, "linear"},
+    {Mode::Cubic, "cubic"}};
+constexpr std::pair<Coord, const char *> coordNames[] = {
+    {Coord::HalfPixel, "half_pixel"},
+    {Coord::HalfPixelSymmetric, "half_pixel_symmetric"},
+    {Coord::PytorchHalfPixel, "pytorch_half_pixel"},
+    {Coord::TfHalfPixelForNN, "tf_half_pixel_for_nn"},
+    {Coord::AlignCorners, "align_corners"},
+    {Coord::Asymmetric, "asymmetric"},
+    {Coord::TfCropAndResize, "tf_crop_and_resize"}};
+constexpr std::pair<Nearest, const char *> nearestNames[] = {
+    {Nearest::Simple, "simple"},
+    {Nearest::RoundPreferFloor, "round_prefer_floor"},
+    {Nearest::RoundPreferCeil, "round_prefer_ceil"},
+    {Nearest::Floor, "floor"},
+    {Nearest::Ceil, "ceil"}};
+
+template <typename E, size_t N>
+std::optional<E> named(const std::pair<E, const char *> (&table)[N],
+                       llvm::StringRef name) {
+  for (const auto &[e, n] : table)
+    if (name == n)
+      return e;
+  return std::nullopt;
+}
+
+template <typename E, size_t N>
+llvm::StringRef nameIn(const std::pair<E, const char *> (&table)[N], E e) {
+  for (const auto &[v, n] : table)
+    if (v == e)
+      return n;
+  return "";
+}
 
 /// ORT's GetOriginalCoordinateFromResizedCoordinate, operand types included
 /// (some modes go through double and round back to float).
@@ -235,4 +271,17 @@ AxisTaps antialiasTaps(const ResizeSpec &s, int64_t axis) {
   return t;
 }
 
-} // namespace systole::frontend
+std::optional<Mode> modeNamed(llvm::StringRef name) {
+  return named(modeNames, name);
+}
+std::optional<Coord> coordNamed(llvm::StringRef name) {
+  return named(coordNames, name);
+}
+std::optional<Nearest> nearestNamed(llvm::StringRef name) {
+  return named(nearestNames, name);
+}
+llvm::StringRef nameOf(Mode m) { return nameIn(modeNames, m); }
+llvm::StringRef nameOf(Coord c) { return nameIn(coordNames, c); }
+llvm::StringRef nameOf(Nearest n) { return nameIn(nearestNames, n); }
+
+} // namespace systole::conversion

@@ -1,18 +1,24 @@
 //===- ResizeTaps.h - Resize's per-axis taps, as ONNX Runtime -*- C++ -*-===//
 //
-// Internal to the frontend (ImportResize.cpp). Which input pixels an output
-// pixel of Resize/Upsample reads along one axis, and with which weights,
-// computed at import with ONNX Runtime's float32 arithmetic.
+// Which input pixels an output pixel of Resize/Upsample reads along one
+// axis, and with which weights, with ONNX Runtime's float32 arithmetic
+// (lib/Conversion/OnnxToLinalg/ResizeTaps.cpp): the Resize body
+// (OnnxToLinalg/Resize.cpp) gathers with them, and the importer
+// (Frontend/ImportResize.cpp) reads them to tell an exact integer
+// upsampling, which the NPU runs, from the others.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_LIB_FRONTEND_RESIZETAPS_H
-#define SYSTOLE_LIB_FRONTEND_RESIZETAPS_H
+#ifndef SYSTOLE_CONVERSION_RESIZETAPS_H
+#define SYSTOLE_CONVERSION_RESIZETAPS_H
+
+#include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
-namespace systole::frontend {
+namespace systole::conversion {
 
 enum class Mode { Nearest, Linear, Cubic };
 enum class Coord {
@@ -26,6 +32,16 @@ enum class Coord {
 };
 /// Simple is Resize-10's and Upsample's rounding (no nearest_mode yet).
 enum class Nearest { Simple, RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
+
+/// The params' names of the modes: ONNX's attribute values ("nearest",
+/// "linear", "cubic"; "half_pixel", ...; "round_prefer_floor", ...), and
+/// "simple" for Nearest::Simple, which no ONNX attribute names.
+std::optional<Mode> modeNamed(llvm::StringRef name);
+std::optional<Coord> coordNamed(llvm::StringRef name);
+std::optional<Nearest> nearestNamed(llvm::StringRef name);
+llvm::StringRef nameOf(Mode m);
+llvm::StringRef nameOf(Coord c);
+llvm::StringRef nameOf(Nearest n);
 
 /// Everything the lowering needs, with scales/sizes/roi already expanded to
 /// every axis of the input.
@@ -67,6 +83,6 @@ AxisTaps linearTaps(const ResizeSpec &s, int64_t axis);
 AxisTaps cubicTaps(const ResizeSpec &s, int64_t axis);
 AxisTaps antialiasTaps(const ResizeSpec &s, int64_t axis);
 
-} // namespace systole::frontend
+} // namespace systole::conversion
 
-#endif // SYSTOLE_LIB_FRONTEND_RESIZETAPS_H
+#endif // SYSTOLE_CONVERSION_RESIZETAPS_H
