@@ -124,3 +124,13 @@ func.func @resize_mode(%x: tensor<4xf32>) -> tensor<8xf32> {
   }
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// A GRU has no Y_c.
+func.func @gru_yc(%x: tensor<2x1x3xf32>, %w: tensor<1x6x3xf32>, %r: tensor<1x6x2xf32>) -> tensor<1x1x2xf32> {
+  // expected-error @+1 {{graph.host 'GRU': output must be 0 (Y), 1 (Y_h) or, for LSTM, 2 (Y_c)}}
+  %y = graph.host "GRU"(%x, %w, %r) attributes {params = {layout = 0 : i64, direction = "forward", linear_before_reset = false, input_forget = false, activations = ["sigmoid", "tanh"], activation_alpha = array<f32: 0.0, 0.0>, activation_beta = array<f32: 0.0, 0.0>, b = -1 : i64, initial_h = -1 : i64, initial_c = -1 : i64, p = -1 : i64, sequence_lens = -1 : i64, lens = array<i64: 2>, output = 2 : i64}} : (tensor<2x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>) -> tensor<1x1x2xf32> {
+  }
+  return %y : tensor<1x1x2xf32>
+}

@@ -97,6 +97,7 @@ void registerDynamicQuantBodies(llvm::StringMap<HostBodyFn> &table);
 void registerConvBodies(llvm::StringMap<HostBodyFn> &table);
 void registerPoolBodies(llvm::StringMap<HostBodyFn> &table);
 void registerResizeBodies(llvm::StringMap<HostBodyFn> &table);
+void registerRecurrentBodies(llvm::StringMap<HostBodyFn> &table);
 
 } // namespace systole::conversion::onnx
 

@@ -128,6 +128,7 @@ const llvm::StringMap<onnx::HostBodyFn> &bodies() {
     onnx::registerConvBodies(t);
     onnx::registerPoolBodies(t);
     onnx::registerResizeBodies(t);
+    onnx::registerRecurrentBodies(t);
     return t;
   }();
   return table;
