@@ -123,25 +123,6 @@ Value ImportContext::materialize(const HostTensor &tensor) {
   return builder.create<arith::ConstantOp>(loc(), type, attr);
 }
 
-llvm::Expected<Value> ImportContext::hostOp(ValueRange inputs,
-                                            HostBodyFn body) {
-  auto block = std::make_unique<Block>();
-  for (Value v : inputs)
-    block->addArgument(v.getType(), loc());
-  OpBuilder inner(ctx());
-  inner.setInsertionPointToEnd(block.get());
-  auto result = body(inner, loc(), block->getArguments());
-  if (!result)
-    return result.takeError();
-  inner.create<graph::YieldOp>(loc(), ValueRange{*result});
-  auto op = builder.create<graph::HostOp>(
-      loc(), result->getType(), inputs,
-      builder.getStringAttr(node ? node->op_type() : "host"),
-      /*params=*/DictionaryAttr());
-  op.getBody().push_back(block.release());
-  return op.getOutput();
-}
-
 Value ImportContext::hostOp(ValueRange inputs, Type result,
                             ArrayRef<NamedAttribute> params) {
   return builder
@@ -150,6 +131,11 @@ Value ImportContext::hostOp(ValueRange inputs, Type result,
           builder.getStringAttr(node ? node->op_type() : "host"),
           builder.getDictionaryAttr(params))
       .getOutput();
+}
+
+Value ImportContext::hostCopy(Value v) {
+  return hostOp(v, v.getType(),
+                {builder.getNamedAttr("body", builder.getStringAttr("Copy"))});
 }
 
 llvm::Expected<Value> ImportContext::input(int i) {

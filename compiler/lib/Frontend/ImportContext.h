@@ -70,18 +70,14 @@ public:
   /// Materializes a host tensor as an arith.constant.
   mlir::Value materialize(const HostTensor &tensor);
 
-  /// Builds a `graph.host` op named after the node's op type over `inputs`:
-  /// `body` receives a builder inside the region and the region arguments
-  /// and returns the result, in upstream dialects (TOSA, linalg, tensor,
-  /// arith, math).
-  using HostBodyFn = llvm::function_ref<llvm::Expected<mlir::Value>(
-      mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
-  llvm::Expected<mlir::Value> hostOp(mlir::ValueRange inputs, HostBodyFn body);
   /// A `graph.host` op named after the node's op type over `inputs` whose
   /// body is built after import from `params` (what the node's validated
   /// attributes say) by lib/Conversion/OnnxToLinalg.
   mlir::Value hostOp(mlir::ValueRange inputs, mlir::Type result,
                      llvm::ArrayRef<mlir::NamedAttribute> params);
+  /// A graph.host copy of `v` (the `Copy` body), named after the node's op
+  /// type.
+  mlir::Value hostCopy(mlir::Value v);
 
   // ONNX element types ---------------------------------------------------
   /// Records the ONNX element type of every value (shape inference over the

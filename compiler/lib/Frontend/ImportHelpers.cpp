@@ -1,16 +1,10 @@
 //===- ImportHelpers.cpp - Helpers shared by the ONNX op importers --------===//
 #include "ImportHelpers.h"
 
-#include "systole/Conversion/LoweringUtils.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
-namespace lw = systole::conversion::lowering;
 
 namespace systole::frontend {
 
@@ -55,26 +49,7 @@ llvm::Error defineFolded(ImportContext &ic, HostTensor t) {
     ic.defineConstant(name, std::move(t));
     return llvm::Error::success();
   }
-  auto y = ic.hostOp(
-      ic.materialize(t),
-      [&](OpBuilder &b, Location loc,
-          ValueRange args) -> llvm::Expected<Value> {
-        auto type = cast<RankedTensorType>(args[0].getType());
-        AffineMap scalar = AffineMap::get(0, 0, {}, b.getContext());
-        return b
-            .create<linalg::GenericOp>(
-                loc, TypeRange{type}, args,
-                ValueRange{lw::emptyTensor(b, loc, {}, type.getElementType())},
-                ArrayRef<AffineMap>{scalar, scalar},
-                ArrayRef<utils::IteratorType>{},
-                [](OpBuilder &nb, Location l, ValueRange el) {
-                  nb.create<linalg::YieldOp>(l, el[0]);
-                })
-            .getResult(0);
-      });
-  if (!y)
-    return y.takeError();
-  return ic.defineOutput(0, *y);
+  return ic.defineOutput(0, ic.hostCopy(ic.materialize(t)));
 }
 
 void loadScf(ImportContext &ic) {

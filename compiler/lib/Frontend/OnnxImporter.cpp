@@ -253,28 +253,16 @@ static bool aliasesNoComputation(Value v) {
   return isa<BlockArgument>(v) || v.getDefiningOp<arith::ConstantOp>();
 }
 
-/// `v` copied into a new tensor by host code (linalg.copy).
+/// `v` copied into a new tensor by host code (the Copy body).
 static llvm::Expected<Value> copyOnHost(ImportContext &ic, Value v,
                                         int64_t outputIndex) {
   if (graph::isQuantized(elementOf(v)))
     return ic.fail("a graph output that is a quantized graph input or "
                    "constant is not supported");
-  // An identity linalg.generic (a rank-0 linalg.copy of a constant crashes
-  // upstream linalg-fuse-elementwise-ops).
-  auto copy =
-      ic.hostOp(v,
-                [&](OpBuilder &b, Location loc,
-                    ValueRange args) -> llvm::Expected<Value> {
-                  return conversion::lowering::elementwise(
-                      b, loc, shapeOf(args[0]), args,
-                      [](OpBuilder &, Location, ValueRange s) { return s[0]; },
-                      elementOf(args[0]));
-                });
-  if (!copy)
-    return copy.takeError();
+  Value copy = ic.hostCopy(v);
   // Distinct per output, so CSE keeps one copy for each name.
-  copy->getDefiningOp()->setAttr("graph.output_index",
-                                 ic.builder.getI64IntegerAttr(outputIndex));
+  copy.getDefiningOp()->setAttr("graph.output_index",
+                                ic.builder.getI64IntegerAttr(outputIndex));
   return copy;
 }
 

@@ -2,7 +2,7 @@
 
 // An op type no family builds a body for.
 func.func @unknown(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{graph.host 'NoSuchOp': no body builder for this ONNX op type}}
+  // expected-error @+1 {{graph.host 'NoSuchOp': no body builder for 'NoSuchOp'}}
   %y = graph.host "NoSuchOp"(%x) attributes {params = {}} : (tensor<4xf32>) -> tensor<4xf32> {
   }
   return %y : tensor<4xf32>

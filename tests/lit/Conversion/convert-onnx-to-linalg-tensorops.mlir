@@ -49,3 +49,18 @@ func.func @concat_i64(%a: tensor<2x1xi64>, %b: tensor<2x3xi64>) -> tensor<2x4xi6
   }
   return %y : tensor<2x4xi64>
 }
+
+// The importer's copy of a rank-0 graph output (a folded Size): `body`
+// selects the Copy builder, the op keeps the node's name; an identity
+// linalg.generic over no loops, not linalg.copy.
+// CHECK-LABEL: func.func @copy_scalar
+// CHECK: graph.host "Size"
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<i64>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = []} ins(%{{.*}} : tensor<i64>) outs(%[[E]] : tensor<i64>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: i64, %{{.*}}: i64):
+// CHECK-NEXT: linalg.yield %[[IN]] : i64
+func.func @copy_scalar(%x: tensor<i64>) -> tensor<i64> {
+  %y = graph.host "Size"(%x) attributes {params = {body = "Copy"}} : (tensor<i64>) -> tensor<i64> {
+  }
+  return %y : tensor<i64>
+}

@@ -140,10 +140,19 @@ llvm::Error buildHostBody(graph::HostOp host) {
   onnx::Params params(host.getOnnxOp(), host.getParamsAttr());
   if (host.hasBody())
     return params.fail("already has a body");
-  auto it = bodies().find(host.getOnnxOp());
+  // `body` names a builder other than the ONNX op's own (the importer's
+  // copies keep the name of the node they stand for).
+  llvm::StringRef builder = host.getOnnxOp();
+  if (params.has("body")) {
+    auto name = params.str("body");
+    if (!name)
+      return name.takeError();
+    builder = *name;
+  }
+  auto it = bodies().find(builder);
   if (it == bodies().end())
-    return params.fail("no body builder for this ONNX op type "
-                       "(lib/Conversion/OnnxToLinalg)");
+    return params.fail("no body builder for '" + builder +
+                       "' (lib/Conversion/OnnxToLinalg)");
   Location loc = host.getLoc();
   auto block = std::make_unique<Block>();
   for (Value v : host.getInputs())

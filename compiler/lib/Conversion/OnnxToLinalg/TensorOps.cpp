@@ -1,4 +1,4 @@
-//===- TensorOps.cpp - Bodies of Expand, Tile, Split, EyeLike, ... -------===//
+//===- TensorOps.cpp - Bodies of Expand, Tile, Split, EyeLike, Copy, ... -===//
 //
 // Ops that build or rearrange whole tensors, for any element type. Each data
 // movement is one linalg.generic whose input indexing map is an affine
@@ -197,6 +197,20 @@ llvm::Expected<Value> reverseSequence(OpBuilder &b, Location loc, ValueRange a,
       .getResult(0);
 }
 
+/// An identity copy, one linalg.generic (a rank-0 linalg.copy of a constant
+/// crashes upstream linalg-fuse-elementwise-ops): the importer's copy of a
+/// graph output that is a graph input or a constant, selected by the
+/// params' `body`.
+llvm::Expected<Value> copy(OpBuilder &b, Location loc, ValueRange args,
+                           Type result, const Params &p) {
+  if (args.size() != 1)
+    return p.fail("a copy has one operand");
+  return lw::elementwise(
+      b, loc, shapeOf(args[0]), args,
+      [](OpBuilder &, Location, ValueRange s) { return s[0]; },
+      elementOf(args[0]));
+}
+
 /// Concat of a type without a graph.concat form: each operand inserted at
 /// its offset along `axis`.
 llvm::Expected<Value> concat(OpBuilder &b, Location loc, ValueRange args,
@@ -240,6 +254,7 @@ void registerTensorOpBodies(llvm::StringMap<HostBodyFn> &table) {
   table["Split"] = tensorops::split;
   table["ReverseSequence"] = tensorops::reverseSequence;
   table["Concat"] = tensorops::concat;
+  table["Copy"] = tensorops::copy;
 }
 
 } // namespace systole::conversion::onnx
