@@ -13,6 +13,16 @@ usage: check_ort_math.py SYSTOLE WORK
   have ORT's bits.
 - QDQ Sigmoid (ORT: com.microsoft.QLinearSigmoid, a 256-entry table built
   with the same kernel): all 256 int8 input codes, output equal.
+- Tanh and Erf on float32: MLAS's FMA3 kernels (Eigen's rational tanh on
+  [-9, 9]; erf's two polynomials split at 0.921875 with its own exp). 2^20
+  inputs each: a dense sweep, random normals and the special values.
+- Softmax on float32: MLAS's AVX512F order (exp by FMAs and VSCALEFPS, sums
+  in 16 lanes and the kernel's reduction tree, then e * (1 / sum)); row
+  widths 1 to 33 (every tail of a 16-lane chunk, one and two chunks), 47-49,
+  64, 77, 197, 384, 1000, a middle axis (opset 13) and the
+  opset-11 coercion to 2-D.
+- QDQ islands DQ -> Tanh/Erf -> Q over all 256 int8 codes, and DQ ->
+  Softmax -> Q over rows holding every code, at three input scales.
 Prints the number of values compared and differing per case; exits 1 on any
 difference.
 """
@@ -112,6 +122,68 @@ qdq = save("qdq_sigmoid", [
     helper.make_node("DequantizeLinear", ["sq", "ys", "yz"], ["y"])], [1, 256], [1, 256], q)
 codes = np.arange(-128, 128, dtype=np.float32)
 check("qdq_sigmoid_all_codes", qdq, ((codes - XZ) * XS).reshape(1, 256).astype(np.float32))
+
+# Tanh and Erf, float32: 2^20 inputs each.
+special = np.array([0.0, -0.0, 9.0, -9.0, 8.999999, 9.000001, 0.921875, -0.921875,
+                    0.92187494, 3.925, -3.925, 3.9250002, 1e-45, -1e-45, 1e-38, 88.7,
+                    -88.7, 1e30, -1e30, np.inf, -np.inf], np.float32)
+n = 1 << 20
+sweep = np.linspace(-12, 12, n - 131072 - special.size, dtype=np.float32)
+x = np.concatenate([special, sweep, rng.standard_normal(131072).astype(np.float32) * 2])
+x = x.reshape(1, -1).astype(np.float32)
+for op in ("Tanh", "Erf"):
+    name = f"{op.lower()}_f32"
+    check(name, save(name, [helper.make_node(op, ["x"], ["y"])], list(x.shape),
+                     list(x.shape)), x)
+
+# Softmax, float32: row widths, a middle axis, the opset-11 coercion.
+for width in list(range(1, 34)) + [47, 48, 49, 64, 77, 197, 384, 1000]:
+    rows = (rng.standard_normal((8, width)) * rng.choice([0.5, 3.0, 12.0], (8, 1)))
+    name = f"softmax_f32_w{width}"
+    check(name, save(name, [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
+                     [8, width], [8, width]), rows.astype(np.float32))
+mid = (rng.standard_normal((2, 19, 5, 3)) * 4).astype(np.float32)
+check("softmax_f32_axis1", save("softmax_f32_axis1", [helper.make_node(
+    "Softmax", ["x"], ["y"], axis=1)], [2, 19, 5, 3], [2, 19, 5, 3]), mid)
+
+
+def save11(name, nodes, shape):
+    g = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    path = work / f"{name}.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), path)
+    return path
+
+
+check("softmax_f32_opset11", save11("softmax_f32_opset11", [helper.make_node(
+    "Softmax", ["x"], ["y"], axis=1)], [2, 19, 5, 3]), mid)
+
+
+# QDQ islands over every int8 code: DQ -> f -> Q -> DQ.
+def island(name, op, xs, shape, **attrs):
+    q = [helper.make_tensor("xs", TensorProto.FLOAT, [], [xs]),
+         helper.make_tensor("xz", TensorProto.INT8, [], [0]),
+         helper.make_tensor("ys", TensorProto.FLOAT, [], [YS]),
+         helper.make_tensor("yz", TensorProto.INT8, [], [0 if op != "Softmax" else -128])]
+    return save(name, [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node(op, ["xd"], ["s"], **attrs),
+        helper.make_node("QuantizeLinear", ["s", "ys", "yz"], ["sq"]),
+        helper.make_node("DequantizeLinear", ["sq", "ys", "yz"], ["y"])], shape, shape, q)
+
+
+for xs in (0.02, 0.0625, 0.25):
+    codes = np.arange(-128, 128, dtype=np.float32).reshape(1, 256) * np.float32(xs)
+    for op in ("Tanh", "Erf"):
+        name = f"qdq_{op.lower()}_s{xs}"
+        check(name, island(name, op, xs, [1, 256]), codes.astype(np.float32))
+    # Softmax rows: every code once per row, in a different order per row.
+    perm = np.stack([rng.permutation(256) for _ in range(16)])
+    rows = (np.arange(-128, 128, dtype=np.float32)[perm] * np.float32(xs)).astype(np.float32)
+    name = f"qdq_softmax_s{xs}"
+    check(name, island(name, "Softmax", xs, [16, 256], axis=-1), rows)
 
 print("FAILED" if failed else "all equal to ORT")
 sys.exit(1 if failed else 0)

@@ -11,15 +11,26 @@ func.func @add_broadcast(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf
   return %0 : tensor<2x4xf32>
 }
 
-// Softmax as ORT computes it: max, exp(x - max), sum, x * (1 / sum).
+// Softmax as ORT's MLAS computes it on AVX512F (OrtMath.cpp): the row
+// maximum, exp(x + -max) by FMAs and a float64 scaling (VSCALEFPS), the 8
+// exponentials padded to 16 lanes, lane sums over the one chunk, the
+// kernel's tree lane[i + 8] + lane[i] ..., then (1 / sum) * e.
 // CHECK-LABEL: func.func @softmax
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maximumf
-// CHECK: math.exp
-// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
-// CHECK: arith.addf
-// CHECK: arith.divf
-// CHECK: arith.mulf
+// CHECK: %[[NEG:.*]] = arith.negf %in_{{.*}} : f32
+// CHECK: arith.addf %in, %[[NEG]] : f32
+// CHECK: math.fma
+// CHECK: arith.bitcast %{{.*}} : i64 to f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 8]
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 1, 16]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: %[[L8:.*]] = tensor.extract %{{.*}}[%{{.*}}, %c8]
+// CHECK: %[[L0:.*]] = tensor.extract %{{.*}}[%{{.*}}, %c0]
+// CHECK: arith.addf %[[L8]], %[[L0]] : f32
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %in_{{.*}} : f32
+// CHECK: arith.mulf %[[INV]], %in : f32
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = graph.softmax %x {axis = 1 : i64} : tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
@@ -46,8 +57,17 @@ func.func @matmul(%a: tensor<4x8x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8x8x
   return %0 : tensor<4x8x8xf32>
 }
 
+// GELU with MLAS's erf: |x / sqrt 2| clamped to 3.925, the two branches
+// selected at 0.921875, x's sign bit ORed back.
 // CHECK-LABEL: func.func @gelu
-// CHECK: math.erf
+// CHECK: %[[SQRT1_2:.*]] = arith.constant 0.707106769 : f32
+// CHECK: %[[Z:.*]] = arith.mulf %in, %[[SQRT1_2]] : f32
+// CHECK: math.absf %[[Z]] : f32
+// CHECK: arith.constant 3.925000e+00 : f32
+// CHECK: arith.constant 9.218750e-01 : f32
+// CHECK: arith.select
+// CHECK: arith.ori
+// CHECK-NOT: math.erf
 func.func @gelu(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = graph.unary "gelu" %x : tensor<8xf32>
   return %0 : tensor<8xf32>

@@ -53,17 +53,36 @@ func.func @argmax_last(%x: tensor<3x5xf32>) -> tensor<3xi64> {
 }
 
 // Softmax before opset 13 coerces to 2-D at axis 1: dims 1 and 2 are one
-// row. exp(x - max) * (1 / sum).
+// row of 12. float32: MLAS's order (OrtMath.cpp): the rows collapsed, the
+// 12 exponentials padded to one chunk of 16 lanes, the lane tree, then
+// (1 / sum) * e, expanded back.
 // CHECK-LABEL: func.func @softmax_coerced
-// CHECK: iterator_types = ["parallel", "reduction", "reduction"]
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<2x3x4xf32> into tensor<2x12xf32>
 // CHECK: arith.maximumf
-// CHECK: iterator_types = ["parallel", "reduction", "reduction"]
-// CHECK: %[[D:.*]] = arith.subf %in, %in_1 : f32
-// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %in_2 : f32
-// CHECK: %[[E:.*]] = math.exp %[[D]] : f32
-// CHECK: arith.mulf %[[E]], %[[INV]] : f32
+// CHECK: math.fma
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[0, 4]
+// CHECK: output_shape [2, 1, 16]
+// CHECK: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %in_{{.*}} : f32
+// CHECK: arith.mulf %[[INV]], %in : f32
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [2, 3, 4]
 func.func @softmax_coerced(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %y = graph.host "Softmax"(%x) attributes {params = {axes = array<i64: 1, 2>}} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   }
   return %y : tensor<2x3x4xf32>
+}
+
+// float64 Softmax keeps the plain order (MLAS is float32 only): exp(x -
+// max) * (1 / sum) over one axis.
+// CHECK-LABEL: func.func @softmax_f64
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[D:.*]] = arith.subf %in, %in_1 : f64
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %in_2 : f64
+// CHECK: %[[E:.*]] = math.exp %[[D]] : f64
+// CHECK: arith.mulf %[[E]], %[[INV]] : f64
+func.func @softmax_f64(%x: tensor<2x5xf64>) -> tensor<2x5xf64> {
+  %y = graph.host "Softmax"(%x) attributes {params = {axes = array<i64: 1>}} : (tensor<2x5xf64>) -> tensor<2x5xf64> {
+  }
+  return %y : tensor<2x5xf64>
 }

@@ -20,6 +20,34 @@ namespace systole::conversion {
 /// clamped below at 0.
 mlir::Value mlasLogistic(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
+/// tanh(x) of a float32 scalar as MLAS's FMA3 kernel computes it
+/// (MlasComputeTanhF32KernelFma3, ORT's Tanh): x clamped to [-9, 9], the
+/// odd/even rational polynomial of Eigen's tanh in x^2 by fused
+/// multiply-adds, p / q.
+mlir::Value mlasTanh(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// erf(x) of a float32 scalar as MLAS's FMA3 kernel computes it
+/// (MlasErfKernelFma3, ORT's Erf): |x| clamped to 3.925; below 0.921875 an
+/// odd polynomial, above it 1 - exp(-q(|x|)) with MLAS's erf-specific exp;
+/// the sign of x copied onto the result.
+mlir::Value mlasErf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// e^x of a float32 scalar x <= 0 as MLAS's AVX512F sum-of-exponentials
+/// kernel computes it (MlasComputeSumExpF32KernelAvx512F, the exp inside
+/// ORT's Softmax on AVX512F machines): x clamped below at -103.972, range
+/// reduction x - m ln2 in two FMAs, a degree-6 polynomial by FMAs, then
+/// VSCALEFPS's single rounding of p * 2^m.
+mlir::Value mlasSoftmaxExp(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x);
+
+/// Softmax of a float32 tensor over `axes` (contiguous, ascending; every
+/// other dim a row index) as ORT 1.23 computes it on AVX512F: the row
+/// maximum, e = mlasSoftmaxExp(x + -max), their sum accumulated in 16 lanes
+/// (lane k mod 16, rows of 16 in order) and reduced as the kernel's
+/// vextractf64x4/vhaddps/vaddss tree, then e * (1 / sum).
+mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                        llvm::ArrayRef<int64_t> axes);
+
 } // namespace systole::conversion
 
 #endif // SYSTOLE_CONVERSION_ORTMATH_H

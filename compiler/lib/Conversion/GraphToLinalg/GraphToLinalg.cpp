@@ -49,9 +49,9 @@ Value unaryBody(OpBuilder &b, Location l, StringRef fn, Value x) {
   if (fn == "exp")
     return b.create<math::ExpOp>(l, x);
   if (fn == "tanh")
-    return b.create<math::TanhOp>(l, x);
+    return systole::conversion::mlasTanh(b, l, x);
   if (fn == "erf")
-    return b.create<math::ErfOp>(l, x);
+    return systole::conversion::mlasErf(b, l, x);
   if (fn == "sqrt")
     return b.create<math::SqrtOp>(l, x);
   if (fn == "abs")
@@ -70,8 +70,8 @@ Value unaryBody(OpBuilder &b, Location l, StringRef fn, Value x) {
     return b.create<arith::MulFOp>(l, x, t);
   }
   // gelu: 0.5 * x * (1 + erf(x / sqrt(2)))
-  Value e = b.create<math::ErfOp>(
-      l, b.create<arith::MulFOp>(l, x, f32(b, l, M_SQRT1_2)));
+  Value e = systole::conversion::mlasErf(
+      b, l, b.create<arith::MulFOp>(l, x, f32(b, l, M_SQRT1_2)));
   Value half = b.create<arith::MulFOp>(l, x, f32(b, l, 0.5));
   return b.create<arith::MulFOp>(l, half,
                                  b.create<arith::AddFOp>(l, f32(b, l, 1.0), e));
@@ -115,29 +115,9 @@ struct SoftmaxLowering : F32Pattern<graph::SoftmaxOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::SoftmaxOp op,
                          PatternRewriter &rw) const override {
-    Location loc = op.getLoc();
-    Value x = op.getInput();
     SmallVector<int64_t> axes = {static_cast<int64_t>(op.getAxis())};
-    Value max =
-        reduce(rw, loc, x, axes, -std::numeric_limits<double>::infinity(),
-               [](OpBuilder &b, Location l, Value acc, Value v) {
-                 return b.create<arith::MaximumFOp>(l, acc, v);
-               });
-    Value e = withReduced(rw, loc, x, ValueRange{max}, axes,
-                          [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                            return b.create<math::ExpOp>(
-                                l, b.create<arith::SubFOp>(l, a[0], a[1]));
-                          });
-    Value sum = reduce(rw, loc, e, axes, 0.0,
-                       [](OpBuilder &b, Location l, Value acc, Value v) {
-                         return b.create<arith::AddFOp>(l, acc, v);
-                       });
-    return withReduced(rw, loc, e, ValueRange{sum}, axes,
-                       [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                         Value r =
-                             b.create<arith::DivFOp>(l, f32(b, l, 1.0), a[1]);
-                         return b.create<arith::MulFOp>(l, a[0], r);
-                       });
+    return systole::conversion::mlasSoftmax(rw, op.getLoc(), op.getInput(),
+                                            axes);
   }
 };
 

@@ -228,8 +228,17 @@ const llvm::StringMap<Elementwise> &table() {
     f1("Asinh", unaryMath<math::AsinhOp>());
     f1("Acosh", unaryMath<math::AcoshOp>());
     f1("Atanh", unaryMath<math::AtanhOp>());
-    f1("Erf", unaryMath<math::ErfOp>());
-    f1("Tanh", unaryMath<math::TanhOp>());
+    // float32 Erf and Tanh are MLAS's (ORT's kernels, bit for bit).
+    f1("Erf", [](Scalar &s) {
+      if (s.x().getType().isF32())
+        return conversion::mlasErf(s.b, s.loc, s.x());
+      return unaryMath<math::ErfOp>()(s);
+    });
+    f1("Tanh", [](Scalar &s) {
+      if (s.x().getType().isF32())
+        return conversion::mlasTanh(s.b, s.loc, s.x());
+      return unaryMath<math::TanhOp>()(s);
+    });
     f1("Floor", unaryMath<math::FloorOp>());
     f1("Ceil", unaryMath<math::CeilOp>());
     // ONNX Round is round-half-to-even.

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "HostBody.h"
 
+#include "systole/Conversion/OrtMath.h"
+
 #include "systole/Conversion/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -336,6 +338,9 @@ Value buildSoftmax(OpBuilder &b, Location loc, StringRef op, Value x,
                                             scalar(nb, l, elem, 0));
         });
   }
+  // float32 Softmax is MLAS's (ORT's kernel for it, bit for bit).
+  if (op == "Softmax" && elem.isF32())
+    return mlasSoftmax(b, loc, x, axes);
   Type acc = elem.isF16() || elem.isBF16() ? b.getF32Type() : elem;
   auto in = [&](OpBuilder &nb, Location l, Value v) {
     return castScalar(nb, l, v, acc, false);
