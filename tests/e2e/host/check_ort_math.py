@@ -14,14 +14,15 @@ usage: check_ort_math.py SYSTOLE WORK
 - QDQ Sigmoid (ORT: com.microsoft.QLinearSigmoid, a 256-entry table built
   with the same kernel): all 256 int8 input codes, output equal.
 - Tanh and Erf on float32: MLAS's FMA3 kernels (Eigen's rational tanh on
-  [-9, 9]; erf's two polynomials split at 0.921875 with its own exp). 2^20
-  inputs each: a dense sweep, random normals and the special values.
+  [-9, 9]; erf's two polynomials split at 0.921875 with its own exp); Exp:
+  MLAS's AVX512F exp. 2^20 inputs each: a dense sweep, random normals and
+  the special values.
 - Softmax on float32: MLAS's AVX512F order (exp by FMAs and VSCALEFPS, sums
   in 16 lanes and the kernel's reduction tree, then e * (1 / sum)); row
   widths 1 to 33 (every tail of a 16-lane chunk, one and two chunks), 47-49,
   64, 77, 197, 384, 1000, a middle axis (opset 13) and the
   opset-11 coercion to 2-D.
-- QDQ islands DQ -> Tanh/Erf -> Q over all 256 int8 codes, and DQ ->
+- QDQ islands DQ -> Exp/Tanh/Erf -> Q over all 256 int8 codes, and DQ ->
   Softmax -> Q over rows holding every code, at three input scales.
 Prints the number of values compared and differing per case; exits 1 on any
 difference.
@@ -135,6 +136,13 @@ for op in ("Tanh", "Erf"):
     name = f"{op.lower()}_f32"
     check(name, save(name, [helper.make_node(op, ["x"], ["y"])], list(x.shape),
                      list(x.shape)), x)
+# Exp over its whole range: underflow to denormals and 0 below -87, overflow
+# to inf above 88.72.
+sweep = np.linspace(-110, 90, n - 131072 - special.size, dtype=np.float32)
+xe = np.concatenate([special, sweep, rng.standard_normal(131072).astype(np.float32) * 8])
+xe = xe.reshape(1, -1).astype(np.float32)
+check("exp_f32", save("exp_f32", [helper.make_node("Exp", ["x"], ["y"])], list(xe.shape),
+                      list(xe.shape)), xe)
 
 # Softmax, float32: row widths, a middle axis, the opset-11 coercion.
 for width in list(range(1, 34)) + [47, 48, 49, 64, 77, 197, 384, 1000]:
@@ -176,7 +184,7 @@ def island(name, op, xs, shape, **attrs):
 
 for xs in (0.02, 0.0625, 0.25):
     codes = np.arange(-128, 128, dtype=np.float32).reshape(1, 256) * np.float32(xs)
-    for op in ("Tanh", "Erf"):
+    for op in ("Exp", "Tanh", "Erf"):
         name = f"qdq_{op.lower()}_s{xs}"
         check(name, island(name, op, xs, [1, 256]), codes.astype(np.float32))
     # Softmax rows: every code once per row, in a different order per row.

@@ -32,17 +32,17 @@ mlir::Value mlasTanh(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 /// the sign of x copied onto the result.
 mlir::Value mlasErf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
-/// e^x of a float32 scalar x <= 0 as MLAS's AVX512F sum-of-exponentials
-/// kernel computes it (MlasComputeSumExpF32KernelAvx512F, the exp inside
-/// ORT's Softmax on AVX512F machines): x clamped below at -103.972, range
-/// reduction x - m ln2 in two FMAs, a degree-6 polynomial by FMAs, then
-/// VSCALEFPS's single rounding of p * 2^m.
-mlir::Value mlasSoftmaxExp(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value x);
+/// e^x of a float32 scalar as MLAS's AVX512F kernels compute it
+/// (MlasComputeExpF32KernelAvx512F, ORT's Exp, and the same steps inside
+/// MlasComputeSumExpF32KernelAvx512F, ORT's Softmax): x clamped below at
+/// -103.972, range reduction x - m ln2 in two FMAs, a degree-6 polynomial by
+/// FMAs, then VSCALEFPS's single rounding of p * 2^m (x clamped above at
+/// 88.776 too, so that exp(+inf) = inf as ORT's Exp gives).
+mlir::Value mlasExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
 /// Softmax of a float32 tensor over `axes` (contiguous, ascending; every
 /// other dim a row index) as ORT 1.23 computes it on AVX512F: the row
-/// maximum, e = mlasSoftmaxExp(x + -max), their sum accumulated in 16 lanes
+/// maximum, e = mlasExp(x + -max), their sum accumulated in 16 lanes
 /// (lane k mod 16, rows of 16 in order) and reduced as the kernel's
 /// vextractf64x4/vhaddps/vaddss tree, then e * (1 / sum).
 mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

@@ -47,7 +47,7 @@ template <typename OpT> struct BinaryLowering : F32Pattern<OpT> {
 
 Value unaryBody(OpBuilder &b, Location l, StringRef fn, Value x) {
   if (fn == "exp")
-    return b.create<math::ExpOp>(l, x);
+    return systole::conversion::mlasExp(b, l, x);
   if (fn == "tanh")
     return systole::conversion::mlasTanh(b, l, x);
   if (fn == "erf")

@@ -133,7 +133,7 @@ Value mlasErf(OpBuilder &b, Location loc, Value x) {
   return b.create<arith::BitcastOp>(loc, b.getF32Type(), merged);
 }
 
-Value mlasSoftmaxExp(OpBuilder &b, Location loc, Value x) {
+Value mlasExp(OpBuilder &b, Location loc, Value x) {
   auto c = [&](float v) -> Value {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
   };
@@ -141,13 +141,16 @@ Value mlasSoftmaxExp(OpBuilder &b, Location loc, Value x) {
     return b.create<math::FmaOp>(loc, a, m, add);
   };
   // MlasExpConstants.
-  const float lowerRange = -103.9720840454f, roundingBias = 12582912.0f,
-              log2Reciprocal = 1.44269504088896341f, log2High = -6.93145752e-1f,
-              log2Low = -1.42860677e-6f;
+  const float lowerRange = -103.9720840454f, upperRange = 88.7762626647950f,
+              roundingBias = 12582912.0f, log2Reciprocal = 1.44269504088896341f,
+              log2High = -6.93145752e-1f, log2Low = -1.42860677e-6f;
   const float poly[] = {0x1.694000p-10f, 0x1.125edcp-7f, 0x1.555b5ap-5f,
                         0x1.555450p-3f,  0x1.fffff6p-2f, 0x1.000000p+0f};
-  // vmaxps(lower, x) returns x when x is NaN, as maximumf does.
+  // vmaxps(lower, x) returns x when x is NaN, as maximumf does. The upper
+  // clamp only matters for +inf (which overflows to inf, not NaN); the
+  // softmax's x <= 0 never reaches it.
   Value v = b.create<arith::MaximumFOp>(loc, x, c(lowerRange));
+  v = b.create<arith::MinimumFOp>(loc, v, c(upperRange));
   Value biased = fma(c(log2Reciprocal), v, c(roundingBias));
   Value m = b.create<arith::SubFOp>(loc, biased, c(roundingBias));
   v = fma(m, c(log2High), v);
@@ -155,9 +158,9 @@ Value mlasSoftmaxExp(OpBuilder &b, Location loc, Value x) {
   Value p = c(poly[0]);
   for (float k : {poly[1], poly[2], poly[3], poly[4], poly[5], poly[5]})
     p = fma(p, v, c(k));
-  // VSCALEFPS: p * 2^m rounded once. m is an integer in [-150, 0], so the
-  // product is exact in float64 and truncf rounds it as the instruction
-  // does (denormal results included).
+  // VSCALEFPS: p * 2^m rounded once. m is an integer in [-150, 128], so
+  // the product is exact in float64 and truncf rounds it as the instruction
+  // does (denormal results and overflow to infinity included).
   Type f64 = b.getF64Type(), i64 = b.getI64Type();
   Value e = b.create<arith::FPToSIOp>(loc, i64, m);
   e = b.create<arith::AddIOp>(
@@ -219,7 +222,7 @@ Value mlasSoftmax(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
       b, loc, rows, ValueRange{max}, {n},
       [](OpBuilder &nb, Location l, ValueRange a) -> Value {
         Value negMax = nb.create<arith::NegFOp>(l, a[1]);
-        return mlasSoftmaxExp(nb, l, nb.create<arith::AddFOp>(l, a[0], negMax));
+        return mlasExp(nb, l, nb.create<arith::AddFOp>(l, a[0], negMax));
       });
 
   // Sixteen lane sums: lane k mod 16 adds the row's elements in order (the

@@ -214,7 +214,12 @@ const llvm::StringMap<Elementwise> &table() {
       m[n] = {1, true, Result::SameAsInput, std::move(b)};
     };
     // Float math, the functions of ONNX's operator table.
-    f1("Exp", unaryMath<math::ExpOp>());
+    // float32 Exp, Erf and Tanh are MLAS's (ORT's kernels, bit for bit).
+    f1("Exp", [](Scalar &s) {
+      if (s.x().getType().isF32())
+        return conversion::mlasExp(s.b, s.loc, s.x());
+      return unaryMath<math::ExpOp>()(s);
+    });
     f1("Log", unaryMath<math::LogOp>());
     f1("Sqrt", unaryMath<math::SqrtOp>());
     f1("Sin", unaryMath<math::SinOp>());
@@ -228,7 +233,6 @@ const llvm::StringMap<Elementwise> &table() {
     f1("Asinh", unaryMath<math::AsinhOp>());
     f1("Acosh", unaryMath<math::AcoshOp>());
     f1("Atanh", unaryMath<math::AtanhOp>());
-    // float32 Erf and Tanh are MLAS's (ORT's kernels, bit for bit).
     f1("Erf", [](Scalar &s) {
       if (s.x().getType().isF32())
         return conversion::mlasErf(s.b, s.loc, s.x());
