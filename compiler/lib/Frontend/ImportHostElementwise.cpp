@@ -153,6 +153,18 @@ llvm::Error importHostElementwise(ImportContext &ic) {
       b.getNamedAttr("unsigned_input1", b.getBoolAttr(ic.isUnsignedInput(1))));
   params.push_back(b.getNamedAttr(
       "unsigned_output", b.getBoolAttr(ic.isUnsigned(ic.node->output(0)))));
+  // ORT squares and cubes by multiplication when a float Pow's exponent is
+  // the constant 2 or 3 (x * x, x * x * x), std::pow otherwise.
+  if (ic.node->op_type() == "Pow" && isa<FloatType>(first) &&
+      ic.constantInput(1)) {
+    auto e = ic.constantFloats(1);
+    if (!e)
+      llvm::consumeError(e.takeError());
+    else if (!e->empty() && llvm::all_equal(*e) &&
+             ((*e)[0] == 2.0f || (*e)[0] == 3.0f))
+      params.push_back(
+          b.getNamedAttr("exponent", b.getI64IntegerAttr(int64_t((*e)[0]))));
+  }
   return ic.defineOutput(0, ic.hostOp(ins, tensorType(shape, elem), params));
 }
 

@@ -411,6 +411,11 @@ const llvm::StringMap<Elementwise> &table() {
     });
     // Pow's exponent may have another type; it is converted to the base's.
     n2("Pow", [](Scalar &s) -> Value {
+      // `exponent`: a constant 2 or 3, which ORT computes by multiplication.
+      if (s.isFloat() && s.p.has("exponent")) {
+        Value sq = mulf(s, s.x(), s.x());
+        return s.p.attrInt("exponent", 2) == 3 ? mulf(s, sq, s.x()) : sq;
+      }
       Value e =
           convert(s.b, s.loc, s.y(), s.x().getType(), s.unsignedInput1, s.uns);
       if (s.isFloat())
