@@ -12,16 +12,20 @@ static int runImport(int argc, char **argv) {
   systole::cli::FlagParser flags(
       "systole import",
       "Imports an ONNX model and prints it in the graph dialect (MLIR).");
-  bool noHostBodies = false;
+  bool noHostBodies = false, noOrtFusions = false;
   flags.positional(input, "MODEL.onnx", "more than one model file").required();
   flags.flag({"--no-host-bodies"}, noHostBodies,
              "leave the graph.host bodies empty, with the params "
              "convert-onnx-to-linalg builds them from");
+  flags.flag({"--no-ort-fusions"}, noOrtFusions,
+             "import the ops as written, without ONNX Runtime's fusions "
+             "that change the arithmetic (a decomposed LayerNorm)");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
   mlir::MLIRContext context;
   systole::frontend::ImportOptions options;
   options.buildHostBodies = !noHostBodies;
+  options.ortFusions = !noOrtFusions;
   auto module = systole::frontend::importOnnxFile(input, context, options);
   if (!module) {
     llvm::errs() << "error: " << llvm::toString(module.takeError()) << "\n";

@@ -8,6 +8,7 @@
 #include "GuardedShapeInference.h"
 #include "ImportContext.h"
 #include "ImportHelpers.h"
+#include "OrtFusions.h"
 #include "QuantizeFloatWeights.h"
 
 #include "systole/Conversion/LoweringUtils.h"
@@ -266,24 +267,9 @@ static llvm::Expected<Value> copyOnHost(ImportContext &ic, Value v,
   return copy;
 }
 
-llvm::Expected<OwningOpRef<ModuleOp>>
-importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
-                MLIRContext &context, const ImportOptions &options) {
-  // Float weights between QDQ pairs are quantized as ONNX Runtime does
-  // before it runs the model (QuantizeFloatWeights.cpp).
-  // Then an upsampling ConvTranspose becomes a 1x1 Conv and a DepthToSpace
-  // (ConvTransposeAsConv.cpp).
-  onnx::ModelProto rewritten = original;
-  bool changed = quantizeFloatWeightsLikeOrt(rewritten);
-  std::map<std::string, ConvTransposeOrigin> convTransposeOrigins;
-  if (!options.hostConvTranspose)
-    changed |= convTransposeAsConv(rewritten, convTransposeOrigins);
-  const onnx::ModelProto &model = changed ? rewritten : original;
-  registerImportDialects(context);
-  OpBuilder builder(&context);
-  ImportContext ic(builder, modelPath, model);
-  ic.convTransposeOrigins = std::move(convTransposeOrigins);
-
+/// The opset and the checker: what makes a model readable at all.
+static llvm::Error checkModel(ImportContext &ic,
+                              const onnx::ModelProto &model) {
   int64_t opset = opsetVersion(model, "");
   // Opset 7 brought numpy broadcasting to the elementwise ops (before, a
   // `broadcast` attribute chose it) and is the oldest opset of the ONNX node
@@ -323,6 +309,41 @@ importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
   } catch (const std::exception &e) {
     return ic.fail(llvm::Twine("malformed ONNX model: ") + e.what());
   }
+
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+importOnnxModel(const onnx::ModelProto &original, StringRef modelPath,
+                MLIRContext &context, const ImportOptions &options) {
+  // Float weights between QDQ pairs are quantized as ONNX Runtime does
+  // before it runs the model (QuantizeFloatWeights.cpp).
+  // Then an upsampling ConvTranspose becomes a 1x1 Conv and a DepthToSpace
+  // (ConvTransposeAsConv.cpp).
+  onnx::ModelProto rewritten = original;
+  bool changed = quantizeFloatWeightsLikeOrt(rewritten);
+  std::map<std::string, ConvTransposeOrigin> convTransposeOrigins;
+  if (!options.hostConvTranspose)
+    changed |= convTransposeAsConv(rewritten, convTransposeOrigins);
+  const onnx::ModelProto &checked = changed ? rewritten : original;
+  registerImportDialects(context);
+  OpBuilder builder(&context);
+  {
+    ImportContext ic(builder, modelPath, checked);
+    if (auto err = checkModel(ic, checked))
+      return std::move(err);
+  }
+  // ONNX Runtime's fusions that change the arithmetic (OrtFusions.cpp),
+  // after the checker: a fused op may be newer than the model's opset.
+  onnx::ModelProto fused;
+  bool isFused = false;
+  if (options.ortFusions) {
+    fused = checked;
+    isFused = fuseLikeOrt(fused);
+  }
+  const onnx::ModelProto &model = isFused ? fused : checked;
+  ImportContext ic(builder, modelPath, model);
+  ic.convTransposeOrigins = std::move(convTransposeOrigins);
 
   ic.recordElemTypes();
   const onnx::GraphProto &g = model.graph();

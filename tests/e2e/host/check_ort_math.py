@@ -16,7 +16,8 @@ usage: check_ort_math.py SYSTOLE WORK
 - Tanh and Erf on float32: MLAS's FMA3 kernels (Eigen's rational tanh on
   [-9, 9]; erf's two polynomials split at 0.921875 with its own exp); Exp:
   MLAS's AVX512F exp. 2^20 inputs each: a dense sweep, random normals and
-  the special values.
+  the special values. Pow with a constant exponent 2 or 3 (ORT multiplies)
+  and 1.7 (powf).
 - Softmax on float32: MLAS's AVX512F order (exp by FMAs and VSCALEFPS, sums
   in 16 lanes and the kernel's reduction tree, then e * (1 / sum)); row
   widths 1 to 33 (every tail of a 16-lane chunk, one and two chunks), 47-49,
@@ -24,6 +25,9 @@ usage: check_ort_math.py SYSTOLE WORK
   opset-11 coercion to 2-D.
 - QDQ islands DQ -> Exp/Tanh/Erf -> Q over all 256 int8 codes, and DQ ->
   Softmax -> Q over rows holding every code, at three input scales.
+- ORT's fusions: a decomposed LayerNorm (opset 13) and a decomposed erf
+  GELU (0.5 multiplied first or last) against ORT, which runs them as its
+  LayerNormalization and Gelu kernels.
 Prints the number of values compared and differing per case; exits 1 on any
 difference.
 """
@@ -144,6 +148,15 @@ xe = xe.reshape(1, -1).astype(np.float32)
 check("exp_f32", save("exp_f32", [helper.make_node("Exp", ["x"], ["y"])], list(xe.shape),
                       list(xe.shape)), xe)
 
+# Pow with a constant exponent: ORT multiplies for 2 and 3, calls powf
+# otherwise.
+xp = (rng.standard_normal((1, 65536)) * 3).astype(np.float32)
+for e in (2.0, 3.0, 1.7):
+    name = f"pow_f32_{e}"
+    check(name, save(name, [helper.make_node("Pow", ["x", "e"], ["y"])], list(xp.shape),
+                     list(xp.shape), [helper.make_tensor("e", TensorProto.FLOAT, [], [e])]),
+          np.abs(xp) if e == 1.7 else xp)
+
 # Softmax, float32: row widths, a middle axis, the opset-11 coercion.
 for width in list(range(1, 34)) + [47, 48, 49, 64, 77, 197, 384, 1000]:
     rows = (rng.standard_normal((8, width)) * rng.choice([0.5, 3.0, 12.0], (8, 1)))
@@ -192,6 +205,35 @@ for xs in (0.02, 0.0625, 0.25):
     rows = (np.arange(-128, 128, dtype=np.float32)[perm] * np.float32(xs)).astype(np.float32)
     name = f"qdq_softmax_s{xs}"
     check(name, island(name, "Softmax", xs, [16, 256], axis=-1), rows)
+
+# ORT's fusions (OrtFusions.cpp): a decomposed LayerNorm (opset 13, as
+# PyTorch exports it) runs as ORT's LayerNormalization kernel, a decomposed
+# erf GELU (both orders of the final multiplies) as its Gelu kernel.
+D = 384
+xl = (rng.standard_normal((32, D)) * 2 + 0.5).astype(np.float32)
+c = lambda n, v: helper.make_tensor(n, TensorProto.FLOAT, [], [v])  # noqa: E731
+ln_inits = [c("two", 2.0), c("eps", 1e-5),
+            helper.make_tensor("sc", TensorProto.FLOAT, [D], rng.standard_normal(D)),
+            helper.make_tensor("bi", TensorProto.FLOAT, [D], rng.standard_normal(D))]
+check("layernorm_decomposed", save("layernorm_decomposed", [
+    helper.make_node("ReduceMean", ["x"], ["m"], axes=[-1]),
+    helper.make_node("Sub", ["x", "m"], ["d"]),
+    helper.make_node("Pow", ["d", "two"], ["d2"]),
+    helper.make_node("ReduceMean", ["d2"], ["v"], axes=[-1]),
+    helper.make_node("Add", ["v", "eps"], ["ve"]),
+    helper.make_node("Sqrt", ["ve"], ["sd"]),
+    helper.make_node("Div", ["d", "sd"], ["n"]),
+    helper.make_node("Mul", ["n", "sc"], ["ns"]),
+    helper.make_node("Add", ["ns", "bi"], ["y"])], [32, D], [32, D], ln_inits), xl)
+gelu_inits = [c("s2", 1.4142135381698608), c("one", 1.0), c("half", 0.5)]
+head = [helper.make_node("Div", ["x", "s2"], ["a"]), helper.make_node("Erf", ["a"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["f"])]
+check("gelu_decomposed_half_first", save("gelu_decomposed_half_first", head + [
+    helper.make_node("Mul", ["x", "half"], ["h"]),
+    helper.make_node("Mul", ["h", "f"], ["y"])], [32, D], [32, D], gelu_inits), xl)
+check("gelu_decomposed_half_last", save("gelu_decomposed_half_last", head + [
+    helper.make_node("Mul", ["x", "f"], ["g"]),
+    helper.make_node("Mul", ["g", "half"], ["y"])], [32, D], [32, D], gelu_inits), xl)
 
 print("FAILED" if failed else "all equal to ORT")
 sys.exit(1 if failed else 0)

@@ -40,6 +40,10 @@ struct ImportOptions {
   /// before returning; false leaves them empty with their params, the
   /// translation's own output (`systole import --no-host-bodies`).
   bool buildHostBodies = true;
+  /// Fuse what ONNX Runtime fuses before it runs a model where the fused
+  /// kernel rounds differently (a decomposed LayerNorm; OrtFusions.cpp), so
+  /// that the results are ORT's.
+  bool ortFusions = true;
 };
 
 /// The failure of an op that needs one of its inputs at compile time (a

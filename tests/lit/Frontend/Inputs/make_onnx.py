@@ -111,6 +111,40 @@ save("host-params",
       helper.make_tensor_value_info("inv", f32, [2, 1])],
      [numpy_helper.from_array(np.ones(8, np.float16), "s")], opset=17)
 
+# Decomposed LayerNorms as PyTorch exports them at opset 13 (ORT fuses the
+# first two into LayerNormalization; OrtFusions.cpp): over the last axis
+# with epsilon 1e-6 (a float constant, the Add's second operand); with the
+# epsilon as the Add's first operand (ORT then uses its default 1e-5); and
+# one over a middle axis, which ORT leaves alone.
+def decomposed_ln(p, x, axes, eps_first=False):
+    eps = helper.make_node("Add", [p + "eps", p + "v"] if eps_first else [p + "v", p + "eps"],
+                           [p + "ve"], name=p + "add_eps")
+    return [helper.make_node("ReduceMean", [x], [p + "m"], name=p + "mean", axes=axes),
+            helper.make_node("Sub", [x, p + "m"], [p + "d"], name=p + "sub"),
+            helper.make_node("Pow", [p + "d", p + "two"], [p + "d2"], name=p + "pow"),
+            helper.make_node("ReduceMean", [p + "d2"], [p + "v"], name=p + "var", axes=axes),
+            eps,
+            helper.make_node("Sqrt", [p + "ve"], [p + "sd"], name=p + "sqrt"),
+            helper.make_node("Div", [p + "d", p + "sd"], [p + "n"], name=p + "div"),
+            helper.make_node("Mul", [p + "n", p + "s"], [p + "ns"], name=p + "mul"),
+            helper.make_node("Add", [p + "ns", p + "b"], [p + "y"], name=p + "add")]
+
+
+def ln_consts(p, n, eps):
+    return [numpy_helper.from_array(np.array(2.0, np.float32), p + "two"),
+            numpy_helper.from_array(np.array(eps, np.float32), p + "eps"),
+            numpy_helper.from_array(np.linspace(0.5, 1.5, n).astype(np.float32), p + "s"),
+            numpy_helper.from_array(np.linspace(-1, 1, n).astype(np.float32), p + "b")]
+
+
+save("ln-decomposed",
+     decomposed_ln("a_", "x", [-1]) + decomposed_ln("b_", "a_y", [2], eps_first=True)
+     + [helper.make_node("Transpose", ["b_y"], ["t"], name="t", perm=[0, 2, 1])]
+     + decomposed_ln("c_", "t", [1]),
+     [helper.make_tensor_value_info("x", f32, [2, 4, 8])],
+     [helper.make_tensor_value_info("c_y", f32, [2, 8, 4])],
+     ln_consts("a_", 8, 1e-6) + ln_consts("b_", 8, 1e-6) + ln_consts("c_", 4, 1e-6))
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],

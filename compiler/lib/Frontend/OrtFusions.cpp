@@ -1,0 +1,425 @@
+//===- OrtFusions.cpp - ORT's arithmetic-changing fusions -----------------===//
+//
+// ONNX Runtime rewrites a model's graph before it runs it, and some of its
+// fusions change the arithmetic: a LayerNorm that an exporter wrote out as
+// ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add (PyTorch at opset
+// < 17) runs as one LayerNormalization kernel, which takes the mean and the
+// mean of squares in one pass. Computing the ops as written differs from
+// ORT in the last bits of most outputs (6,009 of 12,288 values of a 32x384
+// block), and after a QuantizeLinear, by a step near ties. So the model is
+// fused as ORT fuses it, under the same conditions, and the fused op is
+// computed as ORT's kernel computes it.
+//
+// LayerNormFusion (onnxruntime/core/optimizer/layer_norm_fusion.cc, ORT
+// 1.23): the first ReduceMean feeds one or two Subs and nothing else, and
+// no graph output; each Sub subtracts it from the ReduceMean's input; the
+// Sub (or its duplicate) feeds a Div and the Pow; Div <- Sqrt <- Add <-
+// ReduceMean <- Pow, each with exactly one consumer; Div -> Mul -> Add;
+// both ReduceMeans reduce the same one axis, the last; the Mul and the Add
+// each have a 1-D operand of the normalized size (scale and bias). The
+// epsilon is the Add's second operand when it is a float constant, 1e-5
+// otherwise; the Pow's exponent is not checked (ORT does not). Not fused
+// here: the mixed-precision variants with Casts inside the pattern, which
+// ORT also fuses (a model with them is computed as written).
+//
+//===----------------------------------------------------------------------===//
+#include "OrtFusions.h"
+
+#include "GuardedShapeInference.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+
+namespace systole::frontend {
+
+namespace {
+
+/// Who produces and who consumes each value of a graph.
+struct Uses {
+  llvm::StringMap<int> producer;
+  llvm::StringMap<llvm::SmallVector<int>> consumers; ///< one per input slot
+  llvm::StringMap<const onnx::TensorProto *> constants;
+  llvm::StringMap<int> rank;
+  llvm::StringMap<int64_t> lastDim;
+  llvm::DenseSet<llvm::StringRef> graphOutputs;
+  /// A node's position in the graph (a RepeatedPtrField's elements are not
+  /// contiguous, so this is not pointer arithmetic).
+  llvm::DenseMap<const onnx::NodeProto *, int> index;
+};
+
+void recordType(Uses &u, const onnx::ValueInfoProto &v) {
+  if (!v.type().tensor_type().has_shape())
+    return;
+  const auto &shape = v.type().tensor_type().shape();
+  u.rank[v.name()] = shape.dim_size();
+  if (shape.dim_size() > 0 && shape.dim(shape.dim_size() - 1).has_dim_value())
+    u.lastDim[v.name()] = shape.dim(shape.dim_size() - 1).dim_value();
+}
+
+Uses usesOf(const onnx::GraphProto &g, const onnx::GraphProto &inferred) {
+  Uses u;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &n = g.node(i);
+    u.index[&n] = i;
+    for (const std::string &out : n.output())
+      u.producer[out] = i;
+    for (const std::string &in : n.input())
+      if (!in.empty())
+        u.consumers[in].push_back(i);
+    if (n.op_type() == "Constant" && n.domain().empty())
+      for (const auto &a : n.attribute())
+        if (a.name() == "value" && n.output_size() == 1)
+          u.constants[n.output(0)] = &a.t();
+  }
+  for (const auto &t : g.initializer()) {
+    u.constants[t.name()] = &t;
+    u.rank[t.name()] = t.dims_size();
+    if (t.dims_size() > 0)
+      u.lastDim[t.name()] = t.dims(t.dims_size() - 1);
+  }
+  for (const auto &v : inferred.value_info())
+    recordType(u, v);
+  for (const auto &v : inferred.input())
+    recordType(u, v);
+  for (const auto &v : inferred.output())
+    recordType(u, v);
+  for (const auto &o : g.output())
+    u.graphOutputs.insert(o.name());
+  return u;
+}
+
+const onnx::NodeProto *nodeOf(const onnx::GraphProto &g, const Uses &u,
+                              llvm::StringRef value) {
+  auto it = u.producer.find(value);
+  return it == u.producer.end() ? nullptr : &g.node(it->second);
+}
+
+bool isOp(const onnx::NodeProto *n, llvm::StringRef type) {
+  return n && n->op_type() == type &&
+         (n->domain().empty() || n->domain() == "ai.onnx");
+}
+
+/// ORT's output edge count: the consumers' input slots reading any output.
+size_t edges(const Uses &u, const onnx::NodeProto &n) {
+  size_t count = 0;
+  for (const std::string &out : n.output()) {
+    auto it = u.consumers.find(out);
+    if (it != u.consumers.end())
+      count += it->second.size();
+  }
+  return count;
+}
+
+/// The consumer nodes of `n`'s first output, in graph order.
+llvm::SmallVector<const onnx::NodeProto *>
+children(const onnx::GraphProto &g, const Uses &u, const onnx::NodeProto &n) {
+  llvm::SmallVector<const onnx::NodeProto *> out;
+  if (n.output_size() == 0)
+    return out;
+  auto it = u.consumers.find(n.output(0));
+  if (it != u.consumers.end())
+    for (int i : it->second)
+      out.push_back(&g.node(i));
+  return out;
+}
+
+const onnx::NodeProto *firstChild(const onnx::GraphProto &g, const Uses &u,
+                                  const onnx::NodeProto &n,
+                                  llvm::StringRef type) {
+  for (const onnx::NodeProto *c : children(g, u, n))
+    if (isOp(c, type))
+      return c;
+  return nullptr;
+}
+
+const onnx::NodeProto *firstParent(const onnx::GraphProto &g, const Uses &u,
+                                   const onnx::NodeProto &n,
+                                   llvm::StringRef type) {
+  for (const std::string &in : n.input())
+    if (const onnx::NodeProto *p = nodeOf(g, u, in); isOp(p, type))
+      return p;
+  return nullptr;
+}
+
+/// The one reduced axis of a ReduceMean (attribute before opset 18, a
+/// constant input since), normalized against `rank`.
+std::optional<int64_t> reducedAxis(const Uses &u, const onnx::NodeProto &n,
+                                   int rank) {
+  llvm::SmallVector<int64_t> axes;
+  for (const auto &a : n.attribute())
+    if (a.name() == "axes")
+      axes.assign(a.ints().begin(), a.ints().end());
+  if (n.input_size() > 1 && !n.input(1).empty()) {
+    auto it = u.constants.find(n.input(1));
+    if (it == u.constants.end() ||
+        it->second->data_type() != onnx::TensorProto::INT64)
+      return std::nullopt;
+    const onnx::TensorProto &t = *it->second;
+    if (t.int64_data_size())
+      axes.assign(t.int64_data().begin(), t.int64_data().end());
+    else
+      for (size_t i = 0; i + 8 <= t.raw_data().size(); i += 8) {
+        int64_t v;
+        std::memcpy(&v, t.raw_data().data() + i, 8);
+        axes.push_back(v);
+      }
+  }
+  if (axes.size() != 1 || rank <= 0)
+    return std::nullopt;
+  int64_t axis = axes[0] < 0 ? axes[0] + rank : axes[0];
+  if (axis != rank - 1)
+    return std::nullopt;
+  return axes[0];
+}
+
+/// The first element of a float32 constant.
+std::optional<float> floatConstant(const Uses &u, llvm::StringRef name) {
+  auto it = u.constants.find(name);
+  if (it == u.constants.end() ||
+      it->second->data_type() != onnx::TensorProto::FLOAT)
+    return std::nullopt;
+  const onnx::TensorProto &t = *it->second;
+  if (t.float_data_size())
+    return t.float_data(0);
+  if (t.raw_data().size() >= 4) {
+    float v;
+    std::memcpy(&v, t.raw_data().data(), 4);
+    return v;
+  }
+  return std::nullopt;
+}
+
+/// The LayerNormalization node that replaces the pattern rooted at the
+/// ReduceMean `rm1`, and the nodes it replaces; nothing if ORT would not
+/// fuse it (or would fuse it with Casts, which is not done here).
+std::optional<std::pair<onnx::NodeProto, llvm::SmallVector<int>>>
+matchLayerNorm(const onnx::GraphProto &g, const Uses &u,
+               const onnx::NodeProto &rm1) {
+  if (!isOp(&rm1, "ReduceMean") || rm1.output_size() != 1 ||
+      rm1.input_size() < 1)
+    return std::nullopt;
+  size_t rmEdges = edges(u, rm1);
+  if ((rmEdges != 1 && rmEdges != 2) || u.graphOutputs.contains(rm1.output(0)))
+    return std::nullopt;
+  const std::string &x = rm1.input(0);
+  if (isOp(nodeOf(g, u, x), "Cast"))
+    return std::nullopt; // ORT fuses a leading Cast away; not done here
+  auto subs = children(g, u, rm1);
+  for (const onnx::NodeProto *s : subs)
+    if (!isOp(s, "Sub"))
+      return std::nullopt;
+  // Each Sub is x - mean.
+  for (const onnx::NodeProto *s : subs)
+    if (s->input_size() != 2 || s->input(0) != x ||
+        s->input(1) != rm1.output(0))
+      return std::nullopt;
+  const onnx::NodeProto *sub = subs[0];
+  const onnx::NodeProto *dup = subs.size() == 2 ? subs[1] : nullptr;
+  if (!dup && edges(u, *sub) == 1 && isOp(children(g, u, *sub)[0], "Cast"))
+    return std::nullopt; // the Cast variant
+  if (edges(u, *sub) != (dup ? 1u : 2u))
+    return std::nullopt;
+  const onnx::NodeProto *div = firstChild(g, u, *sub, "Div");
+  if (dup && !div)
+    div = firstChild(g, u, *dup, "Div");
+  if (!div || edges(u, *div) != 1)
+    return std::nullopt;
+  const onnx::NodeProto *sqrt = firstParent(g, u, *div, "Sqrt");
+  if (!sqrt || edges(u, *sqrt) != 1 || sqrt->input_size() != 1)
+    return std::nullopt;
+  const onnx::NodeProto *add2 = nodeOf(g, u, sqrt->input(0));
+  if (!isOp(add2, "Add") || edges(u, *add2) != 1 || add2->input_size() != 2)
+    return std::nullopt;
+  const onnx::NodeProto *rm2 = firstParent(g, u, *add2, "ReduceMean");
+  if (!rm2 || edges(u, *rm2) != 1)
+    return std::nullopt;
+  const onnx::NodeProto *pow = nodeOf(g, u, rm2->input(0));
+  if (!isOp(pow, "Pow") || edges(u, *pow) != 1)
+    return std::nullopt;
+  if (firstParent(g, u, *pow, "Cast"))
+    return std::nullopt; // the Cast variant
+  const onnx::NodeProto *sub2 = firstParent(g, u, *pow, "Sub");
+  if (!sub2 || (sub2 != sub && sub2 != dup))
+    return std::nullopt;
+  auto divChildren = children(g, u, *div);
+  if (divChildren.empty() || isOp(divChildren[0], "Cast"))
+    return std::nullopt;
+  const onnx::NodeProto *mul = divChildren[0];
+  if (!isOp(mul, "Mul") || edges(u, *mul) != 1)
+    return std::nullopt;
+  const onnx::NodeProto *add = children(g, u, *mul)[0];
+  if (!isOp(add, "Add") || add->output_size() != 1)
+    return std::nullopt;
+  auto rankIt = u.rank.find(x);
+  if (rankIt == u.rank.end())
+    return std::nullopt;
+  auto axis1 = reducedAxis(u, rm1, rankIt->second);
+  auto axis2 = reducedAxis(u, *rm2, rankIt->second);
+  if (!axis1 || !axis2 || *axis1 != *axis2)
+    return std::nullopt;
+  // scale and bias: the (last) 1-D operand of the Mul and of the Add.
+  auto oneD = [&](const onnx::NodeProto &n) -> std::string {
+    std::string found;
+    for (const std::string &in : n.input())
+      if (auto r = u.rank.find(in); r != u.rank.end() && r->second == 1)
+        found = in;
+    return found;
+  };
+  std::string scale = oneD(*mul), bias = oneD(*add);
+  if (scale.empty() || bias.empty())
+    return std::nullopt;
+  auto sd = u.lastDim.find(scale), bd = u.lastDim.find(bias);
+  if (sd == u.lastDim.end() || bd == u.lastDim.end() ||
+      sd->second != bd->second)
+    return std::nullopt;
+
+  onnx::NodeProto ln;
+  ln.set_op_type("LayerNormalization");
+  ln.set_name(add->name().empty() ? add->output(0) + ":LayerNorm"
+                                  : add->name() + ":LayerNorm");
+  ln.add_input(x);
+  ln.add_input(scale);
+  ln.add_input(bias);
+  ln.add_output(add->output(0));
+  auto *eps = ln.add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(floatConstant(u, add2->input(1)).value_or(1e-5f));
+  auto *ax = ln.add_attribute();
+  ax->set_name("axis");
+  ax->set_type(onnx::AttributeProto::INT);
+  ax->set_i(*axis1);
+
+  llvm::SmallVector<int> replaced;
+  llvm::DenseSet<const onnx::NodeProto *> inside;
+  for (const onnx::NodeProto *n :
+       {&rm1, sub, dup, div, sqrt, add2, rm2, pow, mul, add})
+    if (n) {
+      replaced.push_back(u.index.lookup(n));
+      inside.insert(n);
+    }
+  // What the fused op drops must have no other reader (ORT checks this for
+  // every node but the duplicated Sub).
+  for (const onnx::NodeProto *n : inside)
+    if (n != add)
+      for (const onnx::NodeProto *c : children(g, u, *n))
+        if (!inside.contains(c))
+          return std::nullopt;
+  return std::make_pair(std::move(ln), std::move(replaced));
+}
+
+/// Whether `name` is a float32 constant whose every element is within
+/// float rounding of `want` (ORT's CheckConstantInput).
+bool isConstant(const Uses &u, llvm::StringRef name, double want) {
+  auto v = floatConstant(u, name);
+  return v && std::abs(double(*v) - want) <= 1e-6 * std::abs(want);
+}
+
+/// The Gelu node that replaces the pattern rooted at the Div `div`.
+std::optional<std::pair<onnx::NodeProto, llvm::SmallVector<int>>>
+matchGelu(const onnx::GraphProto &g, const Uses &u,
+          const onnx::NodeProto &div) {
+  if (!isOp(&div, "Div") || div.input_size() != 2 || edges(u, div) != 1 ||
+      !isConstant(u, div.input(1), M_SQRT2))
+    return std::nullopt;
+  const std::string &x = div.input(0);
+  const onnx::NodeProto *erf = children(g, u, div)[0];
+  if (!isOp(erf, "Erf") || edges(u, *erf) != 1)
+    return std::nullopt;
+  const onnx::NodeProto *add = children(g, u, *erf)[0];
+  if (!isOp(add, "Add") || edges(u, *add) != 1 || add->input_size() != 2)
+    return std::nullopt;
+  if (!isConstant(u, add->input(add->input(0) == erf->output(0) ? 1 : 0), 1.0))
+    return std::nullopt;
+  const onnx::NodeProto *mul = children(g, u, *add)[0];
+  if (!isOp(mul, "Mul") || mul->input_size() != 2 || mul->output_size() != 1)
+    return std::nullopt;
+  const std::string &other =
+      mul->input(0) == add->output(0) ? mul->input(1) : mul->input(0);
+  const onnx::NodeProto *half = nullptr, *last = mul;
+  if (const onnx::NodeProto *mul2 = nodeOf(g, u, other);
+      isOp(mul2, "Mul") && edges(u, *mul2) == 1 && mul2->input_size() == 2) {
+    // (x * 0.5) * (erf(...) + 1)
+    int c = mul2->input(0) == x ? 1 : 0;
+    if (mul2->input(1 - c) != x || !isConstant(u, mul2->input(c), 0.5))
+      return std::nullopt;
+    half = mul2;
+  } else if (other == x && edges(u, *mul) == 1) {
+    // ((erf(...) + 1) * x) * 0.5
+    const onnx::NodeProto *mul3 = children(g, u, *mul)[0];
+    if (!isOp(mul3, "Mul") || mul3->input_size() != 2 ||
+        mul3->output_size() != 1)
+      return std::nullopt;
+    int c = mul3->input(0) == mul->output(0) ? 1 : 0;
+    if (!isConstant(u, mul3->input(c), 0.5))
+      return std::nullopt;
+    half = mul3;
+    last = mul3;
+  } else {
+    return std::nullopt;
+  }
+  onnx::NodeProto gelu;
+  gelu.set_op_type("Gelu");
+  gelu.set_name(last->name().empty() ? last->output(0) + ":Gelu"
+                                     : last->name() + ":Gelu");
+  gelu.add_input(x);
+  gelu.add_output(last->output(0));
+  llvm::SmallVector<int> replaced;
+  for (const onnx::NodeProto *n : {&div, erf, add, half, mul})
+    if (n != last)
+      replaced.push_back(u.index.lookup(n));
+  replaced.push_back(u.index.lookup(last));
+  return std::make_pair(std::move(gelu), std::move(replaced));
+}
+
+} // namespace
+
+bool fuseLikeOrt(onnx::ModelProto &model) {
+  onnx::GraphProto *g = model.mutable_graph();
+  bool any = llvm::any_of(g->node(), [](const onnx::NodeProto &n) {
+    return n.op_type() == "ReduceMean" || n.op_type() == "Erf";
+  });
+  if (!any)
+    return false;
+  onnx::ModelProto inferred = model;
+  inferShapesGuarded(inferred);
+  Uses u = usesOf(*g, inferred.graph());
+  // Matches are found on the original graph; each replaced node belongs to
+  // one match (a ReduceMean or a Div is the root of at most one), and the
+  // fused node takes the place of the pattern's last node.
+  llvm::DenseSet<int> removed;
+  std::map<int, onnx::NodeProto> insertAt;
+  for (const onnx::NodeProto &n : g->node()) {
+    auto m = matchLayerNorm(*g, u, n);
+    if (!m)
+      m = matchGelu(*g, u, n);
+    if (!m ||
+        llvm::any_of(m->second, [&](int i) { return removed.contains(i); }))
+      continue;
+    for (int i : m->second)
+      removed.insert(i);
+    insertAt[m->second.back()] = std::move(m->first);
+  }
+  if (removed.empty())
+    return false;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (auto it = insertAt.find(i); it != insertAt.end())
+      *nodes.Add() = std::move(it->second);
+    else if (!removed.contains(i))
+      *nodes.Add() = g->node(i);
+  }
+  g->mutable_node()->Swap(&nodes);
+  return true;
+}
+
+} // namespace systole::frontend
