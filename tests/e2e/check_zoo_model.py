@@ -48,7 +48,7 @@ def first_error(proc):
     return (errors or lines or [f"exit status {proc.returncode}"])[0].strip()
 
 
-def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
+def check(systole, model_dir, work, forms, hws, backends, max_off_by_one, host_target="cpu"):
     """Yields one result dict per (form, hw, backend)."""
     manifest = json.load(open(os.path.join(model_dir, "manifest.json")))
     name = manifest["name"]
@@ -60,7 +60,8 @@ def check(systole, model_dir, work, forms, hws, backends, max_off_by_one):
         for hw in hws:
             npu = os.path.join(work, f"{name}_{form}_{hw}.npu")
             start = time.perf_counter()
-            proc = run([systole, "compile", onnx_path, "-o", npu, "--hw", hw, "-q"])
+            proc = run([systole, "compile", onnx_path, "-o", npu, "--hw", hw, "-q",
+                        "--host-target", host_target])
             compile_s = time.perf_counter() - start
             if proc.returncode != 0:
                 for backend in backends:
@@ -117,11 +118,13 @@ def main():
     parser.add_argument("--hw", default="default-32x32,edge-16x16")
     parser.add_argument("--backends", default="functional,cycle")
     parser.add_argument("--max-off-by-one", type=float, default=0.0)
+    parser.add_argument("--host-target", default="cpu",
+                        help="cpu, gpu or gpu-emulation (the GPU lowering run on the CPU)")
     parser.add_argument("--json")
     args = parser.parse_args()
     results = []
     for r in check(args.systole, args.model_dir, args.work, args.forms.split(","), args.hw.split(","),
-                   args.backends.split(","), args.max_off_by_one):
+                   args.backends.split(","), args.max_off_by_one, args.host_target):
         print(describe(r), flush=True)
         results.append(r)
     if args.json:
