@@ -25,13 +25,27 @@ using namespace mlir;
 
 namespace systole::conversion {
 
-Value mlasLogistic(OpBuilder &b, Location loc, Value x) {
-  auto c = [&](float v) -> Value {
+namespace {
+
+/// float32 constants and fused multiply-adds at one location, the
+/// vocabulary of the kernels below.
+struct Scalars {
+  OpBuilder &b;
+  Location loc;
+  Value c(float v) const {
     return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
-  };
-  auto fma = [&](Value a, Value m, Value add) -> Value {
+  }
+  Value fma(Value a, Value m, Value add) const {
     return b.create<math::FmaOp>(loc, a, m, add);
-  };
+  }
+};
+
+} // namespace
+
+Value mlasLogistic(OpBuilder &b, Location loc, Value x) {
+  Scalars k{b, loc};
+  auto c = [&](float v) { return k.c(v); };
+  auto fma = [&](Value a, Value m, Value add) { return k.fma(a, m, add); };
   // vmaxps/vminps return the memory operand (x) when it is NaN: NaN in,
   // NaN out, as maximumf/minimumf propagate it.
   Value v = b.create<arith::MaximumFOp>(loc, x, c(-18.0f));
@@ -53,12 +67,9 @@ Value mlasLogistic(OpBuilder &b, Location loc, Value x) {
 }
 
 Value mlasTanh(OpBuilder &b, Location loc, Value x) {
-  auto c = [&](float v) -> Value {
-    return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
-  };
-  auto fma = [&](Value a, Value m, Value add) -> Value {
-    return b.create<math::FmaOp>(loc, a, m, add);
-  };
+  Scalars k{b, loc};
+  auto c = [&](float v) { return k.c(v); };
+  auto fma = [&](Value a, Value m, Value add) { return k.fma(a, m, add); };
   // MlasTanhConstants (tanh.cpp): LowerRange, UpperRange, alpha_13..1,
   // beta_6..0.
   Value v = b.create<arith::MaximumFOp>(loc, x, c(-9.0f));
@@ -77,12 +88,9 @@ Value mlasTanh(OpBuilder &b, Location loc, Value x) {
 }
 
 Value mlasErf(OpBuilder &b, Location loc, Value x) {
-  auto c = [&](float v) -> Value {
-    return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
-  };
-  auto fma = [&](Value a, Value m, Value add) -> Value {
-    return b.create<math::FmaOp>(loc, a, m, add);
-  };
+  Scalars k{b, loc};
+  auto c = [&](float v) { return k.c(v); };
+  auto fma = [&](Value a, Value m, Value add) { return k.fma(a, m, add); };
   // MlasErfConstants (erf.cpp, ORT 1.23). The kernel computes both branches
   // for every lane and merges them with masks; a select of the two is the
   // same value.
@@ -134,12 +142,9 @@ Value mlasErf(OpBuilder &b, Location loc, Value x) {
 }
 
 Value mlasExp(OpBuilder &b, Location loc, Value x) {
-  auto c = [&](float v) -> Value {
-    return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
-  };
-  auto fma = [&](Value a, Value m, Value add) -> Value {
-    return b.create<math::FmaOp>(loc, a, m, add);
-  };
+  Scalars k{b, loc};
+  auto c = [&](float v) { return k.c(v); };
+  auto fma = [&](Value a, Value m, Value add) { return k.fma(a, m, add); };
   // MlasExpConstants.
   const float lowerRange = -103.9720840454f, upperRange = 88.7762626647950f,
               roundingBias = 12582912.0f, log2Reciprocal = 1.44269504088896341f,
