@@ -27,6 +27,8 @@
 
 #include "GuardedShapeInference.h"
 
+#include "systole/Frontend/OnnxModel.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -35,7 +37,6 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <optional>
 
@@ -150,6 +151,21 @@ const onnx::NodeProto *firstParent(const onnx::GraphProto &g, const Uses &u,
   return nullptr;
 }
 
+/// The constant `name` (initializer or Constant node) of ONNX type `type`,
+/// decoded by tensorFromProto.
+std::optional<HostTensor> constantOf(const Uses &u, llvm::StringRef name,
+                                     int32_t type) {
+  auto it = u.constants.find(name);
+  if (it == u.constants.end() || it->second->data_type() != type)
+    return std::nullopt;
+  auto t = tensorFromProto(*it->second, "constant");
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return std::nullopt;
+  }
+  return std::move(*t);
+}
+
 /// The one reduced axis of a ReduceMean (attribute before opset 18, a
 /// constant input since), normalized against `rank`.
 std::optional<int64_t> reducedAxis(const Uses &u, const onnx::NodeProto &n,
@@ -159,19 +175,10 @@ std::optional<int64_t> reducedAxis(const Uses &u, const onnx::NodeProto &n,
     if (a.name() == "axes")
       axes.assign(a.ints().begin(), a.ints().end());
   if (n.input_size() > 1 && !n.input(1).empty()) {
-    auto it = u.constants.find(n.input(1));
-    if (it == u.constants.end() ||
-        it->second->data_type() != onnx::TensorProto::INT64)
+    auto t = constantOf(u, n.input(1), onnx::TensorProto::INT64);
+    if (!t)
       return std::nullopt;
-    const onnx::TensorProto &t = *it->second;
-    if (t.int64_data_size())
-      axes.assign(t.int64_data().begin(), t.int64_data().end());
-    else
-      for (size_t i = 0; i + 8 <= t.raw_data().size(); i += 8) {
-        int64_t v;
-        std::memcpy(&v, t.raw_data().data() + i, 8);
-        axes.push_back(v);
-      }
+    axes.assign(t->dataAs<int64_t>(), t->dataAs<int64_t>() + t->numElements());
   }
   if (axes.size() != 1 || rank <= 0)
     return std::nullopt;
@@ -183,19 +190,10 @@ std::optional<int64_t> reducedAxis(const Uses &u, const onnx::NodeProto &n,
 
 /// The first element of a float32 constant.
 std::optional<float> floatConstant(const Uses &u, llvm::StringRef name) {
-  auto it = u.constants.find(name);
-  if (it == u.constants.end() ||
-      it->second->data_type() != onnx::TensorProto::FLOAT)
+  auto t = constantOf(u, name, onnx::TensorProto::FLOAT);
+  if (!t || t->numElements() == 0)
     return std::nullopt;
-  const onnx::TensorProto &t = *it->second;
-  if (t.float_data_size())
-    return t.float_data(0);
-  if (t.raw_data().size() >= 4) {
-    float v;
-    std::memcpy(&v, t.raw_data().data(), 4);
-    return v;
-  }
-  return std::nullopt;
+  return t->dataAs<float>()[0];
 }
 
 /// The LayerNormalization node that replaces the pattern rooted at the
