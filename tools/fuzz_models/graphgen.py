@@ -600,8 +600,15 @@ AVOIDABLE = {"const-full": "Add/Mul with a constant operand of the full shape",
              "token-depth-1": "random configs with queues.token_depth 1"}
 
 
-def generate(rng, max_layers=6, avoid=()):
-    """Returns (ModelProto, feeds {name: float32 array}, info dict)."""
+def generate(rng, max_layers=6, avoid=(), family="cnn"):
+    """Returns (ModelProto, feeds {name: array}, info dict). `family` picks
+    the generator: "cnn" (the layers above) or "transformer" (transformer.py:
+    attention, LayerNorm, GELU, FFN blocks)."""
+    if family == "transformer":
+        from . import transformer
+        return transformer.generate(rng, avoid=avoid)
+    if family != "cnn":
+        raise ValueError(f"unknown graph family {family!r}")
     b = GraphBuilder(rng, avoid=avoid)
     n_inputs = 1 if rng.random() < 0.8 else 2
     for _ in range(n_inputs):
@@ -622,6 +629,12 @@ def generate(rng, max_layers=6, avoid=()):
         getattr(b, names[rng.choice(len(names), p=weights / weights.sum())])()
     if not b.layers:
         b.relu()
+    return finish(b, opset=13)
+
+
+def finish(b, opset):
+    """The model of builder `b`: every quantized tensor nobody consumed
+    becomes a dequantized graph output."""
     # graph outputs: every quantized tensor nobody consumed, dequantized
     outputs = []
     for t in b.live:
@@ -635,7 +648,7 @@ def generate(rng, max_layers=6, avoid=()):
         b.nodes, "fuzz", b.inputs,
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, t.shape) for n, t in outputs],
         initializer=b.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     onnx.checker.check_model(model)
     info = {"layers": [d for d, _ in b.layers],

@@ -141,7 +141,7 @@ def shrink_inputs(model, feeds, info):
                 t.shape.dim[axis].dim_value = nd
                 f2 = dict(feeds)
                 f2[vi.name] = np.ascontiguousarray(
-                    np.take(feeds[vi.name], range(nd), axis=axis)).astype(np.float32)
+                    np.take(feeds[vi.name], range(nd), axis=axis)).astype(feeds[vi.name].dtype)
                 # outputs' declared shapes are recomputed by shape inference
                 inferred = _shapes(_strip_output_shapes(m), f2)
                 if inferred is None:
