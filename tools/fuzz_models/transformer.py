@@ -54,6 +54,7 @@ class TransformerBuilder(GraphBuilder):
         self.opset = opset
         self.mask_kind = "none"
         self.mask_cache = {}
+        self.fold_bias, self.float_residual = 0.0, False
 
     # -- helpers -----------------------------------------------------------
     def f32(self, value):
@@ -96,8 +97,10 @@ class TransformerBuilder(GraphBuilder):
         return 1.0 / 128 if qlinear else 1.0 / 256
 
     # -- layers ------------------------------------------------------------
-    def linear(self, t, n, bias=True):
-        """DQ(x) x DQ(int8 W) -> MatMul -> Q, then + float bias -> Q."""
+    def linear(self, t, n, bias=True, fold=False):
+        """DQ(x) x DQ(int8 W) -> MatMul -> Q, then + float bias -> Q; with
+        `fold`, the bias Add is left to the float island that reads the
+        result (island_in), as quantizers that skip Adds write it."""
         rng = self.rng
         K = t.shape[-1]
         per_channel = self.opset >= 13 and rng.random() < 0.5
@@ -115,10 +118,23 @@ class TransformerBuilder(GraphBuilder):
         desc = f"MatMul {t.shape}x[{K},{n}] {'per-channel' if per_channel else 'per-tensor'}"
         if bias:
             b = self.const("bias", (rng.standard_normal(n) * std * 0.5).astype(np.float32))
-            y = self.q(self.either("Add", self.dq(y), b), shape, std * 1.1)
-            desc += " + bias"
+            if fold:
+                y.pending_bias = b
+                desc += " + bias in the next island"
+            else:
+                y = self.q(self.either("Add", self.dq(y), b), shape, std * 1.1)
+                desc += " + bias"
         self.layers.append((desc, True))
         return y
+
+    def island_in(self, t):
+        """DQ of t, plus the float bias its linear layer left to this island."""
+        f = self.dq(t)
+        bias = getattr(t, "pending_bias", None)
+        return f if bias is None else self.either("Add", f, bias)
+
+    def fold(self):
+        return self.rng.random() < self.fold_bias
 
     def mask_for(self, rank):
         """The additive float mask for scores of this rank (None: no mask)."""
@@ -211,18 +227,24 @@ class TransformerBuilder(GraphBuilder):
                      v.std * 0.8)
         if rank == 4:
             ctx = self.reshape_to(self.transpose_to(ctx, [0, 2, 1, 3]), [B, T, C])
-        return self.linear(ctx, C)
+        return self.linear(ctx, C, fold=self.fold())
 
-    def layer_norm(self, x):
+    def layer_norm(self, x, xd=None):
+        """LayerNorm of x (or of the float xd of x's shape: a residual Add
+        left unquantized)."""
         rng = self.rng
         C = x.shape[-1]
         eps = float(rng.choice([1e-5, 1e-6, 1e-12]))
         gamma = self.const("gamma", (1 + 0.3 * rng.standard_normal(C)).astype(np.float32))
         beta = self.const("beta", (0.3 * rng.standard_normal(C)).astype(np.float32))
         axis = -1 if rng.random() < 0.7 else len(x.shape) - 1
-        xd = self.dq(x)
+        skip = xd is not None
+        xd = xd or self.dq(x)
         if self.opset >= 17 and rng.random() < 0.5:
-            if rng.random() < 0.1:      # normalized over [T, C]: scale and bias of that shape
+            # normalized over [T, C], scale and bias of that shape; not after a
+            # float residual Add: ORT 1.23.2 fuses that pair into a
+            # SkipLayerNormalization that then refuses a 2-D gamma
+            if not skip and rng.random() < 0.1:
                 axis = 1 if rng.random() < 0.5 else -2
                 gamma = self.const("gamma", (1 + 0.3 * rng.standard_normal(x.shape[1:])).astype(np.float32))
                 beta = self.const("beta", (0.3 * rng.standard_normal(x.shape[1:])).astype(np.float32))
@@ -244,7 +266,7 @@ class TransformerBuilder(GraphBuilder):
 
     def gelu(self, x):
         rng = self.rng
-        xd = self.dq(x)
+        xd = self.island_in(x)
         half_first = rng.random() < 0.5
         if rng.random() < 0.6:
             if rng.random() < 0.85:
@@ -270,11 +292,11 @@ class TransformerBuilder(GraphBuilder):
         self.layers.append((f"GELU {form} 0.5 {'first' if half_first else 'last'} {x.shape}", True))
         return y
 
-    def residual(self, x, y):
-        f = self.either("Add", self.dq(x), self.dq(y), p=0.5)
-        out = self.q(f, x.shape, x.std + y.std)
-        self.layers.append((f"Residual Add {x.shape}", True))
-        return out
+    def residual(self, x, y, quantize=True):
+        """x + y, quantized, or left in float for the LayerNorm after it."""
+        f = self.either("Add", self.dq(x), self.island_in(y), p=0.5)
+        self.layers.append((f"Residual Add {x.shape}{'' if quantize else ' in float'}", True))
+        return self.q(f, x.shape, x.std + y.std) if quantize else f
 
     def block(self, x, H, F, pre_ln):
         r = self.rng.random()
@@ -284,10 +306,14 @@ class TransformerBuilder(GraphBuilder):
             if part == "attention":
                 y = self.attention(h, H)
             else:
-                y = self.linear(self.gelu(self.linear(h, F)), x.shape[-1])
-            x = self.residual(x, y)
-            if not pre_ln:
-                x = self.layer_norm(x)
+                g = self.gelu(self.linear(h, F, fold=self.fold()))
+                y = self.linear(g, x.shape[-1], fold=self.fold())
+            if pre_ln:
+                x = self.residual(x, y)
+            elif self.float_residual:
+                x = self.layer_norm(x, xd=self.residual(x, y, quantize=False))
+            else:
+                x = self.layer_norm(self.residual(x, y))
         return x
 
     def closing_softmax(self, x):
@@ -323,6 +349,11 @@ def generate(rng, avoid=()):
     x = b.add_input([B, T, C])
     b.make_mask(B, T)
     pre_ln = rng.random() < 0.5
+    # bias Adds left to the next float island; post-LN residual Adds left in
+    # float (the LayerNorm reads the sum): ORT fuses these (BiasGelu,
+    # SkipLayerNormalization)
+    b.fold_bias = float(rng.choice([0.0, 0.5]))
+    b.float_residual = rng.random() < 0.3
     for _ in range(1 if rng.random() < 0.7 else 2):
         x = b.block(x, H, F, pre_ln)
     if pre_ln and rng.random() < 0.7:
