@@ -77,12 +77,15 @@ llvm::StringRef systole::isa::tensorKindName(TensorKind k) {
     return "intermediate";
   case TensorKind::Constant:
     return "constant";
+  case TensorKind::Transient:
+    return "transient";
   }
   return "?";
 }
 std::optional<TensorKind> systole::isa::tensorKindByName(llvm::StringRef s) {
-  for (TensorKind k : {TensorKind::Input, TensorKind::Output,
-                       TensorKind::Intermediate, TensorKind::Constant})
+  for (TensorKind k :
+       {TensorKind::Input, TensorKind::Output, TensorKind::Intermediate,
+        TensorKind::Constant, TensorKind::Transient})
     if (s == tensorKindName(k))
       return k;
   return std::nullopt;

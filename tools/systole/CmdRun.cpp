@@ -56,7 +56,8 @@ static int runRun(int argc, char **argv) {
              "the printed figures as JSON (total_cycles, layers, actions, "
              "...)")
       .value({"--dump-tensors"}, dumpDir, "DIR",
-             "every tensor of the binary as .npy after the run")
+             "every stored tensor of the binary as .npy after the run "
+             "(not the transient ones, which no segment writes)")
       .number({"--max-cycles"}, maxCycles, "N",
               "stop with a fault after N simulated cycles")
       .flag({"--no-host-code"}, noHostCode,
@@ -164,6 +165,8 @@ static int runRun(int argc, char **argv) {
       return 1;
     }
     for (const isa::TensorDesc &d : m.program().tensors) {
+      if (d.kind == isa::TensorKind::Transient)
+        continue; // never stored: its bytes are not its value
       auto t = session.tensor(d);
       if (!t) {
         llvm::errs() << "systole run: " << llvm::toString(t.takeError())

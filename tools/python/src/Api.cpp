@@ -9,12 +9,12 @@
 
 #include "systole/Driver/CompileDriver.h"
 #include "systole/ISA/HwConfig.h"
+#include "systole/ISA/Presets.h"
 #include "systole/ISA/Program.h"
 #include "systole/Runtime/Analysis.h"
 #include "systole/Runtime/Report.h"
 #include "systole/Runtime/Runtime.h"
 #include "systole/Runtime/Sweep.h"
-#include "systole/ISA/Presets.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
@@ -237,7 +237,8 @@ RunOutput Program::run(const RunArgs &args) const {
     out.outputs[o.name] = unwrap(session.output(o.name));
   if (args.dumpTensors)
     for (const isa::TensorDesc &d : m.program().tensors)
-      if (d.kind != isa::TensorKind::Constant)
+      if (d.kind != isa::TensorKind::Constant &&
+          d.kind != isa::TensorKind::Transient)
         out.tensors[d.name] = unwrap(session.tensor(d));
   const rt::RunReport &rep = session.report();
   out.statsJson = text(rt::reportToJson(rep, m));
@@ -258,7 +259,8 @@ Program::analyze(const std::string &mode,
 
 std::vector<std::pair<std::string, std::string>> pyapi::presets() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const isa::PresetEntry &p : unwrap(isa::listPresets(isa::presetDirectory())))
+  for (const isa::PresetEntry &p :
+       unwrap(isa::listPresets(isa::presetDirectory())))
     out.emplace_back(
         p.stem, isa::hwConfigToJsonText(unwrap(isa::loadHwConfigFile(p.path))));
   return out;

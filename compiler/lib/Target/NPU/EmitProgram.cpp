@@ -214,6 +214,24 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       prog.tensors.push_back(std::move(copy));
     }
   }
+  // Values no segment stores keep their entry (name, shape: `systole
+  // compare` and --dump-tensors need to know them) as transient.
+  auto markTransient = [&](Value v) {
+    auto it = tensorIndex.find(v);
+    if (it != tensorIndex.end() &&
+        prog.tensors[it->second].kind == isa::TensorKind::Intermediate)
+      prog.tensors[it->second].kind = isa::TensorKind::Transient;
+  };
+  // A producer whose epilogue applies a table or a residual add writes that
+  // result where its own would be.
+  for (Operation &op : func.getBody().front()) {
+    if (auto t = dyn_cast<graph::TableOp>(op))
+      if (Operation *p = t.getInput().getDefiningOp(); p && fusedTable(p) == t)
+        markTransient(t.getInput());
+    if (auto a = dyn_cast<graph::AddOp>(op))
+      if (auto idx = a->getAttrOfType<IntegerAttr>(kResidualAttr))
+        markTransient(a->getOperand(idx.getInt()));
+  }
   // ONNX names must stay unique for the runtime's by-name binding.
   llvm::StringMap<unsigned> seen;
   for (isa::TensorDesc &t : prog.tensors)
@@ -294,6 +312,17 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       seg.args.push_back(tensorIndex.lookup(v));
       out += storedBytes(v.getType());
     }
+    // The group's other results live in registers and local buffers of
+    // its function; a reshape aliases what it reshapes.
+    llvm::DenseSet<Value> stored(code->outputs.begin(), code->outputs.end());
+    for (Operation *op : hostGroup)
+      for (Value r : op->getResults()) {
+        if (llvm::isa<graph::ReshapeOp>(op) &&
+            stored.contains(op->getOperand(0)))
+          stored.insert(r);
+        if (!stored.contains(r))
+          markTransient(r);
+      }
     // params[0]: how many of args are inputs (the rest are outputs).
     seg.params = {static_cast<int64_t>(code->inputs.size())};
     if (options.hostGpu) {
@@ -414,6 +443,7 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
                 getElementTypeOrSelf(result.getType()))) {
           host.params.assign(t.getPerm().begin(), t.getPerm().end());
           host.ops += hostOps(t);
+          markTransient(result);
           result = t.getOutput();
           fusedBuiltin.insert(t);
         }

@@ -50,7 +50,9 @@ enum class TensorKind : uint8_t {
   Input = 0,
   Output = 1,
   Intermediate = 2,
-  Constant = 3
+  Constant = 3,
+  // Listed for its name and shape, never stored (schema/npu.fbs).
+  Transient = 4
 };
 enum class RegionKind : uint8_t {
   Constants = 0,
