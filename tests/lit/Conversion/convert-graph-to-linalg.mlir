@@ -46,15 +46,55 @@ func.func @layer_norm(%x: tensor<8x32xf32>, %s: tensor<32xf32>, %b: tensor<32xf3
   return %0 : tensor<8x32xf32>
 }
 
-// Batched float matmul with a broadcast rhs: one contraction.
+// Batched float matmul with a broadcast rhs: one contraction, summed as
+// MLAS's SGEMM sums (K = 16 is within one K stride: one chain of fused
+// multiply-adds from zero).
 // CHECK-LABEL: func.func @matmul
 // CHECK: linalg.fill
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK: arith.mulf
-// CHECK: arith.addf
+// CHECK: math.fma
+// CHECK-NOT: linalg.generic
 func.func @matmul(%a: tensor<4x8x16xf32>, %b: tensor<16x8xf32>) -> tensor<4x8x8xf32> {
   %0 = graph.matmul %a, %b : (tensor<4x8x16xf32>, tensor<16x8xf32>) -> tensor<4x8x8xf32>
   return %0 : tensor<4x8x8xf32>
+}
+
+// K = 300, N = 64 < K: MlasSgemmOperation halves its N stride 128 -> 64 and
+// doubles the K stride 128 -> 256, so the first 256 products are one chain
+// and the last 44 another, added to it.
+// CHECK-LABEL: func.func @matmul_strides
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [2, 8, 256] [1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [2, 256, 64] [1, 1, 1]
+// CHECK: linalg.generic
+// CHECK: math.fma
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 256] [2, 8, 44] [1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 256, 0] [2, 44, 64] [1, 1, 1]
+// CHECK: linalg.generic
+// CHECK: math.fma
+// CHECK: linalg.map
+// CHECK: arith.addf
+func.func @matmul_strides(%a: tensor<2x8x300xf32>, %b: tensor<2x300x64xf32>) -> tensor<2x8x64xf32> {
+  %0 = graph.matmul %a, %b : (tensor<2x8x300xf32>, tensor<2x300x64xf32>) -> tensor<2x8x64xf32>
+  return %0 : tensor<2x8x64xf32>
+}
+
+// M = 1 (B not constant): MLAS's AVX M1 kernel rounds each product and
+// adds groups of 4 (K = 37: 9 groups, summed as pieces [9, 4] then in
+// order), then the last product on its own.
+// CHECK-LABEL: func.func @matmul_m1
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [1, 36] [1, 1]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [1, 9, 4]
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [9, 4, 8]
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: tensor.extract_slice %{{.*}}[0, 36] [1, 1] [1, 1]
+// CHECK: linalg.map
+// CHECK-NOT: math.fma
+func.func @matmul_m1(%a: tensor<1x37xf32>, %b: tensor<37x8xf32>) -> tensor<1x8xf32> {
+  %0 = graph.matmul %a, %b : (tensor<1x37xf32>, tensor<37x8xf32>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
 }
 
 // GELU with MLAS's erf: |x / sqrt 2| clamped to 3.925, the two branches

@@ -48,6 +48,29 @@ mlir::Value mlasExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         llvm::ArrayRef<int64_t> axes);
 
+/// What ORT's MatMul<float> hands MLAS for one product (MatMulComputeHelper:
+/// a 2-D B folds A's batch dims into M), and whether B is a constant 2-D
+/// weight, which ORT prepacks (GemmPackBFp32).
+struct SgemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  bool packedB = false;
+};
+
+/// y = sum over the last loop (K) of lhs[lhsMap] * rhs[rhsMap], into a
+/// float32 tensor of `outShape` at yMap, as MLAS's SGEMM on x86-64 sums each
+/// output (ORT 1.23, MlasGemmBatch): the general kernels (AVX512F, FMA3)
+/// chain fused multiply-adds over K in order from zero, one chain per
+/// stride of K (256 for a prepacked B, else 128 scaled by the N/K rule of
+/// MlasSgemmOperation), each chain added to the result; with M == 1 and B
+/// not prepacked the AVX kernel MlasSgemmKernelM1Avx rounds each product
+/// and adds groups of 4, then a group of 2 and of 1, to the result. (One
+/// output column, N == 1, takes MLAS's M1TransposeB kernel, not
+/// reproduced: the general order is used.)
+mlir::Value mlasSgemm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                      mlir::Value rhs, mlir::AffineMap lhsMap,
+                      mlir::AffineMap rhsMap, mlir::AffineMap yMap,
+                      llvm::ArrayRef<int64_t> outShape, SgemmShape shape);
+
 } // namespace systole::conversion
 
 #endif // SYSTOLE_CONVERSION_ORTMATH_H

@@ -234,18 +234,20 @@ struct MatMulLowering : F32Pattern<graph::MatMulOp> {
       outExprs.push_back(getAffineDimExpr(i, ctx));
     SmallVector<AffineMap> maps = {operandMap(lhs, m, k), operandMap(rhs, k, n),
                                    AffineMap::get(loops, 0, outExprs, ctx)};
-    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-    iters.push_back(utils::IteratorType::reduction);
-    Value y = rw.create<linalg::GenericOp>(
-                    loc, TypeRange{op.getOutput().getType()},
-                    ValueRange{op.getLhs(), op.getRhs()},
-                    ValueRange{filled(rw, loc, out, 0.0)}, maps, iters,
-                    [](OpBuilder &b, Location l, ValueRange a) {
-                      Value p = b.create<arith::MulFOp>(l, a[0], a[1]);
-                      b.create<linalg::YieldOp>(
-                          l, ValueRange{b.create<arith::AddFOp>(l, a[2], p)});
-                    })
-                  .getResult(0);
+    // Summed as ORT's MatMul<float> (MLAS SGEMM) sums: a 2-D B folds the
+    // batch into M, and a constant 2-D B is prepacked.
+    systole::conversion::SgemmShape shape;
+    shape.m = out[m];
+    if (rhs.size() == 2)
+      for (int64_t i = 0; i < batch; ++i)
+        shape.m *= out[i];
+    shape.n = out[n];
+    shape.k = lhs.back();
+    shape.packedB = rhs.size() == 2 &&
+                    op.getRhs().getDefiningOp<arith::ConstantOp>() != nullptr;
+    Value y =
+        systole::conversion::mlasSgemm(rw, loc, op.getLhs(), op.getRhs(),
+                                       maps[0], maps[1], maps[2], out, shape);
     if (op.getBias())
       y = elementwise(rw, loc, out, ValueRange{y, op.getBias()},
                       [](OpBuilder &b, Location l, ValueRange a) -> Value {

@@ -15,6 +15,7 @@
 #include "HostBody.h"
 
 #include "systole/Conversion/LoweringUtils.h"
+#include "systole/Conversion/OrtMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -99,6 +100,23 @@ llvm::Expected<Value> matMul(OpBuilder &nb, Location loc, ValueRange args,
   auto type = cast<RankedTensorType>(result);
   Type elem = type.getElementType();
   Contraction c{type.getShape(), maps[0].getNumDims(), maps[2]};
+  if (elem.isF32()) {
+    // Summed as ORT's MatMul<float> (MLAS SGEMM) sums (OrtMath.h): its
+    // helper folds A's batch into M when B is 2-D; a 1-D operand is one row
+    // or column.
+    ArrayRef<int64_t> a = shapeOf(args[0]), bs = shapeOf(args[1]);
+    SgemmShape shape;
+    shape.k = a.back();
+    shape.m = a.size() == 1 ? 1 : a[a.size() - 2];
+    if (bs.size() <= 2)
+      for (size_t i = 0; i + 2 < a.size(); ++i)
+        shape.m *= a[i];
+    shape.n = bs.size() == 1 ? 1 : bs.back();
+    shape.packedB =
+        bs.size() == 2 && args[1].getDefiningOp<arith::ConstantOp>() != nullptr;
+    return mlasSgemm(nb, loc, args[0], args[1], maps[0], maps[1], maps[2],
+                     c.out, shape);
+  }
   if (shapeOf(args[0]).size() == 2 && shapeOf(args[1]).size() == 2)
     return nb
         .create<linalg::MatmulOp>(loc, ValueRange{args[0], args[1]},
