@@ -6,7 +6,8 @@ format) writes an exported encoder:
 
 * linear layers: DequantizeLinear of the activation and of an int8 weight
   (per tensor, or per output column at opset >= 13) -> MatMul -> Q, then
-  the float bias by Add (DQ -> Add -> Q);
+  the float bias by Add (DQ -> Add -> Q), or, in half the graphs, half the
+  time at the head of the float island that reads the result;
 * multi-head attention (1-4 heads): Q/K/V projections, Reshape to
   [B, T, H, D] and Transpose to [B, H, T, D] (K to [B, H, D, T], directly
   or by a second Transpose), scores = MatMul(Q, K^T) of two activations,
@@ -22,9 +23,11 @@ format) writes an exported encoder:
   write before opset 17 (ReduceMean, Sub, Pow 2, ReduceMean, Add eps,
   Sqrt, Div, Mul gamma, Add beta), operands in either order;
 * GELU in erf form (Div by sqrt 2 or Mul by 1/sqrt 2, Erf, Add 1, Mul x
-  and Mul 0.5, the 0.5 first or last) or tanh form (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715
-  x^3))), x^3 by Pow 3 or two Muls);
-* residual Adds of two activations (QLinearAdd in ORT), pre- or post-LN.
+  and Mul 0.5, the 0.5 first or last) or tanh form
+  (0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), x^3 by Pow 3 or two
+  Muls);
+* residual Adds of two activations (QLinearAdd in ORT), pre- or post-LN;
+  post-LN ones in 30% of the graphs left in float for the LayerNorm.
 
 Softmax also runs on a non-last axis (the attention's query or head axis,
 or a closing Softmax of [B, T, C] on any axis); graphs are opset 17, 13 or
@@ -33,7 +36,13 @@ or a closing Softmax of [B, T, C] on any axis); graphs are opset 17, 13 or
 Every layer is tagged `exact`: ORT runs the MatMuls, Adds and data
 movement in integer arithmetic, and the float islands (LayerNorm, GELU,
 scale + mask + Softmax) with kernels the host repeats operation for
-operation (docs/host.md, "Arithmetic as ORT's").
+operation (docs/host.md, "Arithmetic as ORT's"). Which kernels depends on
+the island's input: ORT gives each consumer of a DequantizeLinear its own
+copy before fusing, so a decomposed LayerNorm or GELU that reads a DQ runs
+as written (a LayerNorm's tail as SimplifiedLayerNormalization), one that
+reads a float bias or residual Add as LayerNormalization,
+SkipLayerNormalization, BiasGelu or FastGelu; a DQ -> Softmax -> Q island
+runs as com.microsoft.QLinearSoftmax.
 """
 
 import math
@@ -223,8 +232,8 @@ class TransformerBuilder(GraphBuilder):
             p = self.q(f, sshape, 0.3)
         self.layers.append((f"Attention scores {layout} {sshape} scale {scale_at} "
                             f"mask {self.mask_kind} Softmax axis {axis}", True))
-        ctx = self.q(self.node("MatMul", [self.dq(p), self.dq(vh)]), vh.shape[:-2] + [T, vh.shape[-1]],
-                     v.std * 0.8)
+        ctx = self.q(self.node("MatMul", [self.dq(p), self.dq(vh)]),
+                     vh.shape[:-2] + [T, vh.shape[-1]], v.std * 0.8)
         if rank == 4:
             ctx = self.reshape_to(self.transpose_to(ctx, [0, 2, 1, 3]), [B, T, C])
         return self.linear(ctx, C, fold=self.fold())
@@ -246,8 +255,9 @@ class TransformerBuilder(GraphBuilder):
             # SkipLayerNormalization that then refuses a 2-D gamma
             if not skip and rng.random() < 0.1:
                 axis = 1 if rng.random() < 0.5 else -2
-                gamma = self.const("gamma", (1 + 0.3 * rng.standard_normal(x.shape[1:])).astype(np.float32))
-                beta = self.const("beta", (0.3 * rng.standard_normal(x.shape[1:])).astype(np.float32))
+                tc = x.shape[1:]
+                gamma = self.const("gamma", (1 + 0.3 * rng.standard_normal(tc)).astype(np.float32))
+                beta = self.const("beta", (0.3 * rng.standard_normal(tc)).astype(np.float32))
             ins = [xd, gamma] + ([beta] if rng.random() < 0.85 else [])
             f = self.node("LayerNormalization", ins, axis=axis, epsilon=eps)
             form = "op" + ("" if len(ins) == 3 else " no bias")
@@ -351,7 +361,7 @@ def generate(rng, avoid=()):
     pre_ln = rng.random() < 0.5
     # bias Adds left to the next float island; post-LN residual Adds left in
     # float (the LayerNorm reads the sum): ORT fuses these (BiasGelu,
-    # SkipLayerNormalization)
+    # FastGelu, SkipLayerNormalization)
     b.fold_bias = float(rng.choice([0.0, 0.5]))
     b.float_residual = rng.random() < 0.3
     for _ in range(1 if rng.random() < 0.7 else 2):
