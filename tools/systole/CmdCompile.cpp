@@ -30,8 +30,9 @@ static int runCompile(int argc, char **argv) {
   std::string input, output, hw = "default-32x32", dumpAfter, reportPath,
                              hostTarget = "cpu", gpuArch = "sm_75", npuMlir;
   std::vector<std::string> inputShapes;
-  bool dumpAll = false, noReuse = false, noFusion = false, quiet = false,
-       keepOnChip = false, hostConvTranspose = false, verifyNpuIR = false;
+  bool dumpAll = false, noReuse = false, noFusion = false, noOrtFusions = false,
+       quiet = false, keepOnChip = false, hostConvTranspose = false,
+       verifyNpuIR = false;
   uint64_t tune = 0;
   std::string tuneCache, forcePlan;
   cli::FlagParser flags(
@@ -71,6 +72,9 @@ static int runCompile(int argc, char **argv) {
              "where --tune keeps its results per layer and config (default: "
              "$XDG_CACHE_HOME/systole/tune.json or ~/.cache/systole/"
              "tune.json; none: no cache)")
+      .flag({"--no-ort-fusions"}, noOrtFusions,
+            "compute the model's ops as written, not as ONNX Runtime fuses "
+            "them (LayerNorm, GELU, MatMul scales; docs/host.md)")
       .flag({"--no-fusion"}, noFusion,
             "run every residual add as a layer of its own instead of in "
             "the epilogue of the convolution that produces it, and keep no "
@@ -115,6 +119,7 @@ static int runCompile(int argc, char **argv) {
   options.hw = hw;
   options.reuseDram = !noReuse;
   options.fuseResidual = !noFusion;
+  options.ortFusions = !noOrtFusions;
   options.keepOnChipAlways = keepOnChip;
   options.verifyNpuIR = verifyNpuIR;
   options.forcePlan = forcePlan;

@@ -123,6 +123,7 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
   importOptions.inputShapes = options.inputShapes;
   importOptions.defaultedDims = &result.notes;
   importOptions.hostConvTranspose = options.hostConvTranspose;
+  importOptions.ortFusions = options.ortFusions;
   auto module = frontend::importOnnxFile(path, context, importOptions);
   if (!module)
     return withDiagnostics(llvm::toString(module.takeError()));

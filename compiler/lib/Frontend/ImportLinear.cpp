@@ -228,7 +228,8 @@ llvm::Expected<Contraction> matMulLoops(ImportContext &ic, ArrayRef<int64_t> as,
 }
 
 /// ONNX MatMul of any rank and element type as a graph.host op.
-llvm::Error hostMatMul(ImportContext &ic, Value a, Value bv) {
+llvm::Error hostMatMul(ImportContext &ic, Value a, Value bv,
+                       ArrayRef<NamedAttribute> extra = {}) {
   if (elementOf(a) != elementOf(bv))
     return ic.fail("MatMul operands have different element types");
   auto c = matMulLoops(ic, shapeOf(a), shapeOf(bv));
@@ -236,12 +237,12 @@ llvm::Error hostMatMul(ImportContext &ic, Value a, Value bv) {
     return c.takeError();
   Type elem = elementOf(a);
   OpBuilder &b = ic.builder;
-  Value y = ic.hostOp(
-      {a, bv}, tensorType(c->out, elem),
-      {b.getNamedAttr("indexing_maps",
-                      b.getArrayAttr({AffineMapAttr::get(c->aMap),
-                                      AffineMapAttr::get(c->bMap),
-                                      AffineMapAttr::get(c->yMap)}))});
+  SmallVector<NamedAttribute> params = {b.getNamedAttr(
+      "indexing_maps",
+      b.getArrayAttr({AffineMapAttr::get(c->aMap), AffineMapAttr::get(c->bMap),
+                      AffineMapAttr::get(c->yMap)}))};
+  params.append(extra.begin(), extra.end());
+  Value y = ic.hostOp({a, bv}, tensorType(c->out, elem), params);
   return ic.defineOutput(0, y);
 }
 
@@ -417,6 +418,29 @@ llvm::Error importMatMul(ImportContext &ic) {
   return hostMatMul(ic, *a, *b);
 }
 
+/// com.microsoft FusedMatMul as ORT's MatMulScaleFusion writes it (and
+/// Frontend/OrtFusions.cpp): alpha * (A x B) for float32, on the host,
+/// where MLAS scales each K stride's sum (OnnxToLinalg MatMul's `alpha`).
+/// The transposing forms (MatMulTransposeFusion) are not taken.
+llvm::Error importFusedMatMul(ImportContext &ic) {
+  for (const char *t : {"transA", "transB", "transBatchA", "transBatchB"})
+    if (ic.attrInt(t, 0) != 0)
+      return ic.fail(llvm::Twine("FusedMatMul with ") + t +
+                     " = 1 is not supported (only its alpha form)");
+  auto a = ic.input(0), b = ic.input(1);
+  if (!a)
+    return a.takeError();
+  if (!b)
+    return b.takeError();
+  if (!elementOf(*a).isF32() || !elementOf(*b).isF32())
+    return ic.fail("FusedMatMul is supported for float32 operands only");
+  OpBuilder &bb = ic.builder;
+  return hostMatMul(ic, *a, *b,
+                    {bb.getNamedAttr("body", bb.getStringAttr("MatMul")),
+                     bb.getNamedAttr("alpha", bb.getF32FloatAttr(ic.attrFloat(
+                                                  "alpha", 1.0f)))});
+}
+
 llvm::Error importQLinearMatMul(ImportContext &ic) {
   QuantOperands q{0, 1, 2, 3, 4, 5, 6, 7, -1};
   auto b = ic.input(3);
@@ -580,6 +604,7 @@ void registerLinearImporters(llvm::StringMap<OpImporter> &table) {
   table["MatMulInteger"] = importMatMulInteger;
   table["Gemm"] = importGemm;
   table["com.microsoft::QGemm"] = importQGemm;
+  table["com.microsoft::FusedMatMul"] = importFusedMatMul;
 }
 
 } // namespace systole::frontend

@@ -22,6 +22,19 @@
 // here: the mixed-precision variants with Casts inside the pattern, which
 // ORT also fuses (a model with them is computed as written).
 //
+// GeluFusion: x / sqrt(2) -> Erf -> + 1 -> * x, times 0.5 first or last.
+//
+// MatMulScaleFusion (matmul_scale_fusion.cc), after the two above as in
+// ORT's level-2 list: a float MatMul whose operand is a Mul or Div by a
+// float scalar constant (a Div's divisor; rank at most the other operand's,
+// which has a known, non-scalar shape), or whose only consumer is one, runs
+// as com.microsoft.FusedMatMul with alpha = the product of the scales (a
+// divisor d contributes 1.0f / d). MLAS then scales each K stride's sum by
+// alpha (OrtMath.h, mlasSgemm), which rounds differently from scaling an
+// operand or the product. An operand's Mul/Div stays when something else
+// reads it. Not repeated to a fixed point as ORT's loop would (a chain of
+// two scales on one operand fuses one).
+//
 //===----------------------------------------------------------------------===//
 #include "OrtFusions.h"
 
@@ -50,6 +63,7 @@ struct Uses {
   llvm::StringMap<llvm::SmallVector<int>> consumers; ///< one per input slot
   llvm::StringMap<const onnx::TensorProto *> constants;
   llvm::StringMap<int> rank;
+  llvm::StringMap<int32_t> elemType; ///< ONNX TensorProto data type
   llvm::StringMap<int64_t> lastDim;
   llvm::DenseSet<llvm::StringRef> graphOutputs;
   /// A node's position in the graph (a RepeatedPtrField's elements are not
@@ -58,6 +72,8 @@ struct Uses {
 };
 
 void recordType(Uses &u, const onnx::ValueInfoProto &v) {
+  if (v.type().tensor_type().elem_type())
+    u.elemType[v.name()] = v.type().tensor_type().elem_type();
   if (!v.type().tensor_type().has_shape())
     return;
   const auto &shape = v.type().tensor_type().shape();
@@ -83,6 +99,7 @@ Uses usesOf(const onnx::GraphProto &g, const onnx::GraphProto &inferred) {
   }
   for (const auto &t : g.initializer()) {
     u.constants[t.name()] = &t;
+    u.elemType[t.name()] = t.data_type();
     u.rank[t.name()] = t.dims_size();
     if (t.dims_size() > 0)
       u.lastDim[t.name()] = t.dims(t.dims_size() - 1);
@@ -379,12 +396,112 @@ matchGelu(const onnx::GraphProto &g, const Uses &u,
   return std::make_pair(std::move(gelu), std::move(replaced));
 }
 
+/// The scale a Mul or Div node applies when ORT's MatMulScaleFusion takes
+/// it (GetScaleFromNode): a float32 scalar constant whose rank is at most
+/// the other operand's (a Div's divisor becomes 1.0f / divisor), and the
+/// index of the other, scaled operand.
+std::optional<std::pair<float, int>> scaleOf(const Uses &u,
+                                             const onnx::NodeProto &n) {
+  if (n.input_size() != 2 || n.output_size() != 1 || !n.domain().empty())
+    return std::nullopt;
+  auto scalar = [&](int i) -> std::optional<float> {
+    auto c = u.constants.find(n.input(i));
+    if (c == u.constants.end() ||
+        c->second->data_type() != onnx::TensorProto::FLOAT)
+      return std::nullopt;
+    int64_t count = 1;
+    for (int64_t d : c->second->dims())
+      count *= d;
+    auto other = u.rank.find(n.input(1 - i));
+    int maxRank = other == u.rank.end() ? 0 : other->second;
+    if (count != 1 || c->second->dims_size() > maxRank)
+      return std::nullopt;
+    return floatConstant(u, n.input(i));
+  };
+  if (n.op_type() == "Div") {
+    if (auto d = scalar(1))
+      return std::make_pair(1.0f / *d, 0);
+    return std::nullopt;
+  }
+  if (n.op_type() == "Mul")
+    for (int i = 0; i < 2; ++i)
+      if (auto m = scalar(i))
+        return std::make_pair(*m, 1 - i);
+  return std::nullopt;
+}
+
+/// The FusedMatMul that replaces a float32 MatMul and the scales around it
+/// (MatMulScaleFusion, header), and the nodes it replaces.
+std::optional<std::pair<onnx::NodeProto, llvm::SmallVector<int>>>
+matchMatMulScale(const onnx::GraphProto &g, const Uses &u,
+                 const onnx::NodeProto &mm) {
+  if (!isOp(&mm, "MatMul") || mm.input_size() != 2 || mm.output_size() != 1)
+    return std::nullopt;
+  for (const std::string &in : mm.input())
+    if (auto t = u.elemType.find(in);
+        t == u.elemType.end() || t->second != onnx::TensorProto::FLOAT)
+      return std::nullopt;
+  float alpha = 1.0f;
+  std::string inputs[2] = {mm.input(0), mm.input(1)};
+  llvm::SmallVector<int> replaced;
+  // Operands: the scaled one must have a known, non-scalar shape.
+  for (int i = 0; i < 2; ++i) {
+    const onnx::NodeProto *p = nodeOf(g, u, mm.input(i));
+    if (!p || (!isOp(p, "Mul") && !isOp(p, "Div")))
+      continue;
+    auto sc = scaleOf(u, *p);
+    if (!sc)
+      continue;
+    auto r = u.rank.find(p->input(sc->second));
+    if (r == u.rank.end() || r->second == 0)
+      continue;
+    alpha *= sc->first;
+    inputs[i] = p->input(sc->second);
+    // Dropped when nothing else reads it (ORT's CheckOutputEdges: no other
+    // consumer, no graph output).
+    if (edges(u, *p) == 1 && !u.graphOutputs.contains(p->output(0)))
+      replaced.push_back(u.index.lookup(p));
+  }
+  // The result: one consumer, no graph output.
+  std::string output = mm.output(0);
+  const onnx::NodeProto *after = nullptr;
+  if (edges(u, mm) == 1 && !u.graphOutputs.contains(mm.output(0))) {
+    const onnx::NodeProto *c = children(g, u, mm)[0];
+    if (isOp(c, "Mul") || isOp(c, "Div"))
+      if (auto sc = scaleOf(u, *c);
+          sc && c->input(sc->second) == mm.output(0)) {
+        alpha *= sc->first;
+        output = c->output(0);
+        after = c;
+      }
+  }
+  if (!after && inputs[0] == mm.input(0) && inputs[1] == mm.input(1))
+    return std::nullopt;
+  onnx::NodeProto fused;
+  fused.set_op_type("FusedMatMul");
+  fused.set_domain("com.microsoft");
+  fused.set_name(mm.name().empty() ? output + ":MatMulScaleFusion"
+                                   : mm.name() + "/MatMulScaleFusion/");
+  fused.add_input(inputs[0]);
+  fused.add_input(inputs[1]);
+  fused.add_output(output);
+  auto *a = fused.add_attribute();
+  a->set_name("alpha");
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(alpha);
+  replaced.push_back(u.index.lookup(&mm));
+  if (after)
+    replaced.push_back(u.index.lookup(after));
+  return std::make_pair(std::move(fused), std::move(replaced));
+}
+
 } // namespace
 
 bool fuseLikeOrt(onnx::ModelProto &model) {
   onnx::GraphProto *g = model.mutable_graph();
   bool any = llvm::any_of(g->node(), [](const onnx::NodeProto &n) {
-    return n.op_type() == "ReduceMean" || n.op_type() == "Erf";
+    return n.op_type() == "ReduceMean" || n.op_type() == "Erf" ||
+           n.op_type() == "MatMul";
   });
   if (!any)
     return false;
@@ -396,17 +513,24 @@ bool fuseLikeOrt(onnx::ModelProto &model) {
   // fused node takes the place of the pattern's last node.
   llvm::DenseSet<int> removed;
   std::map<int, onnx::NodeProto> insertAt;
-  for (const onnx::NodeProto &n : g->node()) {
+  auto take = [&](auto match) {
+    for (const onnx::NodeProto &n : g->node()) {
+      auto m = match(n);
+      if (!m ||
+          llvm::any_of(m->second, [&](int i) { return removed.contains(i); }))
+        continue;
+      for (int i : m->second)
+        removed.insert(i);
+      insertAt[m->second.back()] = std::move(m->first);
+    }
+  };
+  // In ORT's order: MatMulScaleFusion runs after LayerNorm and GELU (a GELU
+  // whose x / sqrt(2) reads a MatMul stays a GELU).
+  take([&](const onnx::NodeProto &n) {
     auto m = matchLayerNorm(*g, u, n);
-    if (!m)
-      m = matchGelu(*g, u, n);
-    if (!m ||
-        llvm::any_of(m->second, [&](int i) { return removed.contains(i); }))
-      continue;
-    for (int i : m->second)
-      removed.insert(i);
-    insertAt[m->second.back()] = std::move(m->first);
-  }
+    return m ? m : matchGelu(*g, u, n);
+  });
+  take([&](const onnx::NodeProto &n) { return matchMatMulScale(*g, u, n); });
   if (removed.empty())
     return false;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;

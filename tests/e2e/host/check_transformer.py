@@ -6,8 +6,8 @@ usage: check_transformer.py SYSTOLE MODEL_DIR WORK [--host-target cpu|gpu|gpu-em
 Builds the model into MODEL_DIR if absent (models/systole_models/transformer),
 compiles it, checks the compile report places every quantized matmul and
 GELU (a table) on the NPU and softmax / layer norm on the host, runs the reference inputs on
-the functional backend and bounds the error against ONNX Runtime on the same
-QDQ model: cosine >= 0.999 per output, max abs error printed and < 0.05.
+the functional backend and compares with ONNX Runtime on the same
+QDQ model: every output bit-equal (cosine and max abs error printed).
 """
 import json
 import subprocess
@@ -78,7 +78,11 @@ for i in range(3):
     cos = float(got @ ref / (np.linalg.norm(got) * np.linalg.norm(ref)))
     err = float(np.abs(got - ref).max())
     worst = max(worst, err)
-    print(f"input_{i}: cosine {cos:.6f}, max abs error {err:.3g}")
-    assert cos >= 0.999, f"cosine {cos} < 0.999"
-    assert err < 0.05, f"max abs error {err} >= 0.05"
+    differ = int(np.count_nonzero(np.load(out / "output.npy").view(np.uint32) !=
+                                  np.load(model_dir / "reference" / f"output_{i}.npy").view(np.uint32)))
+    print(f"input_{i}: {differ} of {got.size} outputs differ from ORT's bits; cosine {cos:.6f}, "
+          f"max abs error {err:.3g}")
+    # The host's float math is ORT's (docs/host.md: Softmax, LayerNorm, the
+    # attention matmuls in SGEMM's order with ORT's scale fusion).
+    assert differ == 0, f"{differ} outputs differ from ORT"
 print(f"PASS transformer ({host_target}): max abs error {worst:.3g}")

@@ -134,3 +134,13 @@ func.func @gru_yc(%x: tensor<2x1x3xf32>, %w: tensor<1x6x3xf32>, %r: tensor<1x6x2
   }
   return %y : tensor<1x1x2xf32>
 }
+
+// -----
+
+// SGEMM's alpha is a float32 kernel's.
+func.func @matmul_alpha_int(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) -> tensor<2x4xi32> {
+  // expected-error @+1 {{graph.host 'FusedMatMul': parameter 'alpha' needs float32 operands}}
+  %y = graph.host "FusedMatMul"(%a, %b) attributes {params = {body = "MatMul", indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], alpha = 2.000000e+00 : f32}} : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32> {
+  }
+  return %y : tensor<2x4xi32>
+}

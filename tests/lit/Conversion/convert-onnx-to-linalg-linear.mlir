@@ -52,3 +52,18 @@ func.func @matmul_integer(%a: tensor<2x3xi8>, %b: tensor<3x4xi8>, %bz: tensor<4x
   }
   return %y : tensor<2x4xi32>
 }
+
+// FusedMatMul (ORT's MatMulScaleFusion) of float32 with alpha 0.125, M = 1
+// (a 1-D A): alpha excludes MLAS's M1 kernel, so the general kernel's FMA
+// chain over K = 5, its sum multiplied by alpha once.
+// CHECK-LABEL: func.func @fused_matmul_alpha
+// CHECK: linalg.generic
+// CHECK: math.fma %in, %in_{{.*}}, %out : f32
+// CHECK: linalg.map
+// CHECK: %[[ALPHA:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK: arith.mulf %in, %[[ALPHA]] : f32
+func.func @fused_matmul_alpha(%a: tensor<5xf32>, %b: tensor<5x3xf32>) -> tensor<3xf32> {
+  %y = graph.host "FusedMatMul"(%a, %b) attributes {params = {body = "MatMul", indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], alpha = 1.250000e-01 : f32}} : (tensor<5xf32>, tensor<5x3xf32>) -> tensor<3xf32> {
+  }
+  return %y : tensor<3xf32>
+}

@@ -54,6 +54,9 @@ mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 struct SgemmShape {
   int64_t m = 0, n = 0, k = 0;
   bool packedB = false;
+  /// SGEMM's alpha (com.microsoft.FusedMatMul): the first stride's sum is
+  /// multiplied by it, each further one added by a fused multiply-add.
+  float alpha = 1.0f;
 };
 
 /// y = sum over the last loop (K) of lhs[lhsMap] * rhs[rhsMap], into a
@@ -63,7 +66,8 @@ struct SgemmShape {
 /// stride of K (256 for a prepacked B, else 128 scaled by the N/K rule of
 /// MlasSgemmOperation), each chain added to the result; with M == 1 and B
 /// not prepacked the AVX kernel MlasSgemmKernelM1Avx rounds each product
-/// and adds groups of 4, then a group of 2 and of 1, to the result. (One
+/// and adds groups of 4, then a group of 2 and of 1, to the result (only
+/// with alpha 1, else the general kernels run). (One
 /// output column, N == 1, takes MLAS's M1TransposeB kernel, not
 /// reproduced: the general order is used.)
 mlir::Value mlasSgemm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,

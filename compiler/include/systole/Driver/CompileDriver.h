@@ -41,6 +41,9 @@ struct CompileOptions {
   /// Every ConvTranspose in float on the host (--host-conv-transpose)
   /// instead of upsampling ones on the NPU (ImportOptions).
   bool hostConvTranspose = false;
+  /// Rewrite the model as ONNX Runtime fuses it before import (ImportOptions
+  /// ortFusions; --no-ort-fusions computes the ops as written).
+  bool ortFusions = true;
   /// Tuner (systole compile --tune): plans priced per distinct layer
   /// beyond the default candidates (0: off), and the cache file.
   int64_t tune = 0;

@@ -57,6 +57,7 @@ struct Builder {
   AffineMap lhsMap, rhsMap, yMap;
   ArrayRef<int64_t> out;
   Step step;
+  float alpha;
 
   /// The operand dim the K loop (the maps' last loop) indexes.
   static int64_t kDim(AffineMap m) {
@@ -179,23 +180,46 @@ struct Builder {
             loc, TypeRange{RankedTensorType::get(out, b.getF32Type())},
             ValueRange{partial}, ValueRange{zeros(out)},
             ArrayRef<AffineMap>{in, to}, sumIters,
-            [](OpBuilder &nb, Location l, ValueRange a) {
-              nb.create<linalg::YieldOp>(
-                  l, nb.create<arith::AddFOp>(l, a[1], a[0]).getResult());
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              // The first piece onto zero: exact for alpha 1, else one
+              // rounding of piece * alpha, as ZeroMode's multiply.
+              nb.create<linalg::YieldOp>(l, addScaled(nb, l, a[1], a[0]));
             })
         .getResult(0);
   }
 
-  Value add(Value acc, Value piece) const {
-    if (!acc)
-      return piece; // MLAS's first piece lands on a zeroed accumulator
+  /// result + alpha * piece as the kernels' output step does it: plain
+  /// add for alpha 1, else one fused multiply-add.
+  Value addScaled(OpBuilder &nb, Location l, Value acc, Value piece) const {
+    if (alpha == 1.0f)
+      return nb.create<arith::AddFOp>(l, acc, piece);
+    Value a = nb.create<arith::ConstantOp>(l, nb.getF32FloatAttr(alpha));
+    return nb.create<math::FmaOp>(l, piece, a, acc);
+  }
+
+  /// The first piece: its sum times alpha (ZeroMode's vmulps).
+  Value scale(Value piece) const {
+    if (alpha == 1.0f)
+      return piece;
     return b
         .create<linalg::MapOp>(
-            loc, ValueRange{acc, piece}, zeros(out),
-            [](OpBuilder &nb, Location l, ValueRange a) {
+            loc, ValueRange{piece}, zeros(out),
+            [&](OpBuilder &nb, Location l, ValueRange a) {
+              Value s =
+                  nb.create<arith::ConstantOp>(l, nb.getF32FloatAttr(alpha));
               nb.create<linalg::YieldOp>(
-                  l, nb.create<arith::AddFOp>(l, a[0], a[1]).getResult());
+                  l, nb.create<arith::MulFOp>(l, a[0], s).getResult());
             })
+        .getResult()[0];
+  }
+
+  Value add(Value acc, Value piece) const {
+    return b
+        .create<linalg::MapOp>(loc, ValueRange{acc, piece}, zeros(out),
+                               [&](OpBuilder &nb, Location l, ValueRange a) {
+                                 nb.create<linalg::YieldOp>(
+                                     l, addScaled(nb, l, a[0], a[1]));
+                               })
         .getResult()[0];
   }
 };
@@ -205,13 +229,20 @@ struct Builder {
 Value mlasSgemm(OpBuilder &b, Location loc, Value lhs, Value rhs,
                 AffineMap lhsMap, AffineMap rhsMap, AffineMap yMap,
                 ArrayRef<int64_t> outShape, SgemmShape s) {
-  bool m1 = s.m == 1 && !s.packedB;
-  Builder g{
-      b, loc, lhsMap, rhsMap, yMap, outShape, m1 ? Step::MulAdd : Step::Fma};
+  // MLAS takes the M1 kernel only for alpha 1.
+  bool m1 = s.m == 1 && !s.packedB && s.alpha == 1.0f;
+  Builder g{b,
+            loc,
+            lhsMap,
+            rhsMap,
+            yMap,
+            outShape,
+            m1 ? Step::MulAdd : Step::Fma,
+            s.alpha};
   int64_t lk = Builder::kDim(lhsMap), rk = Builder::kDim(rhsMap);
   int64_t stride = m1 ? 4 : s.packedB ? kPackedStrideK : strideK(s.n, s.k);
   if (lk < 0 || rk < 0 || s.k <= stride)
-    return g.chain(lhs, rhs);
+    return g.scale(g.chain(lhs, rhs));
   // Whole strides, then what is left: one piece (general kernels) or a
   // group of 2 and one of 1 (the M1 kernel).
   int64_t whole = s.k / stride, done = whole * stride;
@@ -219,7 +250,8 @@ Value mlasSgemm(OpBuilder &b, Location loc, Value lhs, Value rhs,
   // depend on the C++ compiler's order of evaluating arguments.)
   Value l = g.slice(lhs, lk, 0, done);
   Value r = g.slice(rhs, rk, 0, done);
-  Value y = whole == 1 ? g.chain(l, r) : g.pieces(l, r, lk, rk, whole, stride);
+  Value y = whole == 1 ? g.scale(g.chain(l, r))
+                       : g.pieces(l, r, lk, rk, whole, stride);
   SmallVector<int64_t> tails;
   if (m1) {
     if (s.k - done >= 2)

@@ -100,6 +100,8 @@ llvm::Expected<Value> matMul(OpBuilder &nb, Location loc, ValueRange args,
   auto type = cast<RankedTensorType>(result);
   Type elem = type.getElementType();
   Contraction c{type.getShape(), maps[0].getNumDims(), maps[2]};
+  if (p.has("alpha") && !elem.isF32())
+    return p.fail("parameter 'alpha' needs float32 operands");
   if (elem.isF32()) {
     // Summed as ORT's MatMul<float> (MLAS SGEMM) sums (OrtMath.h): its
     // helper folds A's batch into M when B is 2-D; a 1-D operand is one row
@@ -114,6 +116,8 @@ llvm::Expected<Value> matMul(OpBuilder &nb, Location loc, ValueRange args,
     shape.n = bs.size() == 1 ? 1 : bs.back();
     shape.packedB =
         bs.size() == 2 && args[1].getDefiningOp<arith::ConstantOp>() != nullptr;
+    // com.microsoft.FusedMatMul's scale (ORT's MatMulScaleFusion).
+    shape.alpha = p.attrFloat("alpha", 1.0f);
     return mlasSgemm(nb, loc, args[0], args[1], maps[0], maps[1], maps[2],
                      c.out, shape);
   }

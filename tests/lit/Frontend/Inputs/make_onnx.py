@@ -145,6 +145,28 @@ save("ln-decomposed",
      [helper.make_tensor_value_info("c_y", f32, [2, 8, 4])],
      ln_consts("a_", 8, 1e-6) + ln_consts("b_", 8, 1e-6) + ln_consts("c_", 4, 1e-6))
 
+# Float MatMuls with scalar scales, as ORT's MatMulScaleFusion finds them
+# (OrtFusions.cpp): a Div of A (alpha = 1 / 8), a Mul of the result with
+# the scalar first (alpha = 3), a Div that is also a graph output (kept,
+# and still fused), and a Mul by a [8] vector (not a scalar: left alone).
+save("matmul-scale",
+     [helper.make_node("Div", ["q", "eight"], ["qs"], name="div_q"),
+      helper.make_node("MatMul", ["qs", "k"], ["s"], name="mm_qk"),
+      helper.make_node("MatMul", ["s", "v"], ["o"], name="mm_sv"),
+      helper.make_node("Mul", ["three", "o"], ["y"], name="mul_o"),
+      helper.make_node("Div", ["q", "eight"], ["qd"], name="div_kept"),
+      helper.make_node("MatMul", ["qd", "k"], ["z"], name="mm_kept"),
+      helper.make_node("MatMul", ["q", "k"], ["w"], name="mm_vec"),
+      helper.make_node("Mul", ["w", "vec"], ["u"], name="mul_vec")],
+     [helper.make_tensor_value_info("q", f32, [4, 8, 16]),
+      helper.make_tensor_value_info("k", f32, [4, 16, 8]),
+      helper.make_tensor_value_info("v", f32, [4, 8, 8])],
+     [helper.make_tensor_value_info(n, f32, [4, 8, 8]) for n in ("y", "z", "u")]
+     + [helper.make_tensor_value_info("qd", f32, [4, 8, 16])],
+     [numpy_helper.from_array(np.array(8.0, np.float32), "eight"),
+      numpy_helper.from_array(np.array(3.0, np.float32), "three"),
+      numpy_helper.from_array(np.linspace(1, 2, 8).astype(np.float32), "vec")])
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
