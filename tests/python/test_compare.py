@@ -131,3 +131,31 @@ def test_compare_reports_no_difference_on_exact_models(name):
         # Its convs are never stored: Max(x, 0) runs in their epilogue.
         fused = [o for o in c.left_out if o.reason == "transient"]
         assert len(fused) >= 10 and all(o.op_type == "Conv" for o in fused)
+
+
+@pytest.fixture(scope="session")
+def float_island_transformer(tmp_path_factory):
+    """The 2-layer encoder whose Softmax, LayerNorm and attention matmuls
+    stay float (models/systole_models/transformer.py), built here."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "models"))
+    from systole_models import transformer
+    folder = tmp_path_factory.mktemp("transformer")
+    transformer.build(folder)
+    return (str(folder / "transformer_int8_qdq.onnx"),
+            np.load(str(folder / "inputs" / "input_0.npy")))
+
+
+def test_compare_float_islands(float_island_transformer):
+    # Float tensors (LayerNorm outputs, the attention's matmuls) are compared
+    # by ulps and are bit-equal (host math as ORT's); the P x V product,
+    # which ORT requantizes by QDQ propagation, is left out with that reason.
+    _need_ort()
+    model, x = float_island_transformer
+    c = compare(model, inputs=x)
+    assert c.exact, c.format()
+    floats = [l for l in c.layers if l.is_float]
+    assert len(floats) >= 4 and all(l.bitwise_differing == 0 for l in floats), c.format()
+    requantized = [o.node for o in c.left_out if o.reason == "requantized"]
+    assert requantized == ["/layers.0/self_attn/MatMul_2", "/layers.1/self_attn/MatMul_2"], \
+        c.format()

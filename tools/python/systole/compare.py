@@ -114,6 +114,11 @@ _REASONS = {
                  "applies the next op (activation table, residual add) and "
                  "writes that result in its place",
     "dtype": "the binary stores another element type",
+    "requantized": "ORT's QDQ propagation moves the QuantizeLinear that "
+                   "follows (across Transpose/Reshape) up to this float "
+                   "result, so ORT's tensor of its name holds "
+                   "DequantizeLinear(QuantizeLinear(x)); the quantized value "
+                   "is compared at the QuantizeLinear",
     "shape": "no stored tensor of the node has ORT's element count",
 }
 
@@ -454,6 +459,40 @@ def _ort_quantization(model):
     return quant
 
 
+# Ops ORT's QDQ propagation moves a QuantizeLinear up across
+# (qdq_propagation.cc), when each tensor on the way has one reader.
+_QDQ_PROPAGATED = ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "MaxPool")
+
+
+def _requantized_by_ort(model):
+    """{float tensor: its QuantizeLinear} for the tensors ORT's QDQ
+    propagation puts a QuantizeLinear -> DequantizeLinear pair after: a
+    float result that reaches a QuantizeLinear only through the ops above.
+    The tensor of that name in ORT then holds DequantizeLinear(
+    QuantizeLinear(x)), not x."""
+    import onnx
+    m = onnx.load(os.fspath(model), load_external_data=False)
+    producers = {o: n for n in m.graph.node for o in n.output}
+    readers = {}
+    for n in m.graph.node:
+        for i in n.input:
+            readers[i] = readers.get(i, 0) + 1
+    out = {}
+    for q in m.graph.node:
+        if q.op_type != "QuantizeLinear" or not q.input:
+            continue
+        t = q.input[0]
+        while readers.get(t, 0) == 1 and t in producers:
+            p = producers[t]
+            if p.op_type in ("DequantizeLinear", "QuantizeLinear"):
+                break
+            out[t] = q.name or q.output[0]
+            if p.op_type not in _QDQ_PROPAGATED or not p.input:
+                break
+            t = p.input[0]
+    return out
+
+
 def _same_quantization(ort_q, desc):
     """None when they agree (or either is unknown), else the sentence."""
     q = desc.get("quant")
@@ -500,6 +539,7 @@ def compare(model, program=None, inputs=None, hw="default-32x32",
         if own_dir:
             shutil.rmtree(work_dir, ignore_errors=True)
     ort_quant = _ort_quantization(model)
+    requantized = _requantized_by_ort(model)
     pullbacks = _pullbacks(model)
 
     def refuse(name, ort_name, ref):
@@ -507,6 +547,9 @@ def compare(model, program=None, inputs=None, hw="default-32x32",
         for ORT's tensor `ort_name` (values `ref`), or None."""
         if descs[name]["kind"] == "transient":
             return "transient", "%s is transient" % name
+        if np.issubdtype(ref.dtype, np.floating) and ort_name in requantized:
+            return "requantized", "ORT holds %s quantized by %s" % (
+                ort_name, requantized[ort_name])
         got = result.tensors[name]
         if got.size != ref.size:
             return "shape", "%s has %d values, ORT's tensor %d" % (
