@@ -278,6 +278,40 @@ llvm::Error importLayerNormalization(ImportContext &ic) {
   return hostLayerNormalization(ic, *ins, axis);
 }
 
+/// SimplifiedLayerNormalization (ORT's SimplifiedLayerNormFusion, in ORT's
+/// ONNX domain; Frontend/OrtFusions.cpp): x / sqrt(mean(x^2) + eps) * scale
+/// on the host, LayerNormalization's body without the mean. Its optional
+/// inv_std_var output is not supported.
+llvm::Error importSimplifiedLayerNormalization(ImportContext &ic) {
+  auto ins = floatInputs(ic, 0, 1);
+  if (!ins)
+    return ins.takeError();
+  if (ins->size() < 2)
+    return ic.fail("expects X and Scale");
+  if (wants(ic, 1))
+    return ic.fail("output 1 (inv_std_var) is not supported");
+  if (elementOf((*ins)[1]) != elementOf((*ins)[0]))
+    return ic.fail("X and Scale must have one element type");
+  auto stash = stashType(ic);
+  if (!stash)
+    return stash.takeError();
+  Value x = (*ins)[0];
+  int64_t rank = shapeOf(x).size();
+  int64_t axis = ic.attrInt("axis", -1);
+  axis = axis < 0 ? axis + rank : axis;
+  if (axis < 0 || axis >= rank)
+    return ic.fail("SimplifiedLayerNormalization axis out of range");
+  Value y = ic.hostOp(
+      *ins, x.getType(),
+      {param(ic, "body", ic.builder.getStringAttr("LayerNormalization")),
+       i64Param(ic, "axis", axis),
+       f64Param(ic, "epsilon", ic.attrFloat("epsilon", 1e-5f)),
+       param(ic, "stash_type", TypeAttr::get(*stash)),
+       i64Param(ic, "output", 0),
+       param(ic, "simplified", ic.builder.getUnitAttr())});
+  return ic.defineOutput(0, y);
+}
+
 //===----------------------------------------------------------------------===//
 // LRN
 //===----------------------------------------------------------------------===//
@@ -306,6 +340,7 @@ void registerNormImporters(llvm::StringMap<OpImporter> &table) {
   table["BatchNormalization"] = importBatchNormalization;
   table["InstanceNormalization"] = importInstanceNormalization;
   table["LayerNormalization"] = importLayerNormalization;
+  table["SimplifiedLayerNormalization"] = importSimplifiedLayerNormalization;
   table["GroupNormalization"] = importGroupNormalization;
   table["MeanVarianceNormalization"] = importMeanVarianceNormalization;
   table["LRN"] = importLRN;

@@ -24,6 +24,17 @@
 //
 // GeluFusion: x / sqrt(2) -> Erf -> + 1 -> * x, times 0.5 first or last.
 //
+// Neither fires where x is a DequantizeLinear output read by more than one
+// node: ORT first gives each reader its own DequantizeLinear
+// (EnsureUniqueDQForNodeUnit), so the pattern's two readers of x read two
+// tensors. A LayerNorm there is left to SimplifiedLayerNormFusion
+// (layer_norm_fusion.cc), which runs after LayerNormFusion: Pow(x) ->
+// ReduceMean over one axis -> Add eps -> Sqrt -> Div(x, .) -> Mul by a 1-D
+// scale, each but the Mul with one consumer, becomes
+// SimplifiedLayerNormalization (x / sqrt(mean(x^2) + eps) * scale, the
+// LayerNorm kernel without the mean); the ReduceMean and Sub before it,
+// and the bias Add after it, stay.
+//
 // MatMulScaleFusion (matmul_scale_fusion.cc), after the two above as in
 // ORT's level-2 list: a float MatMul whose operand is a Mul or Div by a
 // float scalar constant (a Div's divisor; rank at most the other operand's,
@@ -205,6 +216,18 @@ std::optional<int64_t> reducedAxis(const Uses &u, const onnx::NodeProto &n,
   return axes[0];
 }
 
+/// Whether `x` is a DequantizeLinear output read by more than one node:
+/// ORT's EnsureUniqueDQForNodeUnit (level 1, before its fusions) gives
+/// each reader its own copy, so a pattern that needs two of its nodes to
+/// read one tensor (LayerNorm's ReduceMean and Sub, GELU's Div and Mul)
+/// no longer matches there.
+bool sharedDequantize(const onnx::GraphProto &g, const Uses &u,
+                      llvm::StringRef x) {
+  auto c = u.consumers.find(x);
+  return isOp(nodeOf(g, u, x), "DequantizeLinear") && c != u.consumers.end() &&
+         c->second.size() > 1;
+}
+
 /// The first element of a float32 constant.
 std::optional<float> floatConstant(const Uses &u, llvm::StringRef name) {
   auto t = constantOf(u, name, onnx::TensorProto::FLOAT);
@@ -228,6 +251,8 @@ matchLayerNorm(const onnx::GraphProto &g, const Uses &u,
   const std::string &x = rm1.input(0);
   if (isOp(nodeOf(g, u, x), "Cast"))
     return std::nullopt; // ORT fuses a leading Cast away; not done here
+  if (sharedDequantize(g, u, x))
+    return std::nullopt;
   auto subs = children(g, u, rm1);
   for (const onnx::NodeProto *s : subs)
     if (!isOp(s, "Sub"))
@@ -347,6 +372,8 @@ matchGelu(const onnx::GraphProto &g, const Uses &u,
       !isConstant(u, div.input(1), M_SQRT2))
     return std::nullopt;
   const std::string &x = div.input(0);
+  if (sharedDequantize(g, u, x))
+    return std::nullopt;
   const onnx::NodeProto *erf = children(g, u, div)[0];
   if (!isOp(erf, "Erf") || edges(u, *erf) != 1)
     return std::nullopt;
@@ -394,6 +421,72 @@ matchGelu(const onnx::GraphProto &g, const Uses &u,
       replaced.push_back(u.index.lookup(n));
   replaced.push_back(u.index.lookup(last));
   return std::make_pair(std::move(gelu), std::move(replaced));
+}
+
+/// The SimplifiedLayerNormalization that replaces Pow -> ReduceMean -> Add
+/// -> Sqrt -> Div -> Mul rooted at the Pow (SimplifiedLayerNormFusion,
+/// header), and the nodes it replaces.
+std::optional<std::pair<onnx::NodeProto, llvm::SmallVector<int>>>
+matchSimplifiedLayerNorm(const onnx::GraphProto &g, const Uses &u,
+                         const onnx::NodeProto &pow) {
+  if (!isOp(&pow, "Pow") || pow.input_size() != 2 || pow.output_size() != 1 ||
+      edges(u, pow) != 1 || u.graphOutputs.contains(pow.output(0)))
+    return std::nullopt;
+  const std::string &x = pow.input(0);
+  if (auto t = u.elemType.find(x);
+      t == u.elemType.end() || t->second != onnx::TensorProto::FLOAT)
+    return std::nullopt;
+  auto single = [&](const onnx::NodeProto *n, llvm::StringRef type) {
+    return isOp(n, type) && n->output_size() == 1 && edges(u, *n) == 1 &&
+           !u.graphOutputs.contains(n->output(0));
+  };
+  const onnx::NodeProto *rm = firstChild(g, u, pow, "ReduceMean");
+  if (!single(rm, "ReduceMean"))
+    return std::nullopt;
+  const onnx::NodeProto *add = firstChild(g, u, *rm, "Add");
+  if (!single(add, "Add") || add->input_size() != 2)
+    return std::nullopt;
+  const onnx::NodeProto *sqrt = firstChild(g, u, *add, "Sqrt");
+  if (!single(sqrt, "Sqrt"))
+    return std::nullopt;
+  const onnx::NodeProto *div = firstChild(g, u, *sqrt, "Div");
+  if (!single(div, "Div") || div->input_size() != 2 || div->input(0) != x)
+    return std::nullopt;
+  const onnx::NodeProto *mul = children(g, u, *div)[0];
+  if (!isOp(mul, "Mul") || mul->output_size() != 1)
+    return std::nullopt;
+  auto rank = u.rank.find(x);
+  if (rank == u.rank.end())
+    return std::nullopt;
+  auto axis = reducedAxis(u, *rm, rank->second);
+  if (!axis)
+    return std::nullopt;
+  std::string scale; // the (last) 1-D operand of the Mul
+  for (const std::string &in : mul->input())
+    if (auto r = u.rank.find(in); r != u.rank.end() && r->second == 1)
+      scale = in;
+  if (scale.empty())
+    return std::nullopt;
+  onnx::NodeProto sln;
+  sln.set_op_type("SimplifiedLayerNormalization");
+  sln.set_name(mul->name().empty()
+                   ? mul->output(0) + ":SimplifiedLayerNormFusion"
+                   : mul->name() + "/SimplifiedLayerNormFusion/");
+  sln.add_input(x);
+  sln.add_input(scale);
+  sln.add_output(mul->output(0));
+  auto *eps = sln.add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(floatConstant(u, add->input(1)).value_or(1e-5f));
+  auto *ax = sln.add_attribute();
+  ax->set_name("axis");
+  ax->set_type(onnx::AttributeProto::INT);
+  ax->set_i(*axis);
+  llvm::SmallVector<int> replaced;
+  for (const onnx::NodeProto *n : {&pow, rm, add, sqrt, div, mul})
+    replaced.push_back(u.index.lookup(n));
+  return std::make_pair(std::move(sln), std::move(replaced));
 }
 
 /// The scale a Mul or Div node applies when ORT's MatMulScaleFusion takes
@@ -501,7 +594,7 @@ bool fuseLikeOrt(onnx::ModelProto &model) {
   onnx::GraphProto *g = model.mutable_graph();
   bool any = llvm::any_of(g->node(), [](const onnx::NodeProto &n) {
     return n.op_type() == "ReduceMean" || n.op_type() == "Erf" ||
-           n.op_type() == "MatMul";
+           n.op_type() == "MatMul" || n.op_type() == "Pow";
   });
   if (!any)
     return false;
@@ -529,6 +622,9 @@ bool fuseLikeOrt(onnx::ModelProto &model) {
   take([&](const onnx::NodeProto &n) {
     auto m = matchLayerNorm(*g, u, n);
     return m ? m : matchGelu(*g, u, n);
+  });
+  take([&](const onnx::NodeProto &n) {
+    return matchSimplifiedLayerNorm(*g, u, n);
   });
   take([&](const onnx::NodeProto &n) { return matchMatMulScale(*g, u, n); });
   if (removed.empty())

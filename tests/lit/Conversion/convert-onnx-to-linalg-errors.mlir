@@ -144,3 +144,13 @@ func.func @matmul_alpha_int(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) -> tensor<
   }
   return %y : tensor<2x4xi32>
 }
+
+// -----
+
+// SimplifiedLayerNormalization has no bias.
+func.func @simplified_bias(%x: tensor<2x8xf32>, %s: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{graph.host 'SimplifiedLayerNormalization': 'simplified' takes X and Scale and gives output 0}}
+  %y = graph.host "SimplifiedLayerNormalization"(%x, %s, %b) attributes {params = {body = "LayerNormalization", axis = 1 : i64, epsilon = 9.99999974E-6 : f64, stash_type = f32, output = 0 : i64, simplified}} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32> {
+  }
+  return %y : tensor<2x8xf32>
+}

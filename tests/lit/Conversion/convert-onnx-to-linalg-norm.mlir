@@ -54,6 +54,28 @@ func.func @layer_norm(%x: tensor<2x3x4xf32>, %s: tensor<3x4xf32>, %b: tensor<4xf
 
 // -----
 
+// SimplifiedLayerNormalization (ORT's SimplifiedLayerNormFusion) over the
+// last dim of [2, 8]: the same one-pass sums, then x / sqrt(s2/8 + eps) *
+// scale: no mean subtracted, no bias.
+// CHECK-LABEL: func.func @simplified_layer_norm
+// CHECK: %[[SQ:.*]] = arith.mulf %in, %in : f32
+// CHECK: arith.divf %in_0, %{{.*}} : f32
+// CHECK: %[[MS:.*]] = arith.divf %in_1, %{{.*}} : f32
+// CHECK-NOT: arith.subf
+// CHECK: %[[E:.*]] = arith.addf %[[MS]], %{{.*}} : f32
+// CHECK: %[[D:.*]] = math.sqrt %[[E]] : f32
+// CHECK: %[[N:.*]] = arith.divf %in, %[[D]] : f32
+// CHECK: arith.mulf %[[N]], %in_{{.*}} : f32
+// CHECK-NOT: arith.addf
+// CHECK: graph.yield
+func.func @simplified_layer_norm(%x: tensor<2x8xf32>, %s: tensor<8xf32>) -> tensor<2x8xf32> {
+  %y = graph.host "SimplifiedLayerNormalization"(%x, %s) attributes {params = {body = "LayerNormalization", axis = 1 : i64, epsilon = 9.99999974E-6 : f64, stash_type = f32, output = 0 : i64, simplified}} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32> {
+  }
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
 // LayerNormalization's InvStdDev (output 2) of a float16 input with float32
 // statistics: x extended to f32, 1 / sqrt(...) per row, reshaped to [2, 1].
 // CHECK-LABEL: func.func @layer_norm_inv_std

@@ -405,6 +405,11 @@ llvm::Expected<Value> layerNormalization(OpBuilder &b, Location loc,
     return p.fail("axis out of range");
   if (output < 0 || output > 2)
     return p.fail("output must be 0, 1 or 2");
+  // SimplifiedLayerNormalization (ORT's LayerNormImpl with simplified):
+  // x / sqrt(mean(x^2) + eps) * scale, no mean, no bias.
+  bool simplified = p.has("simplified");
+  if (simplified && (output != 0 || a.size() != 2))
+    return p.fail("'simplified' takes X and Scale and gives output 0");
   SmallVector<int64_t> axes = range(axis, rank);
   double n = 1;
   for (int64_t ax : axes)
@@ -432,8 +437,11 @@ llvm::Expected<Value> layerNormalization(OpBuilder &b, Location loc,
     Type u = s.getType();
     Value mean = nb.create<arith::DivFOp>(l, s, cst(nb, l, u, n));
     Value ms = nb.create<arith::DivFOp>(l, s2, cst(nb, l, u, n));
-    Value var = nb.create<arith::SubFOp>(
-        l, ms, nb.create<arith::MulFOp>(l, mean, mean));
+    Value var = simplified
+                    ? ms
+                    : nb.create<arith::SubFOp>(
+                            l, ms, nb.create<arith::MulFOp>(l, mean, mean))
+                          .getResult();
     Value denom = nb.create<math::SqrtOp>(
         l, nb.create<arith::AddFOp>(l, var, cst(nb, l, u, eps)));
     return std::make_pair(mean, denom);
@@ -470,19 +478,20 @@ llvm::Expected<Value> layerNormalization(OpBuilder &b, Location loc,
     maps.push_back(lw::broadcastMap(shapeOf(v), xs, ctx));
   }
   Type elem = elementOf(a[0]);
-  return mapped(b, loc, xs, elem, args, maps,
-                [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
-                  auto [mean, denom] = meanInv(nb, l, v[1], v[2]);
-                  Value norm = castFloat(
-                      nb, l,
-                      nb.create<arith::DivFOp>(
-                          l, nb.create<arith::SubFOp>(l, v[0], mean), denom),
-                      elem);
-                  Value r = nb.create<arith::MulFOp>(l, norm, v[3]);
-                  if (v.size() > 4)
-                    r = nb.create<arith::AddFOp>(l, r, v[4]);
-                  return r;
-                });
+  return mapped(
+      b, loc, xs, elem, args, maps,
+      [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        auto [mean, denom] = meanInv(nb, l, v[1], v[2]);
+        Value centered =
+            simplified ? v[0]
+                       : nb.create<arith::SubFOp>(l, v[0], mean).getResult();
+        Value norm = castFloat(
+            nb, l, nb.create<arith::DivFOp>(l, centered, denom), elem);
+        Value r = nb.create<arith::MulFOp>(l, norm, v[3]);
+        if (v.size() > 4)
+          r = nb.create<arith::AddFOp>(l, r, v[4]);
+        return r;
+      });
 }
 
 //===----------------------------------------------------------------------===//

@@ -145,6 +145,30 @@ save("ln-decomposed",
      [helper.make_tensor_value_info("c_y", f32, [2, 8, 4])],
      ln_consts("a_", 8, 1e-6) + ln_consts("b_", 8, 1e-6) + ln_consts("c_", 4, 1e-6))
 
+# A decomposed LayerNorm and an erf GELU reading a DequantizeLinear that
+# each pattern reads twice: ORT gives each reader its own copy first
+# (EnsureUniqueDQForNodeUnit), so LayerNormFusion and GeluFusion do not
+# fire; SimplifiedLayerNormFusion takes the LayerNorm's Pow..Mul.
+dq = [numpy_helper.from_array(np.array(0.05, np.float32), "dq_s"),
+      numpy_helper.from_array(np.array(3, np.int8), "dq_z")]
+save("shared-dq",
+     [helper.make_node("DequantizeLinear", ["xq", "dq_s", "dq_z"], ["x"], name="dq")]
+     + decomposed_ln("a_", "x", [-1])
+     + [helper.make_node("DequantizeLinear", ["gq", "dq_s", "dq_z"], ["g"], name="dq_g"),
+        helper.make_node("Div", ["g", "sqrt2"], ["g1"], name="g_div"),
+        helper.make_node("Erf", ["g1"], ["g2"], name="g_erf"),
+        helper.make_node("Add", ["g2", "one"], ["g3"], name="g_add"),
+        helper.make_node("Mul", ["g", "g3"], ["g4"], name="g_mul"),
+        helper.make_node("Mul", ["g4", "half"], ["gy"], name="g_half")],
+     [helper.make_tensor_value_info("xq", TensorProto.INT8, [2, 4, 8]),
+      helper.make_tensor_value_info("gq", TensorProto.INT8, [2, 8])],
+     [helper.make_tensor_value_info("a_y", f32, [2, 4, 8]),
+      helper.make_tensor_value_info("gy", f32, [2, 8])],
+     dq + ln_consts("a_", 8, 1e-6)
+     + [numpy_helper.from_array(np.array(np.sqrt(2), np.float32), "sqrt2"),
+        numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+        numpy_helper.from_array(np.array(0.5, np.float32), "half")])
+
 # Float MatMuls with scalar scales, as ORT's MatMulScaleFusion finds them
 # (OrtFusions.cpp): a Div of A (alpha = 1 / 8), a Mul of the result with
 # the scalar first (alpha = 3), a Div that is also a graph output (kept,
