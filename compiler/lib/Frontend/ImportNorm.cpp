@@ -241,11 +241,11 @@ llvm::Error hostLayerNormalization(ImportContext &ic, ArrayRef<Value> ins,
   return llvm::Error::success();
 }
 
-/// A float32 LayerNormalization with one output keeps graph.layer_norm
-/// (the form the transformer's host groups were validated with); every
-/// other form is the host op above.
-llvm::Error importLayerNormalization(ImportContext &ic) {
-  auto ins = floatInputs(ic, 0, 2);
+/// X, Scale[, B] (inputs 0..last) of one float type and the normalized
+/// axis of a LayerNormalization-like op.
+llvm::Expected<std::pair<SmallVector<Value>, int64_t>>
+normInputs(ImportContext &ic, int last) {
+  auto ins = floatInputs(ic, 0, last);
   if (!ins)
     return ins.takeError();
   if (ins->size() < 2)
@@ -253,12 +253,25 @@ llvm::Error importLayerNormalization(ImportContext &ic) {
   for (Value v : *ins)
     if (elementOf(v) != elementOf((*ins)[0]))
       return ic.fail("X, Scale and B must have one element type");
-  Value x = (*ins)[0];
-  int64_t rank = shapeOf(x).size();
+  int64_t rank = shapeOf((*ins)[0]).size();
   int64_t axis = ic.attrInt("axis", -1);
   axis = axis < 0 ? axis + rank : axis;
   if (axis < 0 || axis >= rank)
-    return ic.fail("LayerNormalization axis out of range");
+    return ic.fail(ic.node->op_type() + " axis out of range");
+  return std::make_pair(std::move(*ins), axis);
+}
+
+/// A float32 LayerNormalization with one output keeps graph.layer_norm
+/// (the form the transformer's host groups were validated with); every
+/// other form is the host op above.
+llvm::Error importLayerNormalization(ImportContext &ic) {
+  auto in = normInputs(ic, 2);
+  if (!in)
+    return in.takeError();
+  auto &[list, axis] = *in;
+  SmallVector<Value> *ins = &list;
+  Value x = list[0];
+  int64_t rank = shapeOf(x).size();
   int64_t norm = 1;
   for (int64_t d = axis; d < rank; ++d)
     norm *= shapeOf(x)[d];
@@ -283,26 +296,17 @@ llvm::Error importLayerNormalization(ImportContext &ic) {
 /// on the host, LayerNormalization's body without the mean. Its optional
 /// inv_std_var output is not supported.
 llvm::Error importSimplifiedLayerNormalization(ImportContext &ic) {
-  auto ins = floatInputs(ic, 0, 1);
-  if (!ins)
-    return ins.takeError();
-  if (ins->size() < 2)
-    return ic.fail("expects X and Scale");
+  auto in = normInputs(ic, 1);
+  if (!in)
+    return in.takeError();
+  auto &[ins, axis] = *in;
   if (wants(ic, 1))
     return ic.fail("output 1 (inv_std_var) is not supported");
-  if (elementOf((*ins)[1]) != elementOf((*ins)[0]))
-    return ic.fail("X and Scale must have one element type");
   auto stash = stashType(ic);
   if (!stash)
     return stash.takeError();
-  Value x = (*ins)[0];
-  int64_t rank = shapeOf(x).size();
-  int64_t axis = ic.attrInt("axis", -1);
-  axis = axis < 0 ? axis + rank : axis;
-  if (axis < 0 || axis >= rank)
-    return ic.fail("SimplifiedLayerNormalization axis out of range");
   Value y = ic.hostOp(
-      *ins, x.getType(),
+      ins, ins[0].getType(),
       {param(ic, "body", ic.builder.getStringAttr("LayerNormalization")),
        i64Param(ic, "axis", axis),
        f64Param(ic, "epsilon", ic.attrFloat("epsilon", 1e-5f)),

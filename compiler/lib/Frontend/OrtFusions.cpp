@@ -236,6 +236,20 @@ std::optional<float> floatConstant(const Uses &u, llvm::StringRef name) {
   return t->dataAs<float>()[0];
 }
 
+/// The epsilon (the eps Add's constant, else ORT's default 1e-5) and axis
+/// attributes of a fused LayerNormalization or SimplifiedLayerNormalization.
+void setNormAttributes(onnx::NodeProto &n, const Uses &u,
+                       const onnx::NodeProto &epsAdd, int64_t axis) {
+  auto *eps = n.add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(floatConstant(u, epsAdd.input(1)).value_or(1e-5f));
+  auto *ax = n.add_attribute();
+  ax->set_name("axis");
+  ax->set_type(onnx::AttributeProto::INT);
+  ax->set_i(axis);
+}
+
 /// The LayerNormalization node that replaces the pattern rooted at the
 /// ReduceMean `rm1`, and the nodes it replaces; nothing if ORT would not
 /// fuse it (or would fuse it with Casts, which is not done here).
@@ -330,14 +344,7 @@ matchLayerNorm(const onnx::GraphProto &g, const Uses &u,
   ln.add_input(scale);
   ln.add_input(bias);
   ln.add_output(add->output(0));
-  auto *eps = ln.add_attribute();
-  eps->set_name("epsilon");
-  eps->set_type(onnx::AttributeProto::FLOAT);
-  eps->set_f(floatConstant(u, add2->input(1)).value_or(1e-5f));
-  auto *ax = ln.add_attribute();
-  ax->set_name("axis");
-  ax->set_type(onnx::AttributeProto::INT);
-  ax->set_i(*axis1);
+  setNormAttributes(ln, u, *add2, *axis1);
 
   llvm::SmallVector<int> replaced;
   llvm::DenseSet<const onnx::NodeProto *> inside;
@@ -475,14 +482,7 @@ matchSimplifiedLayerNorm(const onnx::GraphProto &g, const Uses &u,
   sln.add_input(x);
   sln.add_input(scale);
   sln.add_output(mul->output(0));
-  auto *eps = sln.add_attribute();
-  eps->set_name("epsilon");
-  eps->set_type(onnx::AttributeProto::FLOAT);
-  eps->set_f(floatConstant(u, add->input(1)).value_or(1e-5f));
-  auto *ax = sln.add_attribute();
-  ax->set_name("axis");
-  ax->set_type(onnx::AttributeProto::INT);
-  ax->set_i(*axis);
+  setNormAttributes(sln, u, *add, *axis);
   llvm::SmallVector<int> replaced;
   for (const onnx::NodeProto *n : {&pow, rm, add, sqrt, div, mul})
     replaced.push_back(u.index.lookup(n));
