@@ -313,12 +313,14 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       out += storedBytes(v.getType());
     }
     // The group's other results live in registers and local buffers of
-    // its function; a reshape aliases what it reshapes.
+    // its function; a reshape aliases what it reshapes (a group output or
+    // a value the group reads from DRAM).
     llvm::DenseSet<Value> stored(code->outputs.begin(), code->outputs.end());
     for (Operation *op : hostGroup)
       for (Value r : op->getResults()) {
         if (llvm::isa<graph::ReshapeOp>(op) &&
-            stored.contains(op->getOperand(0)))
+            (stored.contains(op->getOperand(0)) ||
+             groupInputs.contains(op->getOperand(0))))
           stored.insert(r);
         if (!stored.contains(r))
           markTransient(r);
