@@ -9,8 +9,8 @@
 //
 // Only ops whose float result is exactly the double computation rounded to
 // the element type are folded (+, -, *, /, sqrt, comparisons, min/max,
-// floor/ceil, casts): a float32 op computed in double and rounded once gives
-// the float32 result bit for bit. Anything else stays a host op.
+// floor/ceil, casts, Mod): a float32 op computed in double and rounded once
+// gives the float32 result bit for bit. Anything else stays a host op.
 //
 //===----------------------------------------------------------------------===//
 #include "FoldConstantElementwise.h"
@@ -158,6 +158,30 @@ Fn scalarFn(llvm::StringRef op, bool uns) {
                      return std::nullopt;
                    return I(x.i / y.i);
                  });
+  // Mod with fmod=0 (integers: the sign of the divisor, as Python's %) and
+  // "FMod", the importer's name for fmod=1 (C's fmod and %: the sign of the
+  // dividend; exact for floats, so double then rounding is bit-exact).
+  if (op == "Mod" || op == "FMod") {
+    bool fmod = op == "FMod";
+    return [=](const std::vector<Num> &a) -> std::optional<Num> {
+      if (a[0].isF) {
+        if (!fmod)
+          return std::nullopt; // float Mod requires fmod=1 (ONNX)
+        return F(std::fmod(a[0].f, a[1].f));
+      }
+      Num x = a[0], y = a[1];
+      if (y.i == 0)
+        return std::nullopt;
+      if (uns)
+        return I(int64_t(x.u() % y.u()));
+      if (x.i == INT64_MIN && y.i == -1)
+        return I(0);
+      int64_t r = x.i % y.i;
+      if (!fmod && r != 0 && ((r < 0) != (y.i < 0)))
+        r += y.i;
+      return I(r);
+    };
+  }
   auto cmp = [uns](auto pred) -> Fn {
     return [=](const std::vector<Num> &a) -> std::optional<Num> {
       if (a[0].isF)

@@ -79,6 +79,8 @@ std::optional<HostTensor> foldNode(ImportContext &ic, Type resultElem) {
   llvm::StringRef op = ic.node->op_type();
   if (op == "CastLike")
     constants.pop_back();
+  if (op == "Mod" && ic.attrInt("fmod", 0) == 1)
+    op = "FMod";
   auto type = hostElementType(resultElem, ic.isUnsigned(ic.node->output(0)));
   if (!type)
     return std::nullopt;

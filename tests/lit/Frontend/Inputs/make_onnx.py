@@ -191,6 +191,22 @@ save("matmul-scale",
       numpy_helper.from_array(np.array(3.0, np.float32), "three"),
       numpy_helper.from_array(np.linspace(1, 2, 8).astype(np.float32), "vec")])
 
+# Pads computed with Mod from constants, as torchvision's Swin computes a
+# window's padding ((w - W % w) % w): Mod(-3, 7) is 4 with fmod=0 (the
+# divisor's sign) and -3 with fmod=1 (the dividend's), negated to 3.
+i64 = TensorProto.INT64
+save("mod-pads",
+     [helper.make_node("Mod", ["m3", "seven"], ["p_h"], name="mod"),
+      helper.make_node("Mod", ["m3", "seven"], ["r_w"], name="fmod", fmod=1),
+      helper.make_node("Neg", ["r_w"], ["p_w"], name="neg"),
+      helper.make_node("Concat", ["zeros", "p_h", "p_w"], ["pads"], name="pads", axis=0),
+      helper.make_node("Pad", ["x", "pads"], ["y"], name="pad")],
+     [helper.make_tensor_value_info("x", f32, [1, 1, 5, 5])],
+     [helper.make_tensor_value_info("y", f32, [1, 1, 9, 8])],
+     [numpy_helper.from_array(np.array([-3], np.int64), "m3"),
+      numpy_helper.from_array(np.array([7], np.int64), "seven"),
+      numpy_helper.from_array(np.zeros(6, np.int64), "zeros")])
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
