@@ -386,6 +386,8 @@ std::string systole::isa::printProgramAsm(const Program &p) {
     os << ".placement " << quote(o.name) << " " << quote(o.op) << " "
        << (o.onHost ? "host" : "npu") << " " << o.macs << " " << quote(o.reason)
        << " " << quote(o.note) << "\n";
+  if (!p.hostLibrary.empty())
+    os << ".host_library " << hexBytes(p.hostLibrary) << "\n";
   return out;
 }
 
@@ -512,6 +514,11 @@ systole::isa::parseProgramAsm(llvm::StringRef text, const HwConfig &config,
           }
         }
         prog.tensors.push_back(std::move(t));
+      } else if (head == ".host_library") {
+        if (auto e = need(1, "HEXBYTES"))
+          return std::move(e);
+        if (!parseHex(toks[1].text, prog.hostLibrary))
+          return P.fail(ln, toks[1].col, "expected hex bytes");
       } else if (head == ".const") {
         if (auto e = need(3, "\"name\" OFFSET HEXBYTES"))
           return std::move(e);

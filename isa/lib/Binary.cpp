@@ -179,11 +179,11 @@ std::vector<uint8_t> systole::isa::writeProgram(const Program &p) {
   fb::FormatVersion version(p.versionMajor, p.versionMinor);
   // Format 1.0 readers ignore the appended field; writing none when there is
   // nothing to say keeps hand-written programs byte-identical.
-  auto root =
-      fb::CreateProgram(b, &version, producer, config, b.CreateVector(tensors),
-                        b.CreateVector(constants), plan,
-                        b.CreateVector(segments), b.CreateVector(layers),
-                        placement.empty() ? 0 : b.CreateVector(placement));
+  auto root = fb::CreateProgram(
+      b, &version, producer, config, b.CreateVector(tensors),
+      b.CreateVector(constants), plan, b.CreateVector(segments),
+      b.CreateVector(layers), placement.empty() ? 0 : b.CreateVector(placement),
+      p.hostLibrary.empty() ? 0 : b.CreateVector(p.hostLibrary));
   fb::FinishProgramBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(),
                               b.GetBufferPointer() + b.GetSize());
@@ -373,6 +373,8 @@ systole::isa::readProgram(llvm::ArrayRef<uint8_t> bytes) {
                              o->macs(), str(o->reason()), str(o->note())});
     }
   }
+  if (const auto *lib = root->host_library())
+    p.hostLibrary.assign(lib->begin(), lib->end());
   if (auto e = verifyProgram(p))
     return std::move(e);
   return p;

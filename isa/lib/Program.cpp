@@ -171,5 +171,5 @@ bool Program::operator==(const Program &o) const {
          producer == o.producer && config == o.config && tensors == o.tensors &&
          constants == o.constants && memoryPlan == o.memoryPlan &&
          segments == o.segments && layers == o.layers &&
-         placement == o.placement;
+         placement == o.placement && hostLibrary == o.hostLibrary;
 }

@@ -638,8 +638,13 @@ llvm::Error systole::isa::verifyProgram(const Program &p) {
                        h.entry + "'");
         if (!h.code.empty())
           return error(where + ".code: must be empty for a builtin");
-      } else if (h.code.empty()) {
-        return error(where + ".code: must not be empty");
+      } else if (h.code.empty() &&
+                 (h.kind != HostCodeKind::CpuObject || p.hostLibrary.empty())) {
+        // A cpu_object entry without code of its own is in the library.
+        return error(where + (h.kind == HostCodeKind::CpuObject
+                                  ? ".code: empty and the program has no "
+                                    "host_library"
+                                  : ".code: must not be empty"));
       }
       for (size_t a = 0; a < h.args.size(); ++a)
         if (h.args[a] >= p.tensors.size())

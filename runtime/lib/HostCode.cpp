@@ -79,8 +79,9 @@ llvm::Error rt::checkHostCode(const isa::Program &p, size_t s) {
   return llvm::Error::success();
 }
 
-llvm::Error rt::runCpuHostCode(const isa::HostSegment &h, uint8_t *dram) {
-  auto fn = rt::loadSharedObjectEntry(h.code, h.entry);
+llvm::Error rt::runCpuHostCode(const isa::Program &p, const isa::HostSegment &h,
+                               uint8_t *dram) {
+  auto fn = rt::loadSharedObjectEntry(isa::cpuObjectCode(p, h), h.entry);
   if (!fn)
     return fn.takeError();
   (*fn)(dram);

@@ -337,7 +337,7 @@ llvm::Error Session::run() {
         skipNextHost = false;
       } else {
         sr.hostDevice = "cpu";
-        e = runCpuHostCode(h, state.dram.data());
+        e = runCpuHostCode(p, h, state.dram.data());
         recordHostSegment(rep, sr, p, s, cycles);
       }
       if (e)

@@ -27,7 +27,8 @@ static int runObjdump(int argc, char **argv) {
             "print only the assembly text; `systole asm` of it reproduces "
             "the binary")
       .value({"--extract-host-code"}, extractDir, "DIR",
-             "also write the code of each compiled host segment to "
+             "also write the compiled host code: the program's host library "
+             "to DIR/host_library.so, a segment's own code to "
              "DIR/<index>.<entry>.{so,ptx}");
   if (auto exit = flags.parse(argc, argv))
     return *exit;
@@ -45,22 +46,31 @@ static int runObjdump(int argc, char **argv) {
                    << "\n";
       return 1;
     }
-    for (size_t s = 0; s < p.segments.size(); ++s) {
-      const auto &seg = p.segments[s];
-      if (seg.isNpu() || seg.host().kind == isa::HostCodeKind::Builtin)
-        continue;
-      std::string path = llvm::formatv(
-          "{0}/{1}.{2}.{3}", extractDir, s, seg.host().entry,
-          seg.host().kind == isa::HostCodeKind::Ptx ? "ptx" : "so");
+    auto write = [&](const std::string &path, llvm::ArrayRef<uint8_t> code) {
       std::error_code ec;
       llvm::raw_fd_ostream out(path, ec);
       if (ec) {
         llvm::errs() << "systole objdump: " << path << ": " << ec.message()
                      << "\n";
-        return 1;
+        return false;
       }
-      out.write(reinterpret_cast<const char *>(seg.host().code.data()),
-                seg.host().code.size());
+      out.write(reinterpret_cast<const char *>(code.data()), code.size());
+      return true;
+    };
+    if (!p.hostLibrary.empty() &&
+        !write(extractDir + "/host_library.so", p.hostLibrary))
+      return 1;
+    for (size_t s = 0; s < p.segments.size(); ++s) {
+      const auto &seg = p.segments[s];
+      // Entries in the host library are in host_library.so.
+      if (seg.isNpu() || seg.host().kind == isa::HostCodeKind::Builtin ||
+          seg.host().code.empty())
+        continue;
+      std::string path = llvm::formatv(
+          "{0}/{1}.{2}.{3}", extractDir, s, seg.host().entry,
+          seg.host().kind == isa::HostCodeKind::Ptx ? "ptx" : "so");
+      if (!write(path, seg.host().code))
+        return 1;
     }
   }
   if (asmOnly) {
@@ -106,12 +116,21 @@ static int runObjdump(int argc, char **argv) {
     os << llvm::formatv("  {0,-20} dram [{1:x}, {2:x}) {3} bytes\n", c.name,
                         c.dramOffset, c.dramOffset + c.data.size(),
                         c.data.size());
+  if (!p.hostLibrary.empty())
+    os << "\nhost library: " << p.hostLibrary.size()
+       << " bytes (shared object of the cpu_object entries below)\n";
   os << "\nsegments (" << p.segments.size() << "):\n";
   for (size_t s = 0; s < p.segments.size(); ++s) {
     const auto &seg = p.segments[s];
     if (seg.isNpu())
       os << llvm::formatv("  [{0}] npu  '{1}' {2} instructions\n", s, seg.name,
                           seg.npu().instructions.size());
+    else if (seg.host().kind == isa::HostCodeKind::CpuObject &&
+             seg.host().code.empty())
+      os << llvm::formatv(
+          "  [{0}] host '{1}' {2} entry '{3}' in the host library, {4} args\n",
+          s, seg.name, isa::hostCodeKindName(seg.host().kind), seg.host().entry,
+          seg.host().args.size());
     else
       os << llvm::formatv(
           "  [{0}] host '{1}' {2} entry '{3}', {4} bytes, {5} args\n", s,

@@ -16,6 +16,17 @@ TEST(Assembly, ProgramRoundTripsThroughText) {
   EXPECT_EQ(printProgramAsm(*back), text);
 }
 
+TEST(Assembly, HostLibraryRoundTripsThroughText) {
+  Program p = sampleProgram();
+  std::get<HostSegment>(p.segments[1].body).code.clear();
+  p.hostLibrary = {0x7f, 'E', 'L', 'F', 0x02};
+  std::string text = printProgramAsm(p);
+  EXPECT_NE(text.find(".host_library 7f454c4602\n"), std::string::npos);
+  auto back = parseProgramAsm(text, p.config, "lib.s");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_TRUE(*back == p);
+}
+
 TEST(Assembly, SpecialFloatsRoundTripBitExactly) {
   Instruction V(Opcode::Vadd);
   for (uint32_t bits : {0x80000000u, 0x7fc00001u, 0xff800000u, 0x00000001u,

@@ -23,6 +23,10 @@ TEST(Binary, EveryFieldRoundTrips) {
   p.constants.push_back({"empty", 8192, {}});
   p.segments.push_back(
       {"ptx", HostSegment{HostCodeKind::Ptx, "k", {'.', 'v'}, {}}});
+  // A cpu_object entry in the program's host library (format 1.3).
+  p.segments.push_back(
+      {"lib", HostSegment{HostCodeKind::CpuObject, "in_lib", {}, {2}}});
+  p.hostLibrary = {0x7f, 'E', 'L', 'F', 0};
   p.placement = {{"/conv/Conv", "conv2d", false, 1ull << 40, "", ""},
                  {"", "Einsum", true, 0, "no NPU lowering for this op",
                   "dynamic loop bounds: MACs not derivable"}};
@@ -41,6 +45,10 @@ TEST(Binary, EveryFieldRoundTrips) {
   EXPECT_EQ(back->layers[1].firstInstruction, 4u);
   EXPECT_EQ(back->placement[0].macs, 1ull << 40);
   EXPECT_TRUE(back->placement[1].onHost);
+  EXPECT_EQ(back->hostLibrary, p.hostLibrary);
+  EXPECT_EQ(cpuObjectCode(*back, back->segments.back().host()).size(), 5u);
+  EXPECT_EQ(cpuObjectCode(*back, back->segments[1].host()).size(),
+            p.segments[1].host().code.size());
   // Writing what was read gives the same bytes.
   EXPECT_EQ(writeProgram(*back), bytes);
 }

@@ -268,6 +268,13 @@ TEST(Verifier, HostSegmentsAndLayers) {
                        "segments[1] 'post'.entry: must name the entry symbol"));
   p = sampleProgram();
   std::get<HostSegment>(p.segments[1].body).code.clear();
+  EXPECT_TRUE(contains(verify(p), "segments[1] 'post'.code: empty and the "
+                                  "program has no host_library"));
+  // ... unless its entry is in the program's host library (format 1.3).
+  p.hostLibrary = {0x7f, 'E', 'L', 'F'};
+  EXPECT_EQ(verify(p), "");
+  // A ptx segment always carries its own code.
+  std::get<HostSegment>(p.segments[1].body).kind = HostCodeKind::Ptx;
   EXPECT_TRUE(
       contains(verify(p), "segments[1] 'post'.code: must not be empty"));
   p = sampleProgram();

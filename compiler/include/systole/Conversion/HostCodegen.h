@@ -17,8 +17,15 @@
 #include "llvm/Support/Error.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
 
 namespace systole::host {
 
@@ -47,10 +54,10 @@ struct GpuLaunch {
 
 struct CompiledHostCode {
   std::string entry;
-  std::vector<mlir::Value> inputs;  ///< read from DRAM, in order
-  std::vector<mlir::Value> outputs; ///< written to DRAM, in order
-  std::vector<uint8_t> sharedObject;
-  std::string ptx; ///< empty unless HostTarget::Gpu
+  std::vector<mlir::Value> inputs;   ///< read from DRAM, in order
+  std::vector<mlir::Value> outputs;  ///< written to DRAM, in order
+  std::vector<uint8_t> sharedObject; ///< empty when added to a HostLibrary
+  std::string ptx;                   ///< empty unless HostTarget::Gpu
   std::vector<GpuLaunch> launches;
   /// Bytes of the device image the kernels use: the group's DRAM bytes, then
   /// the scratch area of its temporaries.
@@ -81,6 +88,15 @@ llvm::Error runHostPipeline(mlir::PassManager &pm, mlir::ModuleOp module,
 void populateHostLoweringToLLVM(mlir::OpPassManager &pm);
 void registerHostPipelines();
 
+/// The target machine host code is compiled for: the host triple's baseline
+/// CPU (generic x86-64), PIC, no FP contraction.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
+/// LLVM-dialect module -> LLVM IR in `llvmContext`.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateHostModule(mlir::ModuleOp module, llvm::LLVMContext &llvmContext);
+/// Optimizes (O2) and compiles an LLVM module to a relocatable object for the
+/// host target machine.
+llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule);
 /// LLVM-dialect module -> relocatable object for the host CPU (generic
 /// x86-64 / the host triple, PIC, no FP contraction).
 llvm::Expected<std::vector<uint8_t>> emitHostObject(mlir::ModuleOp module);
@@ -101,12 +117,36 @@ compileHostGroupToPtx(mlir::ModuleOp module, llvm::StringRef sm,
                       std::vector<GpuLaunch> &launches, int64_t &deviceBytes,
                       mlir::OwningOpRef<mlir::ModuleOp> *emulation = nullptr);
 
-/// Lowers and compiles one group: always the CPU shared object; with
-/// HostTarget::Gpu also PTX for `sm` (e.g. "sm_75") and the launch table.
-llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
-                                                  llvm::StringRef entry,
-                                                  HostTarget target,
-                                                  llvm::StringRef sm = "sm_75");
+/// The host code of a whole model as one shared object: each group's CPU
+/// form is added as it is lowered and all are optimized, compiled and linked
+/// once at the end. Per group, the fixed costs of a compilation (target
+/// machine, pass pipelines, an object file, a run of the system linker)
+/// dominated the compile time of models with hundreds of small host groups.
+class HostLibrary {
+public:
+  HostLibrary();
+  ~HostLibrary();
+  /// Adds a lowered (LLVM dialect) module whose only public symbol is
+  /// `entry`; its other definitions become internal to it.
+  llvm::Error add(mlir::ModuleOp module, llvm::StringRef entry);
+  bool empty() const { return entries == 0; }
+  /// Compiles and links everything added into one shared object.
+  llvm::Expected<std::vector<uint8_t>> finish();
+
+private:
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> linked;
+  unsigned entries = 0;
+};
+
+/// Lowers and compiles one group: the CPU shared object (into `library`
+/// when one is given and the target is not GpuEmulation, else into
+/// `sharedObject`); with HostTarget::Gpu also PTX for `sm` (e.g. "sm_75")
+/// and the launch table.
+llvm::Expected<CompiledHostCode>
+compileHostGroup(const HostGroup &group, llvm::StringRef entry,
+                 HostTarget target, llvm::StringRef sm = "sm_75",
+                 HostLibrary *library = nullptr);
 
 } // namespace systole::host
 

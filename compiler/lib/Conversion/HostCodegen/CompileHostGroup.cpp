@@ -29,10 +29,9 @@ void registerBufferization(MLIRContext *ctx) {
 
 } // namespace
 
-llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
-                                                  llvm::StringRef entry,
-                                                  HostTarget target,
-                                                  llvm::StringRef sm) {
+llvm::Expected<CompiledHostCode>
+compileHostGroup(const HostGroup &group, llvm::StringRef entry,
+                 HostTarget target, llvm::StringRef sm, HostLibrary *library) {
   CompiledHostCode out;
   out.entry = entry.str();
   auto module = outlineHostGroup(group, entry, out.inputs, out.outputs);
@@ -69,10 +68,15 @@ llvm::Expected<CompiledHostCode> compileHostGroup(const HostGroup &group,
     if (auto e = runHostPipeline(pm, **module, "host CPU lowering"))
       return std::move(e);
   }
-  auto so = compileToSharedObject(**module);
-  if (!so)
-    return so.takeError();
-  out.sharedObject = std::move(*so);
+  if (library) {
+    if (auto e = library->add(**module, entry))
+      return std::move(e);
+  } else {
+    auto so = compileToSharedObject(**module);
+    if (!so)
+      return so.takeError();
+    out.sharedObject = std::move(*so);
+  }
 
   if (target == HostTarget::Gpu) {
     auto ptx =

@@ -36,12 +36,7 @@ llvm::Error error(const llvm::Twine &msg) {
 }
 } // namespace
 
-llvm::Expected<std::vector<uint8_t>> emitHostObject(ModuleOp module) {
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  module->getContext()->appendDialectRegistry(registry);
-
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string triple = llvm::sys::getDefaultTargetTriple();
@@ -58,25 +53,47 @@ llvm::Expected<std::vector<uint8_t>> emitHostObject(ModuleOp module) {
       llvm::CodeGenOptLevel::Default));
   if (!tm)
     return error("cannot create a target machine for " + triple);
+  return std::move(tm);
+}
 
-  llvm::LLVMContext llvmContext;
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateHostModule(ModuleOp module, llvm::LLVMContext &llvmContext) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "systole_host");
   if (!llvmModule)
     return error("translation of the host code to LLVM IR failed");
-  llvmModule->setDataLayout(tm->createDataLayout());
-  llvmModule->setTargetTriple(triple);
-  if (auto e = makeOptimizingTransformer(2, 0, tm.get())(llvmModule.get()))
+  return std::move(llvmModule);
+}
+
+llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule) {
+  auto tm = createHostTargetMachine();
+  if (!tm)
+    return tm.takeError();
+  llvmModule.setDataLayout((*tm)->createDataLayout());
+  llvmModule.setTargetTriple((*tm)->getTargetTriple().str());
+  if (auto e = makeOptimizingTransformer(2, 0, tm->get())(&llvmModule))
     return std::move(e);
 
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr,
-                              llvm::CodeGenFileType::ObjectFile))
+  if ((*tm)->addPassesToEmitFile(pm, os, nullptr,
+                                 llvm::CodeGenFileType::ObjectFile))
     return error("the target cannot emit object files");
-  pm.run(*llvmModule);
+  pm.run(llvmModule);
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
+}
+
+llvm::Expected<std::vector<uint8_t>> emitHostObject(ModuleOp module) {
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateHostModule(module, llvmContext);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  return emitObject(**llvmModule);
 }
 
 llvm::Expected<std::vector<uint8_t>>

@@ -264,6 +264,10 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
   std::vector<Operation *> hostGroup;
   llvm::DenseSet<Value> groupInputs;
   unsigned hostFunctions = 0;
+  // The CPU code of every group, compiled and linked once (the GPU
+  // emulation keeps one shared object per segment: it replays its own
+  // launch table).
+  host::HostLibrary library;
   auto closeHost = [&]() -> llvm::Error {
     if (hostGroup.empty())
       return llvm::Error::success();
@@ -282,7 +286,7 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
                                        : options.hostGpuEmulation
                                            ? host::HostTarget::GpuEmulation
                                            : host::HostTarget::Cpu,
-                                       options.gpuArch);
+                                       options.gpuArch, &library);
     if (!code)
       return loweringError(hostGroup.front(),
                            "host code generation: " +
@@ -562,6 +566,13 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
   if (auto e = closeHost())
     return std::move(e);
   closeNpu();
+  if (!library.empty()) {
+    auto so = library.finish();
+    if (!so)
+      return loweringError(func, "host code generation: " +
+                                     llvm::toString(so.takeError()));
+    prog.hostLibrary = std::move(*so);
+  }
 
   const std::vector<uint8_t> &pool = builder.constantPool();
   prog.memoryPlan.dramSize = builder.constantBase + pool.size();

@@ -23,7 +23,8 @@ namespace systole::isa {
 
 /// Format version written by this library; readers accept the same major.
 constexpr uint16_t kFormatMajor = 1;
-constexpr uint16_t kFormatMinor = 2; ///< 1: Program.placement; 2: host costs
+/// 1: Program.placement; 2: host costs; 3: Program.hostLibrary
+constexpr uint16_t kFormatMinor = 3;
 constexpr const char *kFileIdentifier = "SNPU";
 /// Name of the constant segments the compiler derives rather than takes
 /// from the model (activation and requantization tables, the 0/1 matrices
@@ -175,8 +176,19 @@ struct Program {
   std::vector<Segment> segments;
   std::vector<LayerDebugInfo> layers;
   std::vector<OpPlacement> placement; ///< empty in format 1.0 binaries
+  /// Format 1.3: the shared object of every cpu_object segment whose own
+  /// `code` is empty (one library per model instead of one per segment).
+  std::vector<uint8_t> hostLibrary;
   bool operator==(const Program &o) const;
 };
+
+/// The shared object holding a cpu_object segment's entry: its own code, or
+/// the program's host library when it has none (format 1.3).
+inline llvm::ArrayRef<uint8_t> cpuObjectCode(const Program &p,
+                                             const HostSegment &h) {
+  return h.code.empty() ? llvm::ArrayRef<uint8_t>(p.hostLibrary)
+                        : llvm::ArrayRef<uint8_t>(h.code);
+}
 
 /// Serializes to FlatBuffers bytes (identifier "SNPU"). Does not verify; call
 /// verifyProgram() first when the Program comes from an untrusted producer.

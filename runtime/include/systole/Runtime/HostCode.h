@@ -21,9 +21,11 @@ namespace systole::rt {
 /// Checks a cpu_object/ptx segment's arguments and parameters (load time).
 llvm::Error checkHostCode(const isa::Program &p, size_t segment);
 
-/// Runs a cpu_object segment over the DRAM image (loads the shared object on
-/// first use; cached per process).
-llvm::Error runCpuHostCode(const isa::HostSegment &h, uint8_t *dram);
+/// Runs a cpu_object segment of `p` over the DRAM image (loads its shared
+/// object, the segment's own or the program's host library, on first use;
+/// cached per process).
+llvm::Error runCpuHostCode(const isa::Program &p, const isa::HostSegment &h,
+                           uint8_t *dram);
 
 /// Whether a CUDA device is usable; `why` says why not ("no GPU present:
 /// ...") when it is not.
