@@ -179,6 +179,55 @@ llvm::Error importSoftmaxFamily(ImportContext &ic) {
   return ic.defineOutput(0, y);
 }
 
+/// com.microsoft QLinearSoftmax (from ORT's QDQ fusion, OrtFusions.cpp, or
+/// a QOperator model): host code over the codes, ORT's kernel step for step
+/// (OnnxToLinalg QLinearSoftmax body).
+llvm::Error importQLinearSoftmax(ImportContext &ic) {
+  int64_t opset = ic.attrInt("opset", -1);
+  if (opset < 1)
+    return ic.fail("the 'opset' attribute is required");
+  auto x = ic.input(0);
+  if (!x)
+    return x.takeError();
+  Type i8 = IntegerType::get(ic.ctx(), 8);
+  auto xt = ic.quantElementType(1, 2, 0, i8);
+  if (!xt)
+    return xt.takeError();
+  auto yt = ic.quantElementType(3, 4, 0, i8);
+  if (!yt)
+    return yt.takeError();
+  auto xq = dyn_cast<quant::UniformQuantizedType>(*xt);
+  auto yq = dyn_cast<quant::UniformQuantizedType>(*yt);
+  if (!xq || !yq || xq.getStorageTypeIntegralWidth() != 8 ||
+      yq.getStorageTypeIntegralWidth() != 8)
+    return ic.fail("expects 8-bit per-tensor quantized input and output");
+  if (xq.isSigned() != yq.isSigned())
+    return ic.fail("input and output must both be int8 or both uint8");
+  auto qx = ic.asQuantized(*x, *xt);
+  if (!qx)
+    return qx.takeError();
+  ArrayRef<int64_t> shape = shapeOf(*qx);
+  int64_t rank = shape.size();
+  auto norm =
+      normalizeAxes(ic, {ic.attrInt("axis", opset < 13 ? 1 : -1)}, rank);
+  if (!norm)
+    return norm.takeError();
+  // Before opset 13 a row is dims [axis, rank); since, the one axis.
+  std::vector<int64_t> axes = {(*norm)[0]};
+  if (opset < 13)
+    for (int64_t d = axes[0] + 1; d < rank; ++d)
+      axes.push_back(d);
+  OpBuilder &b = ic.builder;
+  Value y = ic.hostOp(
+      *qx, RankedTensorType::get(shape, *yt),
+      {b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)),
+       b.getNamedAttr("x_scale", b.getF32FloatAttr(float(xq.getScale()))),
+       b.getNamedAttr("y_scale", b.getF32FloatAttr(float(yq.getScale()))),
+       b.getNamedAttr("y_zero_point", b.getI64IntegerAttr(yq.getZeroPoint())),
+       b.getNamedAttr("signed", b.getBoolAttr(xq.isSigned()))});
+  return ic.defineOutput(0, y);
+}
+
 } // namespace
 
 void registerReduceImporters(llvm::StringMap<OpImporter> &table) {
@@ -192,6 +241,7 @@ void registerReduceImporters(llvm::StringMap<OpImporter> &table) {
   }
   table["ArgMax"] = importArgReduce;
   table["ArgMin"] = importArgReduce;
+  table["com.microsoft::QLinearSoftmax"] = importQLinearSoftmax;
 }
 
 } // namespace systole::frontend

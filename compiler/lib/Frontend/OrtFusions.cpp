@@ -46,6 +46,16 @@
 // reads it. Not repeated to a fixed point as ORT's loop would (a chain of
 // two scales on one operand fuses one).
 //
+// QDQ UnaryOpQDQRules (qdq_selector_action_transformer.cc, with
+// UnaryNodeGroupSelector): DequantizeLinear -> Softmax -> QuantizeLinear,
+// the Softmax's only reader the Q and not a graph output, input and output
+// of one 8-bit type with per-tensor parameters, becomes
+// com.microsoft.QLinearSoftmax (opset = the Softmax's version: 1, 11 or
+// 13). Its kernel is no float softmax at all (a table of exponentials, a
+// float sum of table entries, floor(1 / y_scale), an int8 wrap-around;
+// docs/host.md). The DequantizeLinear stays when something else reads it
+// (ORT duplicates it first).
+//
 //===----------------------------------------------------------------------===//
 #include "OrtFusions.h"
 
@@ -588,13 +598,79 @@ matchMatMulScale(const onnx::GraphProto &g, const Uses &u,
   return std::make_pair(std::move(fused), std::move(replaced));
 }
 
+/// Whether a DequantizeLinear / QuantizeLinear's scale and zero point (if
+/// any) are one-element constants.
+bool perTensorParams(const Uses &u, const onnx::NodeProto &n) {
+  for (int i = 1; i < n.input_size() && i < 3; ++i) {
+    if (n.input(i).empty())
+      continue;
+    auto it = u.constants.find(n.input(i));
+    if (it == u.constants.end())
+      return false;
+    int64_t count = 1;
+    for (int64_t d : it->second->dims())
+      count *= d;
+    if (count != 1)
+      return false;
+  }
+  return n.input_size() >= 2;
+}
+
+std::optional<std::pair<onnx::NodeProto, llvm::SmallVector<int>>>
+matchQdqSoftmax(const onnx::GraphProto &g, const Uses &u,
+                const onnx::NodeProto &sm, int64_t opset) {
+  if (!isOp(&sm, "Softmax") || sm.input_size() != 1 || sm.output_size() != 1)
+    return std::nullopt;
+  const onnx::NodeProto *dq = nodeOf(g, u, sm.input(0));
+  if (!isOp(dq, "DequantizeLinear") || !perTensorParams(u, *dq))
+    return std::nullopt;
+  if (edges(u, sm) != 1 || u.graphOutputs.contains(sm.output(0)))
+    return std::nullopt;
+  const onnx::NodeProto *q = children(g, u, sm)[0];
+  if (!isOp(q, "QuantizeLinear") || q->input(0) != sm.output(0) ||
+      !perTensorParams(u, *q))
+    return std::nullopt;
+  auto in = u.elemType.find(dq->input(0)), out = u.elemType.find(q->output(0));
+  if (in == u.elemType.end() || out == u.elemType.end() ||
+      in->second != out->second ||
+      (in->second != onnx::TensorProto::INT8 &&
+       in->second != onnx::TensorProto::UINT8))
+    return std::nullopt;
+  onnx::NodeProto fused;
+  fused.set_op_type("QLinearSoftmax");
+  fused.set_domain("com.microsoft");
+  fused.set_name(sm.name().empty() ? q->output(0) + ":QLinearSoftmax"
+                                   : sm.name() + "/QLinearSoftmax");
+  fused.add_input(dq->input(0));
+  fused.add_input(dq->input(1));
+  fused.add_input(dq->input_size() > 2 ? dq->input(2) : "");
+  fused.add_input(q->input(1));
+  fused.add_input(q->input_size() > 2 ? q->input(2) : "");
+  fused.add_output(q->output(0));
+  for (const auto &a : sm.attribute())
+    if (a.name() == "axis")
+      *fused.add_attribute() = a;
+  auto *v = fused.add_attribute();
+  v->set_name("opset");
+  v->set_type(onnx::AttributeProto::INT);
+  v->set_i(opset >= 13 ? 13 : opset >= 11 ? 11 : 1);
+  llvm::SmallVector<int> replaced;
+  // The DequantizeLinear goes with its only reader.
+  if (edges(u, *dq) == 1 && !u.graphOutputs.contains(dq->output(0)))
+    replaced.push_back(u.index.lookup(dq));
+  replaced.push_back(u.index.lookup(&sm));
+  replaced.push_back(u.index.lookup(q));
+  return std::make_pair(std::move(fused), std::move(replaced));
+}
+
 } // namespace
 
 bool fuseLikeOrt(onnx::ModelProto &model) {
   onnx::GraphProto *g = model.mutable_graph();
   bool any = llvm::any_of(g->node(), [](const onnx::NodeProto &n) {
     return n.op_type() == "ReduceMean" || n.op_type() == "Erf" ||
-           n.op_type() == "MatMul" || n.op_type() == "Pow";
+           n.op_type() == "MatMul" || n.op_type() == "Pow" ||
+           n.op_type() == "Softmax";
   });
   if (!any)
     return false;
@@ -627,6 +703,14 @@ bool fuseLikeOrt(onnx::ModelProto &model) {
     return matchSimplifiedLayerNorm(*g, u, n);
   });
   take([&](const onnx::NodeProto &n) { return matchMatMulScale(*g, u, n); });
+  // Level 2's QDQ actions, after the level-1 fusions above.
+  int64_t opset = 0;
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  take([&](const onnx::NodeProto &n) {
+    return matchQdqSoftmax(*g, u, n, opset);
+  });
   if (removed.empty())
     return false;
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;

@@ -40,11 +40,19 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
   Value dram = body->getArgument(0);
 
   llvm::DenseSet<Operation *> inGroup(group.ops.begin(), group.ops.end());
+  // A quantized value's DRAM bytes are its storage codes.
   auto viewOf = [&](Value v) -> Value {
-    auto t = cast<RankedTensorType>(v.getType());
+    auto t = cast<RankedTensorType>(graph::storageForm(v.getType()));
     Value off = b.create<arith::ConstantIndexOp>(loc, group.dramOffset(v));
     auto mt = MemRefType::get(t.getShape(), t.getElementType());
     return b.create<memref::ViewOp>(loc, mt, dram, off, ValueRange{});
+  };
+  // Only a graph.host's region computes on codes (its arguments are their
+  // storage form); any other op reads quantized values as they are.
+  auto readByHostOpsOnly = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return !inGroup.contains(user) || llvm::isa<graph::HostOp>(user);
+    });
   };
   IRMapping map;
   for (Operation *op : group.ops) {
@@ -62,15 +70,15 @@ outlineHostGroup(const HostGroup &group, llvm::StringRef entry,
       // masks) are DRAM views; quantized ones cross the host boundary only
       // through the builtin quantize/dequantize.
       if (!isa<RankedTensorType>(operand.getType()) ||
-          graph::isQuantized(
-              cast<RankedTensorType>(operand.getType()).getElementType()))
+          (graph::isQuantized(operand.getType()) &&
+           !readByHostOpsOnly(operand)))
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             "host code reads a quantized tensor (quantized values cross "
             "the host boundary through quantize/dequantize)");
       Value t = b.create<bufferization::ToTensorOp>(
-          loc, operand.getType(), viewOf(operand), /*restrict=*/true,
-          /*writable=*/false);
+          loc, graph::storageForm(operand.getType()), viewOf(operand),
+          /*restrict=*/true, /*writable=*/false);
       map.map(operand, t);
       inputs.push_back(operand);
     }

@@ -155,11 +155,12 @@ llvm::Error buildHostBody(graph::HostOp host) {
                        "' (lib/Conversion/OnnxToLinalg)");
   Location loc = host.getLoc();
   auto block = std::make_unique<Block>();
+  // Quantized operands and results are their storage codes inside.
   for (Value v : host.getInputs())
-    block->addArgument(v.getType(), loc);
+    block->addArgument(graph::storageForm(v.getType()), loc);
   OpBuilder inner(host.getContext());
   inner.setInsertionPointToEnd(block.get());
-  Type resultType = host.getOutput().getType();
+  Type resultType = graph::storageForm(host.getOutput().getType());
   auto result =
       it->second(inner, loc, block->getArguments(), resultType, params);
   if (!result)

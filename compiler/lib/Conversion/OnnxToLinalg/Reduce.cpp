@@ -20,7 +20,10 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 using namespace mlir;
 namespace lw = systole::conversion::lowering;
@@ -403,6 +406,114 @@ llvm::Expected<Value> softmaxBody(OpBuilder &b, Location loc, ValueRange a,
   return buildSoftmax(b, loc, p.op(), a[0], axes);
 }
 
+/// ORT's QLinearSoftmax table (QlinearBuildLookupTableUint32 with a float
+/// table): entry for code byte b of exp((i - 255 + shift) * x_scale) in
+/// double, i = b's position (b + 128 for int8), shift keeping the row's
+/// float sum in range.
+std::vector<float> qlinearSoftmaxTable(float xScale, int64_t reduceLen,
+                                       bool isSigned) {
+  // float / size_t is a float division; log of that float in double.
+  float ratio = std::numeric_limits<float>::max() / float(reduceLen);
+  double shift = std::log(double(ratio));
+  shift = std::max(0.0, shift - 5.0) / double(xScale);
+  std::vector<float> table(256);
+  for (int32_t i = 0; i < 256; ++i) {
+    double e = std::exp((double(i) - 255 + shift) * double(xScale));
+    table[uint8_t(isSigned ? i - 128 : i)] = float(e);
+  }
+  return table;
+}
+
+/// com.microsoft QLinearSoftmax on the codes, as ORT's CPU kernel computes
+/// it (contrib_ops/cpu/quantization/qlinear_softmax.cc): per row, the
+/// table entry of each code shifted by the row's maximum code, their float
+/// sum in row order, then nearbyintf(entry * floor(1 / y_scale) / sum) +
+/// zero point; the int8 kernel stores a result above 127 modulo 256 (255
+/// and above as -1), the uint8 one clamps at 255.
+llvm::Expected<Value> qlinearSoftmaxBody(OpBuilder &b, Location loc,
+                                         ValueRange a, Type result,
+                                         const Params &p) {
+  SYSTOLE_PARAM(axes, p.i64s("axes"));
+  SYSTOLE_PARAM(xScale, p.f64("x_scale"));
+  SYSTOLE_PARAM(yScale, p.f64("y_scale"));
+  SYSTOLE_PARAM(yZp, p.i64("y_zero_point"));
+  SYSTOLE_PARAM(isSigned, p.flag("signed"));
+  Value x = a[0];
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  if (!elementOf(x).isInteger(8) ||
+      getElementTypeOrSelf(result) != elementOf(x))
+    return p.fail("expects int8/uint8 codes");
+  if (axes.empty() ||
+      llvm::any_of(axes, [&](int64_t d) { return d < 0 || d >= rank; }))
+    return p.fail("axes out of range");
+  int64_t reduceLen = 1;
+  for (int64_t d : axes)
+    reduceLen *= shape[d];
+  std::vector<float> table =
+      qlinearSoftmaxTable(float(xScale), reduceLen, isSigned);
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  Value tableConst = b.create<arith::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({256}, f32),
+                                  llvm::ArrayRef<float>(table)));
+  auto widen = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return isSigned ? nb.create<arith::ExtSIOp>(l, i32, v).getResult()
+                    : nb.create<arith::ExtUIOp>(l, i32, v).getResult();
+  };
+  // Codes as exact floats for the row maximum (lw::reduce is float).
+  Value xf =
+      mapOver(b, loc, shape, ValueRange{x}, {}, axes, f32,
+              [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                return nb.create<arith::SIToFPOp>(l, f32, widen(nb, l, v[0]));
+              });
+  Value max = lw::reduce(b, loc, xf, axes, -1e9,
+                         [](OpBuilder &nb, Location l, Value acc, Value v) {
+                           return nb.create<arith::MaximumFOp>(l, acc, v);
+                         });
+  // The entry a code reads: int8 at byte (127 - max + x), uint8 at
+  // 255 - max + x.
+  auto entry = [&](OpBuilder &nb, Location l, Value code, Value rowMax) {
+    Value k = nb.create<arith::SubIOp>(
+        l, widen(nb, l, code), nb.create<arith::FPToSIOp>(l, i32, rowMax));
+    k = nb.create<arith::AddIOp>(l, k,
+                                 lw::scalar(nb, l, i32, isSigned ? 127 : 255));
+    k = nb.create<arith::AndIOp>(l, k, lw::scalar(nb, l, i32, 255));
+    Value idx = nb.create<arith::IndexCastOp>(l, nb.getIndexType(), k);
+    return nb.create<tensor::ExtractOp>(l, tableConst, ValueRange{idx})
+        .getResult();
+  };
+  Value vt = mapOver(b, loc, shape, ValueRange{x}, ValueRange{max}, axes, f32,
+                     [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                       return entry(nb, l, v[0], v[1]);
+                     });
+  Value sum = lw::reduce(b, loc, vt, axes, 0.0,
+                         [](OpBuilder &nb, Location l, Value acc, Value v) {
+                           return nb.create<arith::AddFOp>(l, acc, v);
+                         });
+  float c = std::floor(1.0f / float(yScale));
+  Type i8 = elementOf(x);
+  return mapOver(
+      b, loc, shape, ValueRange{vt}, ValueRange{sum}, axes, i8,
+      [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        Value q = nb.create<arith::DivFOp>(
+            l, nb.create<arith::MulFOp>(l, v[0], lw::scalar(nb, l, f32, c)),
+            v[1]);
+        q = nb.create<math::RoundEvenOp>(l, q);
+        Value vq = nb.create<arith::AddIOp>(
+            l,
+            isSigned ? nb.create<arith::FPToSIOp>(l, i32, q).getResult()
+                     : nb.create<arith::FPToUIOp>(l, i32, q).getResult(),
+            lw::scalar(nb, l, i32, double(yZp)));
+        // vq > 255 (unsigned for uint8): 255's byte; else vq's low byte.
+        Value over = nb.create<arith::CmpIOp>(
+            l, isSigned ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt,
+            vq, lw::scalar(nb, l, i32, 255));
+        Value low = nb.create<arith::TruncIOp>(l, i8, vq);
+        return nb.create<arith::SelectOp>(l, over, lw::scalar(nb, l, i8, -1),
+                                          low);
+      });
+}
+
 } // namespace
 } // namespace reduce
 
@@ -415,6 +526,7 @@ void registerReduceBodies(llvm::StringMap<HostBodyFn> &table) {
   table["ArgMin"] = reduce::argReduceBody;
   for (const char *op : {"Softmax", "LogSoftmax", "Hardmax"})
     table[op] = reduce::softmaxBody;
+  table["QLinearSoftmax"] = reduce::qlinearSoftmaxBody;
 }
 
 } // namespace systole::conversion::onnx

@@ -51,6 +51,15 @@ bool systole::graph::isQuantized(Type type) {
       type);
 }
 
+Type systole::graph::storageForm(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return type;
+  if (auto q = dyn_cast<quant::QuantizedType>(tensor.getElementType()))
+    return tensor.clone(q.getStorageType());
+  return type;
+}
+
 static RankedTensorType rankedType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
@@ -542,13 +551,14 @@ LogicalResult HostOp::verify() {
     return emitOpError("region has ")
            << body.getNumArguments() << " arguments for " << getInputs().size()
            << " operands";
+  // Quantized values enter and leave the region as their storage codes.
   for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
-    if (arg.getType() != in.getType())
+    if (arg.getType() != storageForm(in.getType()))
       return emitOpError("region argument type ")
              << arg.getType() << " differs from its operand's " << in.getType();
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || yield.getValues().size() != 1 ||
-      yield.getValues().front().getType() != getOutput().getType())
+      yield.getValues().front().getType() != storageForm(getOutput().getType()))
     return emitOpError("region must yield one value of the result type");
   return success();
 }

@@ -207,6 +207,28 @@ save("mod-pads",
       numpy_helper.from_array(np.array([7], np.int64), "seven"),
       numpy_helper.from_array(np.zeros(6, np.int64), "zeros")])
 
+# QDQ Softmax, as ORT's QDQ transformer fuses it into QLinearSoftmax: one
+# whose DequantizeLinear also feeds a Relu (the DQ stays for it), one whose
+# Softmax is also read by an Add (not fused: ORT requires the Q to be its
+# only reader).
+qs = [numpy_helper.from_array(np.array(0.0625, np.float32), "sx_s"),
+      numpy_helper.from_array(np.array(0, np.int8), "sx_z"),
+      numpy_helper.from_array(np.array(1 / 256, np.float32), "sy_s"),
+      numpy_helper.from_array(np.array(-128, np.int8), "sy_z")]
+save("qdq-softmax",
+     [helper.make_node("QuantizeLinear", ["x", "sx_s", "sx_z"], ["xq"], name="q_in"),
+      helper.make_node("DequantizeLinear", ["xq", "sx_s", "sx_z"], ["xf"], name="dq"),
+      helper.make_node("Softmax", ["xf"], ["sm"], name="softmax", axis=-1),
+      helper.make_node("QuantizeLinear", ["sm", "sy_s", "sy_z"], ["yq"], name="q"),
+      helper.make_node("DequantizeLinear", ["yq", "sy_s", "sy_z"], ["y"], name="dq_out"),
+      helper.make_node("Relu", ["xf"], ["r"], name="relu"),
+      helper.make_node("Softmax", ["xf"], ["sm2"], name="softmax_kept", axis=-1),
+      helper.make_node("Add", ["sm2", "sm2"], ["a"], name="add"),
+      helper.make_node("QuantizeLinear", ["sm2", "sy_s", "sy_z"], ["zq"], name="q2"),
+      helper.make_node("DequantizeLinear", ["zq", "sy_s", "sy_z"], ["z"], name="dq2")],
+     [helper.make_tensor_value_info("x", f32, [4, 16])],
+     [helper.make_tensor_value_info(n, f32, [4, 16]) for n in ("y", "r", "a", "z")], qs)
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],

@@ -32,6 +32,12 @@ broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 /// True if the element type is a `!quant.uniform` type (per-tensor or axis).
 bool isQuantized(mlir::Type type);
 
+/// A quantized tensor type's storage form (the same shape of its signless
+/// storage integers: the bytes DRAM holds); any other type unchanged. A
+/// graph.host computing on codes (com.microsoft QLinearSoftmax) has region
+/// arguments and a yield in this form.
+mlir::Type storageForm(mlir::Type type);
+
 /// Index of the channel dimension of a 4-D activation in `layout`.
 inline int64_t channelDim(Layout layout) {
   return layout == Layout::NCHW ? 1 : 3;

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""A quantized Softmax is bit-equal to ONNX Runtime's QLinearSoftmax
+(docs/host.md, "Arithmetic as ORT's").
+
+usage: check_qlinear_softmax.py SYSTOLE WORK
+
+ORT runs DequantizeLinear -> Softmax -> QuantizeLinear as the com.microsoft
+QLinearSoftmax kernel (a table of exponentials and a float sum of table
+entries, not a float softmax); the compiler fuses the pattern the same way
+(Frontend/OrtFusions.cpp) and runs the kernel's steps on the host. Each
+case is Q -> DQ -> Softmax -> Q -> DQ on a float input: rows of attention
+lengths (197 = ViT-B/16's tokens, 49 = Swin's windows, 1000), int8 and
+uint8, an output scale that is not 1/256 (floor(1 / y_scale) is the
+kernel's), a softmax axis that is not the last, opset 11's coerced rows,
+a Softmax whose DequantizeLinear also feeds another node, and rows one
+code dominates (the int8 kernel's wrap-around of 128 to -128). Every case
+is checked three ways: ORT against the numpy model of the kernel
+(qlinear_softmax.py, so the reference is understood), and the binary on the
+functional backend against ORT. Prints values compared and differing per
+case; exits 1 on any difference.
+"""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+sys.path.insert(0, str(REPO / "models"))
+sys.path.insert(0, str(HERE))
+from qlinear_softmax import qlinear_softmax  # noqa: E402
+from systole_models import ort_runner  # noqa: E402
+
+systole, work = sys.argv[1], Path(sys.argv[2])
+work.mkdir(parents=True, exist_ok=True)
+rng = np.random.default_rng(5)
+failed = 0
+
+
+def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
+          shared_dq=False):
+    global failed
+    tp = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
+    x_zp = 0 if dtype == np.int8 else 128
+    inits = [numpy_helper.from_array(np.array(x_scale, np.float32), "xs"),
+             numpy_helper.from_array(np.array(x_zp, dtype), "xz"),
+             numpy_helper.from_array(np.array(y_scale, np.float32), "ys"),
+             numpy_helper.from_array(np.array(y_zp, dtype), "yz")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
+             helper.make_node("Softmax", ["xf"], ["sf"], axis=axis),
+             helper.make_node("QuantizeLinear", ["sf", "ys", "yz"], ["yq"]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))]
+    if shared_dq:  # another reader of the DequantizeLinear (ORT splits it)
+        nodes.append(helper.make_node("Relu", ["xf"], ["r"]))
+        outputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, list(shape)))
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+                              outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    path = work / f"{name}.onnx"
+    onnx.save(model, path)
+    # Inputs over the whole code range, so rows see every table entry.
+    x = (rng.uniform(-140, 140, shape) * x_scale).astype(np.float32)
+    ref = ort_runner.run(path, {"x": x})["y"]
+    xq = np.clip(np.rint(x / np.float32(x_scale)) + x_zp, *(np.iinfo(dtype).min, np.iinfo(dtype).max)).astype(dtype)
+    if opset >= 13:
+        model_y = qlinear_softmax(xq, x_scale, y_scale, y_zp, axis)
+    else:  # rows are dims [axis, rank)
+        a = axis % len(shape)
+        flat = xq.reshape(int(np.prod(shape[:a])), -1)
+        model_y = qlinear_softmax(flat, x_scale, y_scale, y_zp).reshape(shape)
+    model_f = ((model_y.astype(np.float32) - np.float32(y_zp)) * np.float32(y_scale)).astype(np.float32)
+    oracle = int((model_f != ref).sum())
+    npu = work / f"{name}.npu"
+    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q"], check=True)
+    np.save(work / f"{name}_x.npy", x)
+    out = work / f"{name}_out"
+    subprocess.run([systole, "run", str(npu), "--input", f"x={work / (name + '_x.npy')}",
+                    "--out-dir", str(out), "--backend", "functional", "-q"], check=True)
+    got = np.load(out / "y.npy")
+    differ = int((got != ref).sum())
+    print(f"{name:28} {ref.size:6} values: binary vs ORT {differ} differ, kernel model vs ORT {oracle} differ")
+    failed += differ + oracle
+
+
+check("vit_b_rows_int8", (2, 12, 197), 0.0625, 1 / 256, -128)
+check("swin_window_int8", (3, 49, 49), 0.031, 0.00392, -128)
+check("classes_1000_int8", (3, 1000), 0.2, 1 / 256, -128)
+check("rows_uint8", (7, 197), 0.043, 0.0039, 0, dtype=np.uint8)
+check("axis_not_last_int8", (4, 64, 5), 0.11, 1 / 255, -128, axis=1)
+check("opset11_coerced_int8", (2, 3, 40), 0.09, 1 / 256, -128, axis=1, opset=11)
+check("shared_dequantize_int8", (6, 64), 0.05, 1 / 256, -128, shared_dq=True)
+# One code dominates its row: p rounds to 256 steps, 128 after the zero
+# point, which the int8 kernel stores as -128.
+check("dominant_wraps_int8", (16, 32), 0.5, 1 / 256, -128)
+sys.exit(1 if failed else 0)
