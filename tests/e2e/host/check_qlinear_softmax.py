@@ -13,7 +13,8 @@ lengths (197 = ViT-B/16's tokens, 49 = Swin's windows, 1000), int8 and
 uint8, an output scale that is not 1/256 (floor(1 / y_scale) is the
 kernel's), a softmax axis that is not the last, opset 11's coerced rows,
 a Softmax whose DequantizeLinear also feeds another node, and rows one
-code dominates (the int8 kernel's wrap-around of 128 to -128). Every case
+code dominates (the int8 kernel's wrap-around of 128 to -128); one case
+also as the GPU form (--host-target gpu-emulation). Every case
 is checked three ways: ORT against the numpy model of the kernel
 (qlinear_softmax.py, so the reference is understood), and the binary on the
 functional backend against ORT. Prints values compared and differing per
@@ -40,8 +41,18 @@ rng = np.random.default_rng(5)
 failed = 0
 
 
+def run_binary(path, name, x, flags=()):
+    npu = work / f"{name}.npu"
+    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q", *flags], check=True)
+    np.save(work / f"{name}_x.npy", x)
+    out = work / f"{name}_out"
+    subprocess.run([systole, "run", str(npu), "--input", f"x={work / (name + '_x.npy')}",
+                    "--out-dir", str(out), "--backend", "functional", "-q"], check=True)
+    return np.load(out / "y.npy")
+
+
 def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
-          shared_dq=False):
+          shared_dq=False, gpu=False):
     global failed
     tp = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
     x_zp = 0 if dtype == np.int8 else 128
@@ -76,19 +87,16 @@ def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
         model_y = qlinear_softmax(flat, x_scale, y_scale, y_zp).reshape(shape)
     model_f = ((model_y.astype(np.float32) - np.float32(y_zp)) * np.float32(y_scale)).astype(np.float32)
     oracle = int((model_f != ref).sum())
-    npu = work / f"{name}.npu"
-    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q"], check=True)
-    np.save(work / f"{name}_x.npy", x)
-    out = work / f"{name}_out"
-    subprocess.run([systole, "run", str(npu), "--input", f"x={work / (name + '_x.npy')}",
-                    "--out-dir", str(out), "--backend", "functional", "-q"], check=True)
-    got = np.load(out / "y.npy")
-    differ = int((got != ref).sum())
+    differ = int((run_binary(path, name, x) != ref).sum())
     print(f"{name:28} {ref.size:6} values: binary vs ORT {differ} differ, kernel model vs ORT {oracle} differ")
     failed += differ + oracle
+    if gpu:  # the GPU form's kernels, run on the CPU
+        differ = int((run_binary(path, name + "_gpu", x, ["--host-target", "gpu-emulation"]) != ref).sum())
+        print(f"{name + ' (gpu-emulation)':28} {ref.size:6} values: binary vs ORT {differ} differ")
+        failed += differ
 
 
-check("vit_b_rows_int8", (2, 12, 197), 0.0625, 1 / 256, -128)
+check("vit_b_rows_int8", (2, 12, 197), 0.0625, 1 / 256, -128, gpu=True)
 check("swin_window_int8", (3, 49, 49), 0.031, 0.00392, -128)
 check("classes_1000_int8", (3, 1000), 0.2, 1 / 256, -128)
 check("rows_uint8", (7, 197), 0.043, 0.0039, 0, dtype=np.uint8)

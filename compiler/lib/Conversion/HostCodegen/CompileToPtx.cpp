@@ -658,6 +658,14 @@ compileHostGroupToPtx(ModuleOp module, llvm::StringRef sm,
             .getResult());
     fma.erase();
   });
+  // Likewise math.roundeven (ONNX Round, quantizing steps): the LLVM
+  // intrinsic, cvt.rni in PTX.
+  kernels->walk([](math::RoundEvenOp r) {
+    OpBuilder b(r);
+    r.replaceAllUsesWith(
+        b.create<LLVM::RoundEvenOp>(r.getLoc(), r.getOperand()).getResult());
+    r.erase();
+  });
   {
     PassManager pm(ctx);
     OpPassManager &k = pm.nest<gpu::GPUModuleOp>();
