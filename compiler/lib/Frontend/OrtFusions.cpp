@@ -639,8 +639,10 @@ matchQdqSoftmax(const onnx::GraphProto &g, const Uses &u,
   onnx::NodeProto fused;
   fused.set_op_type("QLinearSoftmax");
   fused.set_domain("com.microsoft");
-  fused.set_name(sm.name().empty() ? q->output(0) + ":QLinearSoftmax"
-                                   : sm.name() + "/QLinearSoftmax");
+  // Named after the Q whose tensor it produces (what `systole compare`
+  // matches the binary's tensor to).
+  fused.set_name(q->name().empty() ? q->output(0) + ":QLinearSoftmax"
+                                   : q->name());
   fused.add_input(dq->input(0));
   fused.add_input(dq->input(1));
   fused.add_input(dq->input_size() > 2 ? dq->input(2) : "");

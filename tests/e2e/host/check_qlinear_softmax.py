@@ -51,8 +51,22 @@ def run_binary(path, name, x, flags=()):
     return np.load(out / "y.npy")
 
 
+# Row (9, 77) of ViT-B/16's third attention block (torchvision vit_b_16,
+# random weights, the zoo's quantization): six of its quotients lie within
+# 2 ulps of 1.5, so they round as ORT's only with the kernel's float log in
+# the table's shift.
+TIE_ROW = [int(v) for v in """
+-36,1,-8,27,1,-20,-6,-48,-38,-9,-15,-5,-72,-8,11,-14,-36,-6,-12,21,-6,20,-5,23,-2,-4,-17,-2,-45,10,
+4,-20,-30,-53,-37,6,-9,-23,15,-34,-13,1,10,-23,-21,18,2,-3,-15,-27,-13,-23,-22,-3,-9,-32,-21,32,-18,
+-14,22,-48,16,-18,8,8,22,-13,-19,-12,53,-21,-7,-10,-17,0,13,-29,-63,-5,-41,2,-13,16,1,-8,-25,-24,10,
+-5,-14,-6,-9,3,-33,-6,-8,-13,11,-20,15,18,-11,-17,-9,21,-32,-14,4,-56,8,-11,2,-30,-44,-19,30,-46,6,
+2,36,-5,18,-9,-31,-10,-11,-4,-43,-10,10,-71,11,-28,12,-13,-17,16,-31,-7,-6,29,-24,-15,7,15,-1,32,12,
+9,-37,-14,-4,-50,-9,-54,14,12,-19,-6,-43,-48,-19,-12,-3,9,13,-51,2,-24,-32,17,18,-21,-17,-22,-1,13,
+-31,15,-8,-35,5,-32,-11,-26,-46,-7,-27,1,-1,24,-12,2,-8,0,20""".replace("\n", "").split(",")]
+
+
 def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
-          shared_dq=False, gpu=False):
+          shared_dq=False, gpu=False, codes=None):
     global failed
     tp = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
     x_zp = 0 if dtype == np.int8 else 128
@@ -77,6 +91,8 @@ def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
     onnx.save(model, path)
     # Inputs over the whole code range, so rows see every table entry.
     x = (rng.uniform(-140, 140, shape) * x_scale).astype(np.float32)
+    if codes is not None:  # these codes exactly
+        x = (np.array(codes, np.float32).reshape(shape) * np.float32(x_scale)).astype(np.float32)
     ref = ort_runner.run(path, {"x": x})["y"]
     xq = np.clip(np.rint(x / np.float32(x_scale)) + x_zp, *(np.iinfo(dtype).min, np.iinfo(dtype).max)).astype(dtype)
     if opset >= 13:
@@ -103,6 +119,7 @@ check("rows_uint8", (7, 197), 0.043, 0.0039, 0, dtype=np.uint8)
 check("axis_not_last_int8", (4, 64, 5), 0.11, 1 / 255, -128, axis=1)
 check("opset11_coerced_int8", (2, 3, 40), 0.09, 1 / 256, -128, axis=1, opset=11)
 check("shared_dequantize_int8", (6, 64), 0.05, 1 / 256, -128, shared_dq=True)
+check("vit_b_tie_row_int8", (1, 197), 0.020923547, 1 / 256, -128, codes=TIE_ROW)
 # One code dominates its row: p rounds to 256 steps, 128 after the zero
 # point, which the int8 kernel stores as -128.
 check("dominant_wraps_int8", (16, 32), 0.5, 1 / 256, -128)

@@ -15,7 +15,9 @@ def table(x_scale, reduce_len, signed):
     """The kernel's lookup table, indexed by the byte it reads."""
     f32max = np.float32(np.finfo(np.float32).max)
     ratio = np.float32(f32max / np.float32(reduce_len))  # float / size_t: float
-    shift = np.log(np.float64(ratio))
+    # log of a float is std::log(float), logf: a float result (one row of
+    # ViT-B/16's attention rounds differently with the double log).
+    shift = np.float64(np.log(ratio))
     shift = max(0.0, shift - 5.0) / np.float64(np.float32(x_scale))
     out = np.zeros(256, np.float32)
     for i in range(256):

@@ -412,9 +412,10 @@ llvm::Expected<Value> softmaxBody(OpBuilder &b, Location loc, ValueRange a,
 /// float sum in range.
 std::vector<float> qlinearSoftmaxTable(float xScale, int64_t reduceLen,
                                        bool isSigned) {
-  // float / size_t is a float division; log of that float in double.
+  // float / size_t is a float division, and log of a float is
+  // std::log(float) (logf), widened to double afterwards.
   float ratio = std::numeric_limits<float>::max() / float(reduceLen);
-  double shift = std::log(double(ratio));
+  double shift = double(std::log(ratio));
   shift = std::max(0.0, shift - 5.0) / double(xScale);
   std::vector<float> table(256);
   for (int32_t i = 0; i < 256; ++i) {
