@@ -48,6 +48,17 @@ mlir::Value mlasExp(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                         llvm::ArrayRef<int64_t> axes);
 
+/// Row sums of a float32 [R, N] tensor as ORT 1.23's ReduceSum/ReduceMean
+/// over trailing axes computes them (ReduceAggregatorSum::FastReduceKR, an
+/// Eigen vector sum built for SSE): from the first 16-byte aligned element
+/// of the row (row r starts r * N floats into a 16-byte aligned tensor),
+/// packets of 4 in two accumulators, their sum plus a last packet,
+/// reduced as (p0 + p2) + (p1 + p3), then the elements before the aligned
+/// start and after the last packet one by one; a row with fewer than 4
+/// aligned elements is summed in order.
+mlir::Value eigenRowSums(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value rows);
+
 /// What ORT's MatMul<float> hands MLAS for one product (MatMulComputeHelper:
 /// a 2-D B folds A's batch dims into M), and whether B is a constant 2-D
 /// weight, which ORT prepacks (GemmPackBFp32).
