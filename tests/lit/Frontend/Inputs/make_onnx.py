@@ -229,6 +229,28 @@ save("qdq-softmax",
      [helper.make_tensor_value_info("x", f32, [4, 16])],
      [helper.make_tensor_value_info(n, f32, [4, 16]) for n in ("y", "r", "a", "z")], qs)
 
+# Two QDQ pairs around a Dropout, as ORT's DoubleQDQPairsRemover finds them:
+# Q1 (0.05, 0) -> DQ1 -> Dropout -> Q2 (0.04, 100) -> DQ2 becomes one pair
+# over the ranges' intersection [-6.4, 1.08]; a second chain whose DQ1 has
+# another reader stays.
+dd = [numpy_helper.from_array(np.array(0.05, np.float32), "d1_s"),
+      numpy_helper.from_array(np.array(0, np.int8), "d1_z"),
+      numpy_helper.from_array(np.array(0.04, np.float32), "d2_s"),
+      numpy_helper.from_array(np.array(100, np.int8), "d2_z")]
+save("double-qdq",
+     [helper.make_node("QuantizeLinear", ["x", "d1_s", "d1_z"], ["q1"], name="q1"),
+      helper.make_node("DequantizeLinear", ["q1", "d1_s", "d1_z"], ["dq1"], name="dq1"),
+      helper.make_node("Dropout", ["dq1"], ["do"], name="dropout"),
+      helper.make_node("QuantizeLinear", ["do", "d2_s", "d2_z"], ["q2"], name="q2"),
+      helper.make_node("DequantizeLinear", ["q2", "d2_s", "d2_z"], ["y"], name="dq2"),
+      helper.make_node("QuantizeLinear", ["x", "d1_s", "d1_z"], ["k1"], name="k1"),
+      helper.make_node("DequantizeLinear", ["k1", "d1_s", "d1_z"], ["kd1"], name="kd1"),
+      helper.make_node("QuantizeLinear", ["kd1", "d2_s", "d2_z"], ["k2"], name="k2"),
+      helper.make_node("DequantizeLinear", ["k2", "d2_s", "d2_z"], ["z"], name="kd2"),
+      helper.make_node("Relu", ["kd1"], ["r"], name="relu")],
+     [helper.make_tensor_value_info("x", f32, [4, 8])],
+     [helper.make_tensor_value_info(n, f32, [4, 8]) for n in ("y", "z", "r")], dd)
+
 # A node reading a tensor nobody produces.
 save("undefined", [helper.make_node("Relu", ["nowhere"], ["y"], name="r")],
      [helper.make_tensor_value_info("x", f32, [1, 10])],
