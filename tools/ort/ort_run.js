@@ -91,7 +91,10 @@ function fileStems(names) {
 /**
  * Tensors to add as outputs. ORT refuses to fuse a QDQ group whose inner float tensors are
  * graph outputs, so --int8-outputs skips DequantizeLinear outputs and the outputs of nodes
- * that read them; what remains are the int8 tensors the integer kernels produce.
+ * that read them; what remains are the int8 tensors the integer kernels produce. It also
+ * skips both QuantizeLinear outputs of a Q -> DQ -> (Dropout/Identity) -> Q chain: exposing
+ * either stops ORT's DoubleQDQPairsRemover, which quantizes such a chain once, to other
+ * parameters.
  */
 function extraOutputs(names, opts) {
   const inputNames = new Set(names.inputs);
@@ -100,9 +103,24 @@ function extraOutputs(names, opts) {
     extra = names.nodeOutputs.filter((n) => !inputNames.has(n));
   } else if (opts.int8Outputs) {
     const dqOutputs = new Set(names.nodes.filter((n) => n.opType === 'DequantizeLinear').flatMap((n) => n.outputs));
+    const readers = new Map();
+    for (const n of names.nodes) for (const i of n.inputs) readers.set(i, [...(readers.get(i) || []), n]);
+    const only = (t) => (readers.get(t) || []).length === 1 ? readers.get(t)[0] : null;
+    const doubled = new Set();
+    for (const q1 of names.nodes.filter((n) => n.opType === 'QuantizeLinear')) {
+      const dq1 = only(q1.outputs[0]);
+      if (!dq1 || dq1.opType !== 'DequantizeLinear') continue;
+      let q2 = only(dq1.outputs[0]);
+      if (q2 && (q2.opType === 'Dropout' || q2.opType === 'Identity')) q2 = only(q2.outputs[0]);
+      if (q2 && q2.opType === 'QuantizeLinear') {
+        doubled.add(q1.outputs[0]);
+        doubled.add(q2.outputs[0]);
+      }
+    }
     extra = names.nodes
       .filter((n) => n.opType !== 'DequantizeLinear' && !n.inputs.some((i) => dqOutputs.has(i)))
-      .flatMap((n) => n.outputs);
+      .flatMap((n) => n.outputs)
+      .filter((t) => !doubled.has(t));
   }
   return [...extra, ...opts.outputs];
 }
