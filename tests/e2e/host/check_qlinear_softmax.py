@@ -69,7 +69,7 @@ TIE_ROW = [int(v) for v in """
 
 
 def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
-          shared_dq=False, gpu=False, codes=None, requant=None):
+          shared_dq=False, gpu=False, codes=None, requant=None, oracle=True):
     global failed
     tp = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
     x_zp = 0 if dtype == np.int8 else 128
@@ -114,7 +114,7 @@ def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
         flat = xq.reshape(int(np.prod(shape[:a])), -1)
         model_y = qlinear_softmax(flat, x_scale, y_scale, y_zp).reshape(shape)
     model_f = ((model_y.astype(np.float32) - np.float32(y_zp)) * np.float32(y_scale)).astype(np.float32)
-    oracle = int((model_f != ref).sum()) if requant is None else 0
+    oracle = int((model_f != ref).sum()) if requant is None and oracle else 0
     differ = int((run_binary(path, name, x) != ref).sum())
     print(f"{name:28} {ref.size:6} values: binary vs ORT {differ} differ, kernel model vs ORT {oracle} differ")
     failed += differ + oracle
@@ -136,4 +136,8 @@ check("dropout_requant_int8", (4, 49, 49), 0.0019, 1 / 256, -128, requant=9.9187
 # One code dominates its row: p rounds to 256 steps, 128 after the zero
 # point, which the int8 kernel stores as -128.
 check("dominant_wraps_int8", (16, 32), 0.5, 1 / 256, -128)
+# Rows of 2 with y_scale 0.0023: entry * floor(1 / y_scale) overflows to
+# inf, and the kernel's float -> int32 gives INT_MIN (docs/models.md, "ORT
+# findings"); the numpy model does not model that conversion.
+check("overflow_rows_of_2_int8", (64, 2), 0.05, 0.0023, -128, oracle=False)
 sys.exit(1 if failed else 0)

@@ -521,11 +521,36 @@ llvm::Expected<Value> qlinearSoftmaxBody(OpBuilder &b, Location loc,
             l, nb.create<arith::MulFOp>(l, v[0], lw::scalar(nb, l, f32, c)),
             v[1]);
         q = nb.create<math::RoundEvenOp>(l, q);
-        Value vq = nb.create<arith::AddIOp>(
+        // entry * floor(1 / y_scale) overflows to inf for small output
+        // scales (docs/models.md, "ORT findings"). The kernel's
+        // float -> int32 (int8) or -> uint32 (uint8, through a 64-bit
+        // convert) then gives what x86's cvttss2si gives out of range or for
+        // NaN: INT_MIN, and for uint8 the low 32 bits of INT64_MIN, 0.
+        // Said explicitly here (fptosi would be poison there), with the
+        // zero point added modulo 2^32.
+        Type i64 = nb.getI64Type();
+        double limit = isSigned ? 2147483648.0 : 9223372036854775808.0;
+        Value inRange = nb.create<arith::AndIOp>(
             l,
-            isSigned ? nb.create<arith::FPToSIOp>(l, i32, q).getResult()
-                     : nb.create<arith::FPToUIOp>(l, i32, q).getResult(),
-            lw::scalar(nb, l, i32, double(yZp)));
+            nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, q,
+                                     lw::scalar(nb, l, f32, limit)),
+            nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE, q,
+                                     lw::scalar(nb, l, f32, -limit)));
+        Value safe = nb.create<arith::SelectOp>(l, inRange, q,
+                                                lw::scalar(nb, l, f32, 0));
+        Value conv;
+        if (isSigned) {
+          conv = nb.create<arith::SelectOp>(
+              l, inRange, nb.create<arith::FPToSIOp>(l, i32, safe),
+              lw::scalar(nb, l, i32, double(INT32_MIN)));
+        } else {
+          Value wide = nb.create<arith::SelectOp>(
+              l, inRange, nb.create<arith::FPToSIOp>(l, i64, safe),
+              lw::scalar(nb, l, i64, 0));
+          conv = nb.create<arith::TruncIOp>(l, i32, wide);
+        }
+        Value vq = nb.create<arith::AddIOp>(
+            l, conv, lw::scalar(nb, l, i32, double(yZp)));
         // vq > 255 (unsigned for uint8): 255's byte; else vq's low byte.
         Value over = nb.create<arith::CmpIOp>(
             l, isSigned ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::ugt,
