@@ -36,7 +36,8 @@ from . import ort_runner
 from .emit_qdq import emit_qdq
 from .emit_qop import emit_qop
 from .onnx_build import quantized
-from .package import FORMAT_VERSION, FORMS, REF_DIRS, _quant_info, _value_info, save_models, sha256_of
+from .package import (FORMAT_VERSION, FORMS, REF_DIRS, _quant_info, _value_info, reference_info, save_models,
+                      sha256_of)
 from .quant_plan import plan_quantization
 from .quantize import scheme
 from .torch_export import op_counts
@@ -177,14 +178,7 @@ def write_package(folder, models, plan, feeds, info):
         "output": {**_value_info(out), "quant": _quant_info(plan, out.name)},
         "op_types": {form: op_counts(models[form]) for form in FORMS},
         "ort_executed_op_types": executed,
-        "reference": {
-            "runner": "tools/ort/ort_run.js",
-            "onnxruntime_node": ort_runner.ort_version(),
-            "graph_optimization_level": "ORT default (all)",
-            "session_config": {"session.qdqisint8allowed": "1"},
-            "inputs": inputs,
-            **refs,
-        },
+        "reference": reference_info(inputs, refs),
     }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest

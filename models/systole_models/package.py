@@ -70,6 +70,18 @@ def run_references(folder, name, inputs, input_name, output_name):
     return refs, executed
 
 
+def reference_info(inputs, refs):
+    """The manifest's "reference" entry: how the ORT references were made."""
+    return {
+        "runner": "tools/ort/ort_run.js",
+        "onnxruntime_node": ort_runner.ort_version(),
+        "graph_optimization_level": "ORT default (all)",
+        "session_config": {"session.qdqisint8allowed": "1"},
+        "inputs": inputs,
+        **refs,
+    }
+
+
 def save_models(folder, name, models):
     """Saves {form: ModelProto} as <name>_<form>.onnx; returns {form: file name}."""
     files = {}
@@ -104,14 +116,7 @@ def write_package(folder, name, models, plan, ref_inputs, info):
         "output": {**_value_info(out), "quant": _quant_info(plan, out.name)},
         "op_types": {form: op_counts(models[form]) for form in FORMS},
         "ort_executed_op_types": executed,
-        "reference": {
-            "runner": "tools/ort/ort_run.js",
-            "onnxruntime_node": ort_runner.ort_version(),
-            "graph_optimization_level": "ORT default (all)",
-            "session_config": {"session.qdqisint8allowed": "1"},
-            "inputs": input_paths,
-            **refs,
-        },
+        "reference": reference_info(input_paths, refs),
     }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
