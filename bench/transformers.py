@@ -34,8 +34,9 @@ resource sets it, cycles / bound, MACs, host ops of all ops (placement).
 Host cycles are those of the host segments in the same estimate: `systole
 report --json` splits the total into NPU segments (compute + DMA + stall)
 and the rest, which is the host segments' transfers and compute; with
---check the functional run's host_cycles must agree. --check runs the
-binary on the functional backend on each reference input and counts output
+--check the run's host_cycles must agree. --check runs the binary on the
+functional backend (--backend cycle: the cycle-accurate one) on each
+reference input and counts output
 values that differ from ORT's (tests/e2e/check_zoo_model.py's comparison;
 bit-exact is 0). A model that fails to build, compile or run keeps its
 error in the table. Logs and binaries go to OUT/work_<name>/, all figures
@@ -228,24 +229,24 @@ def compile_model(systole, qdq, work, hw):
             "host_cycles": est["total_cycles"] - (b["compute"] + b["dma"] + b["stall"])}
 
 
-def check(systole, npu, folder, manifest, work):
-    """Functional runs on the reference inputs; returns (values, differing, by one step, by more, host cycles)."""
+def check(systole, npu, folder, manifest, work, backend):
+    """Runs on the reference inputs; returns (values, differing, by one step, by more, host cycles)."""
     scale = manifest["output"]["quant"]["scale"]
     out_name = manifest["output"]["name"]
     totals, host_cycles = [0, 0, 0, 0], set()
     for i, feeds in enumerate(reference_feeds(manifest)):
-        out_dir = work / f"functional_{i}"
-        cmd = [systole, "run", npu, "--out-dir", str(out_dir), "--backend", "functional", "--quiet",
-               "--report", str(work / f"functional_{i}.json")]
+        out_dir = work / f"{backend}_{i}"
+        cmd = [systole, "run", npu, "--out-dir", str(out_dir), "--backend", backend, "--quiet",
+               "--report", str(work / f"{backend}_{i}.json")]
         for name, rel in feeds.items():
             cmd += ["--input", f"{name}={folder / rel}"]
         proc = check_zoo_model.run(cmd)
         if proc.returncode != 0:
-            raise RuntimeError(f"functional run on reference input {i} failed: {check_zoo_model.first_error(proc)}")
+            raise RuntimeError(f"{backend} run on reference input {i} failed: {check_zoo_model.first_error(proc)}")
         got = np.load(out_dir / f"{out_name}.npy")
         want = np.load(folder / manifest["reference"]["int8_qdq"]["output"][i])
         totals = [a + b for a, b in zip(totals, check_zoo_model.compare(got, want, scale))]
-        host_cycles.add(json.loads((work / f"functional_{i}.json").read_text())["host_cycles"])
+        host_cycles.add(json.loads((work / f"{backend}_{i}.json").read_text())["host_cycles"])
     return (*totals, host_cycles)
 
 
@@ -267,12 +268,13 @@ def measure(name, args):
               f"{row['npu_mac_percent']:.2f}% on the NPU; host {row['host_ops']} of {row['ops']} ops, "
               f"{row['host_cycles']} cycles", flush=True)
         if args.check:
-            values, differ, off1, worse, host_cycles = check(args.systole, row["npu"], folder, manifest, work)
+            values, differ, off1, worse, host_cycles = check(args.systole, row["npu"], folder, manifest, work,
+                                                             args.backend)
             row.update(values=values, differ=differ, off_by_one=off1, off_by_more=worse)
-            print(f"{name}: functional: {differ} of {values} output values differ from ORT "
+            print(f"{name}: {args.backend}: {differ} of {values} output values differ from ORT "
                   f"({off1} by one step, {worse} by more)", flush=True)
             if host_cycles != {row["host_cycles"]}:
-                raise RuntimeError(f"host cycles: functional runs {sorted(host_cycles)}, estimate "
+                raise RuntimeError(f"host cycles: {args.backend} runs {sorted(host_cycles)}, estimate "
                                    f"{row['host_cycles']}")
     except Exception as e:  # noqa: BLE001
         row["error"] = str(e)
@@ -318,7 +320,9 @@ def main():
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "cache" / "transformers")
     parser.add_argument("--hw", default="default-32x32", help="hardware preset or config file")
     parser.add_argument("--check", action="store_true",
-                        help="run the functional backend on the reference inputs and compare with ORT")
+                        help="run the binary on the reference inputs and compare with ORT")
+    parser.add_argument("--backend", default="functional", choices=["functional", "cycle"],
+                        help="the backend --check runs (default: functional)")
     parser.add_argument("names", nargs="*", choices=[[]] + MODELS, default=[])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
