@@ -59,6 +59,14 @@ mlir::Value mlasSoftmax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 mlir::Value eigenRowSums(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value rows);
 
+/// ORT's float32 ReduceSum (`mean` false) or ReduceMean of `x` over `axes`
+/// (ascending) as `outShape`, when they are the trailing axes: eigenRowSums
+/// of the rows, the mean by one float division. A null Value for other
+/// axes (ORT takes other paths there).
+mlir::Value ortTrailingSum(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, llvm::ArrayRef<int64_t> axes,
+                           bool mean, llvm::ArrayRef<int64_t> outShape);
+
 /// What ORT's MatMul<float> hands MLAS for one product (MatMulComputeHelper:
 /// a 2-D B folds A's batch dims into M), and whether B is a constant 2-D
 /// weight, which ORT prepacks (GemmPackBFp32).

@@ -176,14 +176,6 @@ struct LayerNormLowering : F32Pattern<graph::LayerNormOp> {
   }
 };
 
-/// Whether `axes` (ascending) are the last ones of a rank-`rank` tensor.
-bool trailingAxes(ArrayRef<int64_t> axes, int64_t rank) {
-  for (size_t i = 0; i < axes.size(); ++i)
-    if (axes[axes.size() - 1 - i] != rank - 1 - int64_t(i))
-      return false;
-  return !axes.empty();
-}
-
 struct ReduceLowering : F32Pattern<graph::ReduceOp> {
   using F32Pattern::F32Pattern;
   FailureOr<Value> lower(graph::ReduceOp op,
@@ -192,23 +184,15 @@ struct ReduceLowering : F32Pattern<graph::ReduceOp> {
     Value x = op.getInput();
     StringRef kind = op.getKind();
     bool isMax = kind == "max";
-    ArrayRef<int64_t> shape = tensorTypeOf(x).getShape();
-    int64_t rank = shape.size(), n = 1;
-    for (int64_t a : op.getAxes())
-      n *= shape[a];
     // Trailing axes: ORT sums each row in Eigen's order (OrtMath.h).
-    if (!isMax && trailingAxes(op.getAxes(), rank)) {
-      int64_t rows = tensorTypeOf(x).getNumElements() / std::max<int64_t>(n, 1);
-      Value r = systole::conversion::eigenRowSums(
-          rw, loc, reshapeTo(rw, loc, x, {rows, n}));
-      if (kind == "mean")
-        r = elementwise(rw, loc, {rows}, ValueRange{r},
-                        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                          return b.create<arith::DivFOp>(l, a[0],
-                                                         f32(b, l, double(n)));
-                        });
-      return reshapeTo(rw, loc, r, tensorTypeOf(op.getOutput()).getShape());
-    }
+    if (!isMax)
+      if (Value r = systole::conversion::ortTrailingSum(
+              rw, loc, x, op.getAxes(), kind == "mean",
+              tensorTypeOf(op.getOutput()).getShape()))
+        return r;
+    int64_t n = 1;
+    for (int64_t a : op.getAxes())
+      n *= tensorTypeOf(x).getShape()[a];
     Value r =
         reduce(rw, loc, x, op.getAxes(),
                isMax ? -std::numeric_limits<double>::infinity() : 0.0,

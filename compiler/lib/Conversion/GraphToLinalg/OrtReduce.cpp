@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace systole::conversion {
@@ -143,6 +145,33 @@ Value eigenRowSums(OpBuilder &b, Location loc, Value rows) {
           SmallVector<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx)},
           lw::parallel(1), body)
       .getResult(0);
+}
+
+Value ortTrailingSum(OpBuilder &b, Location loc, Value x,
+                     ArrayRef<int64_t> axes, bool mean,
+                     ArrayRef<int64_t> outShape) {
+  namespace lw = lowering;
+  ArrayRef<int64_t> shape = lw::shapeOf(x);
+  int64_t rank = shape.size(), n = 1;
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[axes.size() - 1 - i] != rank - 1 - int64_t(i))
+      return Value();
+  if (axes.empty())
+    return Value();
+  for (int64_t a : axes)
+    n *= shape[a];
+  int64_t rows = 1;
+  for (int64_t d : shape)
+    rows *= d;
+  rows /= std::max<int64_t>(n, 1);
+  Value r = eigenRowSums(b, loc, lw::reshapeTo(b, loc, x, {rows, n}));
+  if (mean)
+    r = lw::elementwise(b, loc, {rows}, ValueRange{r},
+                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          return nb.create<arith::DivFOp>(
+                              l, a[0], lw::f32(nb, l, double(n)));
+                        });
+  return lw::reshapeTo(b, loc, r, outShape);
 }
 
 } // namespace systole::conversion

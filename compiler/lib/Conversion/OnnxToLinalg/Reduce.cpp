@@ -254,26 +254,10 @@ Value buildReduce(OpBuilder &b, Location loc, StringRef op, Value x,
   for (int64_t a : axes)
     count *= shape[a];
   // float32 ReduceSum/ReduceMean over trailing axes: each row summed in
-  // Eigen's order, as ORT does (OrtMath.h, eigenRowSums).
-  bool trailing = !axes.empty();
-  for (size_t i = 0; i < axes.size(); ++i)
-    trailing &= axes[axes.size() - 1 - i] == int64_t(shape.size() - 1 - i);
-  if (elem.isF32() && trailing && (op == "ReduceSum" || op == "ReduceMean")) {
-    int64_t rows = 1;
-    for (int64_t d : shape)
-      rows *= d;
-    rows /= std::max<int64_t>(count, 1);
-    Value r = eigenRowSums(b, loc, lw::reshapeTo(b, loc, x, {rows, count}));
-    if (op == "ReduceMean")
-      r = lw::elementwise(
-          b, loc, {rows}, ValueRange{r},
-          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            return nb.create<arith::DivFOp>(l, a[0],
-                                            scalar(nb, l, acc, double(count)));
-          },
-          acc);
-    return lw::reshapeTo(b, loc, r, outShape);
-  }
+  // Eigen's order, as ORT does (OrtMath.h).
+  if (elem.isF32() && (op == "ReduceSum" || op == "ReduceMean"))
+    if (Value r = ortTrailingSum(b, loc, x, axes, op == "ReduceMean", outShape))
+      return r;
 
   Value r;
   if (op == "ReduceMax" || op == "ReduceMin") {
