@@ -20,7 +20,35 @@
 
 namespace systole::npu {
 
-static Instruction makeDma(Opcode op, const DmaBox &b) {
+/// Folds the outer dimensions of a box into its runs while they are
+/// contiguous on both sides and carry no padding: the same bytes move, but
+/// a DMA pays per run for every burst it touches, so a store of a
+/// 16-channel tile as 64 runs of 16 bytes held the channel for 64 bursts
+/// where one run of 1,024 bytes holds it for 16.
+static DmaBox mergeContiguousRuns(DmaBox b) {
+  // SP strides are bytes, ACC strides words (one per element).
+  int64_t sramUnit = b.acc ? 1 : b.elemBytes;
+  auto fold = [&](int d) {
+    if (b.n[d] == 1)
+      return true;
+    if (b.s[d] != b.n[0] * b.elemBytes || b.t[d] != b.n[0] * sramUnit ||
+        b.n[0] * b.n[d] > 0xffff)
+      return false;
+    b.n[0] *= b.n[d];
+    b.n[d] = 1;
+    b.s[d] = b.t[d] = 0;
+    return true;
+  };
+  if (b.padLeft || b.padRight || !fold(1))
+    return b;
+  if (b.padTop || b.padBottom || !fold(2))
+    return b;
+  fold(3);
+  return b;
+}
+
+static Instruction makeDma(Opcode op, const DmaBox &box) {
+  DmaBox b = mergeContiguousRuns(box);
   bool load = op == Opcode::Load;
   Instruction inst(op);
   auto F = [&](Field lf, Field sf) { return load ? lf : sf; };

@@ -12,19 +12,19 @@
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
 // CHECK-NEXT: npu.layer_start "graph.conv2d"
-// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
+// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[W:[0-9]+]], dram_addr = {{[0-9]+}}, n0 = 16, n1 = 1, n2 = 1, n3 = 1, s1 = 16, t1 = 16}
 // CHECK-NEXT: npu.load {sram = acc, elem_bytes = 4, sram_addr = [[BIAS:[0-9]+]], dram_addr = {{[0-9]+}}, n0 = 4, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: %[[T0:.*]] = npu.load push_next {sram = acc, elem_bytes = 4, sram_addr = [[SCALE:[0-9]+]], dram_addr = {{[0-9]+}}, n0 = 4, n1 = 1, n2 = 1, n3 = 1}
-// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = 4096, dram_addr = 32, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
+// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = 4096, dram_addr = 32, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.load {sram = acc,
 // CHECK-NEXT: %[[T1:.*]] = npu.load push_next {sram = acc,
 // CHECK-NEXT: npu.matmul pop_prev %[[T0]] {dataflow = ws, preload, a_zp = -3, {{.*}}, m = 8, k = 4, n = 4, b_addr = [[W]], c_stride = 4}
 // CHECK-NEXT: %[[S0:.*]] = npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, c_stride = 4, scale_addr = [[SCALE]], o_addr = [[OUT:[0-9]+]], o_stride = 4, m = 8, n = 4, bias_addr = [[BIAS]]}
-// CHECK-NEXT: npu.store pop_prev %[[S0]] {sram = sp, elem_bytes = 1, sram_addr = [[OUT]], dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store pop_prev %[[S0]] {sram = sp, elem_bytes = 1, sram_addr = [[OUT]], dram_addr = 64, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.matmul pop_prev %[[T1]] {dataflow = ws, preload, a_zp = -3, a_addr = 4096, {{.*}}, m = 8, k = 4, n = 4, b_addr = [[W]],
 // CHECK-NEXT: %[[S1:.*]] = npu.requant push_next
-// CHECK-NEXT: npu.store pop_prev %[[S1]] {sram = sp, elem_bytes = 1, sram_addr = {{[0-9]+}}, dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store pop_prev %[[S1]] {sram = sp, elem_bytes = 1, sram_addr = {{[0-9]+}}, dram_addr = 96, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !y = !quant.uniform<i8:f32, 0.1:-128>

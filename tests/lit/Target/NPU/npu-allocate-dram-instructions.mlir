@@ -13,7 +13,8 @@
 // arena 256. Each add is two items of 8 pixels x 4 channels (32 bytes):
 // its STOREs write its offset +0 and +32, the next add LOADs the same two
 // tiles, once per operand (both operands are the same tensor), and every
-// tile is n0 = 4 channels by n1 = 8 pixels, strides 4.
+// tile, 8 pixels x 4 channels contiguous on both sides, is one run of
+// n0 = 32 bytes (n1 = 1).
 // REUSE-LABEL: func.func @main
 // REUSE-SAME: {npu.dram = 0 : i64}
 // REUSE-SAME: npu.dram_size = 192 : i64
@@ -22,25 +23,25 @@
 // REUSE: graph.add {{.*}} {npu.dram = [[#C:==64]] : i64
 // REUSE-LABEL: npu.program "tiny-4x4"
 // x's second tile (its first is at DRAM 0: dram_addr elided).
-// REUSE: npu.load {{.*}}dram_addr = 32, n0 = 4, n1 = 8,
-// REUSE: npu.store {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// REUSE: npu.store {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// REUSE: npu.load {{.*}}dram_addr = 32, n0 = 32, n1 = 1,
+// REUSE: npu.store {{.*}}dram_addr = [[#A]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// REUSE: npu.store {{.*}}dram_addr = [[#A+32]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // REUSE-NEXT: npu.layer_start "graph.add"
 // REUSE-NEXT: npu.fence
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// REUSE: npu.store {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,
-// REUSE: npu.store {{.*}}dram_addr = [[#B+32]], n0 = 4, n1 = 8,
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A+32]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#A+32]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// REUSE: npu.store {{.*}}dram_addr = [[#B]], n0 = 32, n1 = 1,
+// REUSE: npu.store {{.*}}dram_addr = [[#B+32]], n0 = 32, n1 = 1,
 // REUSE-NEXT: npu.layer_start "graph.add"
 // REUSE-NEXT: npu.fence
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8,
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B+32]], n0 = 4, n1 = 8,
-// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B+32]], n0 = 4, n1 = 8,
-// REUSE: npu.store {{.*}}dram_addr = [[#C]], n0 = 4, n1 = 8,
-// REUSE: npu.store {{.*}}dram_addr = [[#C+32]], n0 = 4, n1 = 8,
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 32, n1 = 1,
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B]], n0 = 32, n1 = 1,
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B+32]], n0 = 32, n1 = 1,
+// REUSE-NEXT: npu.load {{.*}}dram_addr = [[#B+32]], n0 = 32, n1 = 1,
+// REUSE: npu.store {{.*}}dram_addr = [[#C]], n0 = 32, n1 = 1,
+// REUSE: npu.store {{.*}}dram_addr = [[#C+32]], n0 = 32, n1 = 1,
 // REUSE-NEXT: npu.end
 // NOREUSE-LABEL: func.func @main
 // NOREUSE-SAME: npu.dram_size = 256 : i64
@@ -48,8 +49,8 @@
 // NOREUSE-LABEL: npu.program "tiny-4x4"
 // NOREUSE: npu.fence
 // NOREUSE: npu.fence
-// NOREUSE: npu.store {{.*}}dram_addr = [[#C]], n0 = 4, n1 = 8,
-// NOREUSE: npu.store {{.*}}dram_addr = [[#C+32]], n0 = 4, n1 = 8,
+// NOREUSE: npu.store {{.*}}dram_addr = [[#C]], n0 = 32, n1 = 1,
+// NOREUSE: npu.store {{.*}}dram_addr = [[#C+32]], n0 = 32, n1 = 1,
 // NOREUSE-NEXT: npu.end
 !f = !quant.uniform<i8:f32, 0.05:-3>
 func.func @main(%x: tensor<1x4x4x4x!f>) -> tensor<1x4x4x4x!f> {

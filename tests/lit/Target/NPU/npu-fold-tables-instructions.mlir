@@ -32,14 +32,14 @@
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0"
 // CHECK-NEXT: npu.layer_start "graph.conv2d"
-// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 16, n1 = 1, n2 = 4, n3 = 1, s2 = 16, t2 = 16}
+// CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[W:[0-9]+]], dram_addr = 4096, n0 = 16,
 // CHECK-NEXT: npu.load {sram = acc, elem_bytes = 4, sram_addr = [[BIAS:[0-9]+]], dram_addr = 4160, n0 = 4,
 // CHECK-NEXT: npu.load {sram = acc, elem_bytes = 4, sram_addr = [[SCALE:[0-9]+]], dram_addr = 4224, n0 = 4,
 // CHECK-NEXT: %[[T:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.matmul pop_prev %[[T]] {dataflow = ws, preload, {{.*}}m = 16, k = 4, n = 4, b_addr = [[W]], c_stride = 4}
 // CHECK-NEXT: %[[R:.*]] = npu.requant push_next {lut, bias, lo = -128, hi = 127, c_stride = 4, scale_addr = [[SCALE]], o_addr = [[O:[0-9]+]], o_stride = 4, lut_addr = [[LUT]], m = 16, n = 4, bias_addr = [[BIAS]]}
-// CHECK-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, sram_addr = [[O]], dram_addr = 64, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, sram_addr = [[O]], dram_addr = 64, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 1.0>
 !w = !quant.uniform<i8:f32, 0.01>
@@ -59,24 +59,24 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x4x!y> {
 // The same chain with the conv's result also returned: the REQUANT cannot
 // apply the table (the plain codes are stored too), so it has no `lut`
 // and the table is a VLUT layer after a barrier: it loads the conv's
-// stored result (64 bytes at 64, as 16 pixel rows of 4 channels), looks
-// every byte up in the same 256-byte table (4288: the pool's order is the
-// same) and stores at the table's own buffer, 128 (allocated while the
-// returned conv result is live).
+// stored result (64 bytes at 64: 16 pixels x 4 channels, contiguous, as
+// one run), looks every byte up in the same 256-byte table (4288: the
+// pool's order is the same) and stores at the table's own buffer, 128
+// (allocated while the returned conv result is live).
 // The plan: two items of two rows (M = 8).
 // CHECK-LABEL: func.func @main
 // CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 2>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 1, n2 = 1, n3 = 1, s1 = 256, t1 = 256}
 // CHECK: %[[R0:.*]] = npu.requant push_next {bias, lo = -128, hi = 127, {{.*}}o_addr = [[O0:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// CHECK-NEXT: npu.store pop_prev %[[R0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.store pop_prev %[[R0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 32, n1 = 1,
 // CHECK: %[[R1:.*]] = npu.requant push_next {bias, lo = -128, hi = 127, {{.*}}o_addr = [[O1:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// CHECK-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 4, n1 = 8,
+// CHECK-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 32, n1 = 1,
 // CHECK-NEXT: npu.layer_start "graph.table" {hoisted = 1 : i64, hoisted_bytes = 256 : i64}
 // CHECK-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
-// CHECK-NEXT: %[[A:.*]] = npu.load pop_next %[[F]] push_next {sram = sp, elem_bytes = 1, sram_addr = [[IN:[0-9]+]], dram_addr = 64, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: %[[A:.*]] = npu.load pop_next %[[F]] push_next {sram = sp, elem_bytes = 1, sram_addr = [[IN:[0-9]+]], dram_addr = 64, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: %[[V:.*]] = npu.vlut pop_prev %[[A]] push_next {a_addr = [[IN]], lut_addr = [[LUT]], o_addr = [[OUT:[0-9]+]], n0 = 4, n1 = 16, a_s1 = 4, o_s1 = 4}
-// CHECK-NEXT: npu.store pop_prev %[[V]] {sram = sp, elem_bytes = 1, sram_addr = [[OUT]], dram_addr = 128, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store pop_prev %[[V]] {sram = sp, elem_bytes = 1, sram_addr = [[OUT]], dram_addr = 128, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 1.0>
 !w = !quant.uniform<i8:f32, 0.01>

@@ -18,14 +18,14 @@
 // 4096 (the arena rounded up to 4096), 64-byte aligned in order: weights
 // 4096, biases 4160, scales 4224, the table 4288. The REQUANT writes x's
 // codes (zero point 0, elided) through the table, and its 64 bytes are
-// stored at 64 (n0 = 4 channels by n1 = 16 pixels).
+// stored at 64 (16 pixels x 4 channels, contiguous: one run, n0 = 64).
 // CHECK-LABEL: func.func @main
 // CHECK: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK: %[[T:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[LUT:[0-9]+]], dram_addr = 4288, n0 = 256, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.matmul pop_prev %[[T]] {dataflow = ws, preload, {{.*}}m = 16, k = 4, n = 4,
 // CHECK-NEXT: %[[R:.*]] = npu.requant push_next {lut, bias, lo = -128, hi = 127, {{.*}}o_addr = [[O:[0-9]+]], o_stride = 4, lut_addr = [[LUT]], m = 16, n = 4,
-// CHECK-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, sram_addr = [[O]], dram_addr = 64, n0 = 4, n1 = 16, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, sram_addr = [[O]], dram_addr = 64, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 // CHECK-NEXT: }
 // CHECK-NEXT: }
@@ -55,19 +55,19 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x4x!y> {
 // CHECK: npu.requant push_next {bias, lo = -128, hi = 127,
 // CHECK: npu.requant push_next {bias, lo = -128, hi = 127,
 // CHECK: npu.fence
-// CHECK: npu.load {{.*}}dram_addr = 64, n0 = 4, n1 = 16,
+// CHECK: npu.load {{.*}}dram_addr = 64, n0 = 64, n1 = 1,
 // CHECK-NEXT: npu.vlut
-// CHECK-NEXT: npu.store {{.*}}dram_addr = 128, n0 = 4, n1 = 16,
+// CHECK-NEXT: npu.store {{.*}}dram_addr = 128, n0 = 64, n1 = 1,
 // CHECK-NEXT: npu.layer_start "graph.mul"
 // CHECK-NEXT: npu.fence
-// CHECK-NEXT: npu.load {{.*}}dram_addr = 64, n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = 128, n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = 96, n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = 160, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = 64, n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = 128, n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = 96, n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = 160, n0 = 32, n1 = 1,
 // CHECK-NEXT: npu.vmul {{.*}}{lo = -128, hi = 127, o_zp = 3, {{.*}}n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio = 2.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = 192, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.store {{.*}}dram_addr = 192, n0 = 32, n1 = 1,
 // CHECK-NEXT: npu.vmul {{.*}}{lo = -128, hi = 127, o_zp = 3, {{.*}}n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio = 2.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = 224, n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.store {{.*}}dram_addr = 224, n0 = 32, n1 = 1,
 // CHECK-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 1.0>
 !w = !quant.uniform<i8:f32, 0.01>

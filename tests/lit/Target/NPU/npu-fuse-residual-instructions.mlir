@@ -8,10 +8,12 @@
 
 // A 1x1 convolution of the 4x4x4 input (x: scale 0.05, zero point -3; 64
 // bytes) into 4 channels at x's parameters, plus the identity shortcut x,
-// into y (scale 0.1, zero point -128). On the 4x4 array an item is two
-// image rows: M = 2 rows x 4 pixels = 8, K = Cin = 4, N = Cout = 4; two
-// items cover the image, 8 pixels x 4 channels = 32 bytes each, at DRAM
-// offsets +0 and +32 of their tensor.
+// into y (scale 0.1, zero point -128). K = Cin = 4, N = Cout = 4; the
+// plans (npu-plan-tiles' choice, asserted): fused, one item of all 4
+// image rows, M = 4 rows x 4 pixels = 16 (64 bytes); unfused, the conv is
+// two items of two image rows, M = 8, 8 pixels x 4 channels = 32 bytes
+// each, at DRAM offsets +0 and +32 of their tensor. Every tile is
+// contiguous on both sides, so each LOAD and STORE is one run (n1 = 1).
 //
 // The add's VADD constants (QLinearAdd as MLAS computes them, docs/isa.md):
 // ratio_a = 0.05 / 0.1 = 0.5 (exact in fp32: 0.05f and 0.1f have the same
@@ -23,29 +25,27 @@
 // while x is live: 64 (arena 128 bytes). Unfused, the conv's result at 64
 // and the add's (allocated while both its operands are live) at 128.
 
-// Fused: each item loads the shortcut's tile (x's 8 pixels x 4 channels,
-// DRAM pixel stride 4; item 0 at DRAM 0, so its dram_addr is the elided
+// Fused: the item loads the shortcut's tile (x's 16 pixels x 4 channels,
+// one run of n0 = 64 bytes at DRAM 0, so its dram_addr is the elided
 // default) beside the conv's input, and right after the conv's REQUANT
 // (output zero point -3: the conv's own result type) the VADD adds it in
 // place (a_addr = o_addr = the REQUANT's output slot, b_addr = the shortcut
-// slot); the sum is stored at the add's offset 64 (+32 for item 1).
+// slot); the sum is stored at the add's offset 64.
+// FUSED-LABEL: func.func @main
+// FUSED: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 4>
 // FUSED-LABEL: npu.program "tiny-4x4"
 // FUSED-NEXT: npu.segment 0 "npu0"
-// FUSED: %[[SC0:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[B0:[0-9]+]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// FUSED: %[[SC1:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[B1:[0-9]+]], dram_addr = 32, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// FUSED-NEXT: npu.matmul pop_prev %[[SC0]] {dataflow = ws, preload, a_zp = -3, {{.*}}, m = 8, k = 4, n = 4,
-// FUSED-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O0:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// FUSED-NEXT: %[[V0:.*]] = npu.vadd push_next {mode = fma, {{.*}}lo = -128, hi = 127, a_addr = [[O0]], b_addr = [[B0]], o_addr = [[O0]], n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = -1.250000e+02}
-// FUSED-NEXT: npu.store pop_prev %[[V0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// FUSED-NEXT: npu.matmul pop_prev %[[SC1]] {dataflow = ws, preload, a_zp = -3, {{.*}}, m = 8, k = 4, n = 4,
-// FUSED-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O1:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// FUSED-NEXT: %[[V1:.*]] = npu.vadd push_next {mode = fma, {{.*}}lo = -128, hi = 127, a_addr = [[O1]], b_addr = [[B1]], o_addr = [[O1]], n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = -1.250000e+02}
-// FUSED-NEXT: npu.store pop_prev %[[V1]] {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// FUSED-NEXT: npu.layer_start "graph.conv2d + add"
+// FUSED: %[[SC:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[B:[0-9]+]], n0 = 64, n1 = 1, n2 = 1, n3 = 1}
+// FUSED-NEXT: npu.matmul pop_prev %[[SC]] {dataflow = ws, preload, a_zp = -3, {{.*}}, m = 16, k = 4, n = 4,
+// FUSED-NEXT: npu.requant {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O:[0-9]+]], o_stride = 4, m = 16, n = 4,
+// FUSED-NEXT: %[[V:.*]] = npu.vadd push_next {mode = fma, {{.*}}lo = -128, hi = 127, a_addr = [[O]], b_addr = [[B]], o_addr = [[O]], n0 = 4, n1 = 16, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = -1.250000e+02}
+// FUSED-NEXT: npu.store pop_prev %[[V]] {sram = sp, elem_bytes = 1, sram_addr = [[O]], dram_addr = 64, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // FUSED-NEXT: npu.end
-// No add layer: exactly the two VADDs above, and the conv's int8 result
-// never goes through DRAM: no REQUANT pushes a token to the store queue
-// (only the VADDs do), no LOAD of the 32-byte tiles at 64 or 96, and no
-// barrier (one layer).
+// No add layer: exactly the VADD above, and the conv's int8 result never
+// goes through DRAM: no REQUANT pushes a token to the store queue (only
+// the VADD does), no LOAD from the conv's buffer (64, or 96 where a
+// second two-row tile would start), and no barrier (one layer).
 // FUSED-NONE-NOT: npu.requant push_next
 // FUSED-NONE-NOT: npu.load {{.*}}dram_addr = 64,
 // FUSED-NONE-NOT: npu.load {{.*}}dram_addr = 96,
@@ -56,23 +56,25 @@
 // FENCE), which loads the conv's result back (DRAM 64 and 96) and x (0 and
 // 32) into two slots, VADDs them into a third slot (not in place) and
 // stores the sum at the add's own buffer, 128 and 160.
+// UNFUSED-LABEL: func.func @main
+// UNFUSED: graph.conv2d {{.*}}npu.tile = #npu.tile<n = 4, {{.*}}rows = 2>
 // UNFUSED-LABEL: npu.program "tiny-4x4"
 // UNFUSED: npu.matmul {{.*}}m = 8, k = 4, n = 4,
 // UNFUSED-NEXT: %[[R0:.*]] = npu.requant push_next {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O0:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// UNFUSED-NEXT: npu.store pop_prev %[[R0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: npu.store pop_prev %[[R0]] {sram = sp, elem_bytes = 1, sram_addr = [[O0]], dram_addr = 64, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // UNFUSED: npu.matmul {{.*}}m = 8, k = 4, n = 4,
 // UNFUSED-NEXT: %[[R1:.*]] = npu.requant push_next {bias, zp = -3, lo = -128, hi = 127, {{.*}}o_addr = [[O1:[0-9]+]], o_stride = 4, m = 8, n = 4,
-// UNFUSED-NEXT: %[[S2C:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: %[[S2C:.*]] = npu.store pop_prev %[[R1]] push_prev {sram = sp, elem_bytes = 1, sram_addr = [[O1]], dram_addr = 96, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // UNFUSED-NEXT: npu.layer_start "graph.add"
 // UNFUSED-NEXT: %[[C2L:.*]] = npu.fence pop_next %[[S2C]] push_prev {queue = compute}
-// UNFUSED-NEXT: npu.load pop_next %[[C2L]] {sram = sp, elem_bytes = 1, sram_addr = [[A0:[0-9]+]], dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// UNFUSED-NEXT: %[[L0:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[X0:[0-9]+]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// UNFUSED-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[A1:[0-9]+]], dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
-// UNFUSED-NEXT: %[[L1:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[X1:[0-9]+]], dram_addr = 32, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: npu.load pop_next %[[C2L]] {sram = sp, elem_bytes = 1, sram_addr = [[A0:[0-9]+]], dram_addr = 64, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// UNFUSED-NEXT: %[[L0:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[X0:[0-9]+]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// UNFUSED-NEXT: npu.load {sram = sp, elem_bytes = 1, sram_addr = [[A1:[0-9]+]], dram_addr = 96, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// UNFUSED-NEXT: %[[L1:.*]] = npu.load push_next {sram = sp, elem_bytes = 1, sram_addr = [[X1:[0-9]+]], dram_addr = 32, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // UNFUSED-NEXT: %[[V0:.*]] = npu.vadd pop_prev %[[L0]] push_next {mode = fma, lo = -128, hi = 127, a_addr = [[A0]], b_addr = [[X0]], o_addr = [[S0:[0-9]+]], n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = -1.250000e+02}
-// UNFUSED-NEXT: npu.store pop_prev %[[V0]] {sram = sp, elem_bytes = 1, sram_addr = [[S0]], dram_addr = 128, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: npu.store pop_prev %[[V0]] {sram = sp, elem_bytes = 1, sram_addr = [[S0]], dram_addr = 128, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // UNFUSED-NEXT: %[[V1:.*]] = npu.vadd pop_prev %[[L1]] push_next {mode = fma, lo = -128, hi = 127, a_addr = [[A1]], b_addr = [[X1]], o_addr = [[S1:[0-9]+]], n0 = 4, n1 = 8, a_s1 = 4, b_s1 = 4, o_s1 = 4, ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = -1.250000e+02}
-// UNFUSED-NEXT: npu.store pop_prev %[[V1]] {sram = sp, elem_bytes = 1, sram_addr = [[S1]], dram_addr = 160, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// UNFUSED-NEXT: npu.store pop_prev %[[V1]] {sram = sp, elem_bytes = 1, sram_addr = [[S1]], dram_addr = 160, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // UNFUSED-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !y = !quant.uniform<i8:f32, 0.1:-128>

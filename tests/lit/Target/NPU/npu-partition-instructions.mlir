@@ -5,7 +5,8 @@
 // RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
 // Three int8 adds of 4x4x4 tensors (64 bytes: on the 4x4 preset each add
-// is two items of 8 pixels x 4 channels, 32 bytes, at DRAM +0 and +32);
+// is two items of 8 pixels x 4 channels, 32 bytes, at DRAM +0 and +32,
+// each tile contiguous: one LOAD or STORE run, n0 = 32);
 // the middle one broadcasts r along W only (1x4x1x4), which the vector
 // unit cannot do: npu-partition runs it on the host in float, between a
 // builtin dequantize of each operand and a builtin quantize back.
@@ -29,21 +30,21 @@
 // CHECK-LABEL: npu.program "tiny-4x4"
 // CHECK-NEXT: npu.segment 0 "npu0" {
 // CHECK: npu.vadd {{.*}}ratio_a = 1.000000e+00, ratio_b = 1.000000e+00, fixed = 3.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#A]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#A]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.vadd {{.*}}ratio_a = 1.000000e+00, ratio_b = 1.000000e+00, fixed = 3.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#A+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#A+32]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 // CHECK-NEXT: }
 // CHECK-NEXT: npu.segment 5 "npu5" {
 // CHECK-NEXT: npu.layer_start "graph.add"
-// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q+32]], n0 = 4, n1 = 8,
-// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q+32]], n0 = 4, n1 = 8,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q]], n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q+32]], n0 = 32, n1 = 1,
+// CHECK-NEXT: npu.load {{.*}}dram_addr = [[#Q+32]], n0 = 32, n1 = 1,
 // CHECK-NEXT: npu.vadd {{.*}}ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = 5.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#B]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#B]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.vadd {{.*}}ratio_a = 5.000000e-01, ratio_b = 5.000000e-01, fixed = 5.000000e+00}
-// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#B+32]], n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// CHECK-NEXT: npu.store {{.*}}dram_addr = [[#B+32]], n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 // CHECK-NEXT: }
 // CHECK-NEXT: }

@@ -34,10 +34,10 @@
 // KEPT-NEXT: npu.load push_next {sram = acc,
 // KEPT-NEXT: npu.matmul {{.*}}a_zp = -3, a_addr = 16320, {{.*}}m = 8, k = 4, n = 4,
 // KEPT-NEXT: %[[R0:.*]] = npu.requant push_next
-// KEPT-NEXT: npu.store pop_prev %[[R0]] {{.*}}dram_addr = 128, n0 = 4, n1 = 8,
+// KEPT-NEXT: npu.store pop_prev %[[R0]] {{.*}}dram_addr = 128, n0 = 32, n1 = 1,
 // KEPT-NEXT: npu.matmul {{.*}}a_zp = -3, a_addr = 16352, {{.*}}m = 8, k = 4, n = 4,
 // KEPT-NEXT: %[[R1:.*]] = npu.requant push_next
-// KEPT-NEXT: npu.store pop_prev %[[R1]] {{.*}}dram_addr = 160, n0 = 4, n1 = 8,
+// KEPT-NEXT: npu.store pop_prev %[[R1]] {{.*}}dram_addr = 160, n0 = 32, n1 = 1,
 // KEPT-NEXT: npu.end
 // a's tiles (DRAM 64 and 96) are neither stored nor loaded.
 // KEPT-NONE-NOT: npu.store {{.*}}dram_addr = {{64|96}},
@@ -45,21 +45,22 @@
 
 // Without the pass: a's REQUANTs push to the store queue and a's tiles are
 // stored at 64 and 96; the barrier FENCE pops the last store's token; b
-// loads them back (one image row is 16 bytes: n0 = 16, n2 = 2 rows, the
-// padding value b's input zero point -3) before its MATMULs.
+// loads them back (two image rows of 16 bytes, unpadded and contiguous:
+// one run, n0 = 32; the padding value b's input zero point -3) before its
+// MATMULs.
 // STORED-LABEL: npu.program "tiny-4x4"
 // STORED: %[[R0:.*]] = npu.requant push_next {bias, zp = -3, {{.*}}m = 8, n = 4,
-// STORED-NEXT: npu.store pop_prev %[[R0]] {{.*}}dram_addr = 64, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// STORED-NEXT: npu.store pop_prev %[[R0]] {{.*}}dram_addr = 64, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // STORED: %[[R1:.*]] = npu.requant push_next {bias, zp = -3, {{.*}}m = 8, n = 4,
-// STORED-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {{.*}}dram_addr = 96, n0 = 4, n1 = 8, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// STORED-NEXT: %[[S:.*]] = npu.store pop_prev %[[R1]] push_prev {{.*}}dram_addr = 96, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // STORED-NEXT: npu.layer_start "graph.conv2d" {hoisted = 1 : i64, hoisted_bytes = 16 : i64}
 // STORED-NEXT: %[[F:.*]] = npu.fence pop_next %[[S]] push_prev {queue = compute}
-// STORED-NEXT: npu.load pop_next %[[F]] {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I0:[0-9]+]], dram_addr = 64, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
-// STORED: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I1:[0-9]+]], dram_addr = 96, n0 = 16, n1 = 1, n2 = 2, n3 = 1, s2 = 16, t2 = 16}
+// STORED-NEXT: npu.load pop_next %[[F]] {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I0:[0-9]+]], dram_addr = 64, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
+// STORED: npu.load {sram = sp, elem_bytes = 1, pad_value = -3, sram_addr = [[I1:[0-9]+]], dram_addr = 96, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
 // STORED: npu.matmul {{.*}}a_zp = -3, a_addr = [[I0]], {{.*}}m = 8, k = 4, n = 4,
-// STORED: npu.store {{.*}}dram_addr = 128, n0 = 4, n1 = 8,
+// STORED: npu.store {{.*}}dram_addr = 128, n0 = 32, n1 = 1,
 // STORED: npu.matmul {{.*}}a_zp = -3, a_addr = [[I1]], {{.*}}m = 8, k = 4, n = 4,
-// STORED: npu.store {{.*}}dram_addr = 160, n0 = 4, n1 = 8,
+// STORED: npu.store {{.*}}dram_addr = 160, n0 = 32, n1 = 1,
 // STORED-NEXT: npu.end
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !w = !quant.uniform<i8:f32, 0.01>

@@ -11,19 +11,23 @@
 // M = rows x 4 (OW = 4) and K = Cin = 4, and at most as many columns as the
 // array has (4 on tiny-4x4, 8 on rtl-8x8: an item wider than the array is
 // column tiles of it); its REQUANT covers the whole item (M x n) and its
-// STORE writes n channels of M pixels into the 8-channel output (DRAM pixel
-// stride s1 = 8; the first item at the output's offset, 64, after the
-// 64-byte input).
+// STORE writes n channels of M pixels into the 8-channel output at the
+// output's offset, 64, after the 64-byte input. An item of all n = 8
+// channels is contiguous in DRAM too, so its STORE is one run of n x M
+// bytes (n0 = 8M, n1 = 1); a narrower one is M runs of n bytes (n0 = n,
+// n1 = M, DRAM pixel stride s1 = 8, packed t1 = n). With W = n / 8 (1 for
+// a whole-width item, else 0): n0 = n x max(1, W x M) and
+// n1 = max(1, (1 - W) x M).
 // TINY: graph.conv2d {{.*}}npu.tile = #npu.tile<n = [[#N:]], {{.*}}rows = [[#ROWS:]]>
 // TINY-LABEL: npu.program "tiny-4x4"
 // TINY: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,4)]],
 // TINY: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
-// TINY-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#N]], n1 = [[#mul(ROWS,4)]], n2 = 1, n3 = 1, s1 = 8, t1 = [[#N]]}
+// TINY-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#mul(N,max(1,mul(div(N,8),mul(ROWS,4))))]], n1 = [[#max(1,mul(sub(1,div(N,8)),mul(ROWS,4)))]], n2 = 1, n3 = 1{{(, s1 = 8, t1 = [0-9]+)?}}}
 // RTL: graph.conv2d {{.*}}npu.tile = #npu.tile<n = [[#N:]], {{.*}}rows = [[#ROWS:]]>
 // RTL-LABEL: npu.program "rtl-8x8"
 // RTL: npu.matmul {{.*}}a_zp = -3, {{.*}}m = [[#mul(ROWS,4)]], k = 4, n = [[#min(N,8)]],
 // RTL: npu.requant push_next {bias, zp = -128, lo = -128, hi = 127, {{.*}}m = [[#mul(ROWS,4)]], n = [[#N]],
-// RTL-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#N]], n1 = [[#mul(ROWS,4)]], n2 = 1, n3 = 1, s1 = 8, t1 = [[#N]]}
+// RTL-NEXT: npu.store {{.*}}dram_addr = 64, n0 = [[#mul(N,max(1,mul(div(N,8),mul(ROWS,4))))]], n1 = [[#max(1,mul(sub(1,div(N,8)),mul(ROWS,4)))]], n2 = 1, n3 = 1{{(, s1 = 8, t1 = [0-9]+)?}}}
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !y = !quant.uniform<i8:f32, 0.1:-128>
 !w = !quant.uniform<i8:f32, 0.01>
@@ -46,7 +50,7 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // (4096 + 192 = 4288). The first MATMUL overwrites the accumulator tile,
 // the second accumulates into the same tile (c_addr and c_stride equal);
 // only the group's last item requantizes (zero point -2) and stores the
-// 4 x 4 result, at 384 (after the 384-byte lhs).
+// 4 x 4 result, at 384 (after the 384-byte lhs), as one run of 16 bytes.
 // KSPLIT: graph.matmul {{.*}}npu.tile = #npu.tile<k = 48, n = 4, os = 1, {{.*}}rows = 4>
 // KSPLIT: npu.segment 0 "npu0"
 // KSPLIT-NEXT: npu.layer_start "graph.matmul"
@@ -57,5 +61,5 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // KSPLIT-NEXT: npu.matmul pop_prev %{{.*}} {dataflow = os, a_zp = 1, {{.*}}m = 4, k = 48, n = 4, b_addr = [[B0]], c_stride = 4}
 // KSPLIT-NEXT: npu.matmul pop_prev %{{.*}} {dataflow = os, accumulate, a_zp = 1, a_addr = [[A1]], {{.*}}m = 4, k = 48, n = 4, b_addr = [[B1]], c_stride = 4}
 // KSPLIT-NEXT: %[[R:.*]] = npu.requant push_next {bias, zp = -2, lo = -128, hi = 127, {{.*}}m = 4, n = 4,
-// KSPLIT-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, {{.*}}dram_addr = 384, n0 = 4, n1 = 4, n2 = 1, n3 = 1, s1 = 4, t1 = 4}
+// KSPLIT-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, {{.*}}dram_addr = 384, n0 = 16, n1 = 1, n2 = 1, n3 = 1}
 // KSPLIT-NEXT: npu.end
