@@ -138,8 +138,9 @@ module npu_datapath
       .sp_we(pl_we), .sp_waddr(pl_waddr), .sp_wdata(pl_wdata));
 
   logic dw_busy;
-  logic [63:0] dw_in_addr[L], dw_w_addr[L], dw_acc_addr[L], dw_waddr[L];
-  logic [7:0] dw_in_data[L], dw_w_data[L];
+  localparam int DT = int'(DW_TAPS);  // DWCONV reads DT taps per lane
+  logic [63:0] dw_in_addr[L*DT], dw_w_addr[L*DT], dw_acc_addr[L], dw_waddr[L];
+  logic [7:0] dw_in_data[L*DT], dw_w_data[L*DT];
   logic [31:0] dw_acc_data[L], dw_wdata[L];
   logic dw_we[L];
   npu_dwconv_unit u_dwconv (
@@ -160,9 +161,12 @@ module npu_datapath
       vu_a_data[l] = sp_read(vu_a_addr[l]);
       vu_b_data[l] = sp_read(vu_b_addr[l]);
       pl_rdata[l] = sp_read(pl_raddr[l]);
-      dw_in_data[l] = sp_read(dw_in_addr[l]);
-      dw_w_data[l] = sp_read(dw_w_addr[l]);
       dw_acc_data[l] = acc_read(dw_acc_addr[l]);
+    end
+  always_comb
+    for (int i = 0; i < L * DT; i++) begin
+      dw_in_data[i] = sp_read(dw_in_addr[i]);
+      dw_w_data[i] = sp_read(dw_w_addr[i]);
     end
 
   // The controller's completion and the engines' schedules must agree: an

@@ -1,21 +1,25 @@
-// The streaming DWCONV engine (docs/isa.md §4): one kernel tap per cycle
-// through NL lanes, so isa::computeCycles = oh*ow*kh*kw*ceil(ch/NL) + PD is
-// its schedule. Loop order (outermost first): oy, ox, channel group g
-// (channels g*NL + l), ky, kx. Beat b reads one input byte and one weight
-// byte per lane in cycle s+b (beat 0 combinationally from `inst`); the
+// The streaming DWCONV engine (docs/isa.md §4): NT taps of a kernel row per
+// cycle (vector.dwconv_taps) through NL lanes, so isa::computeCycles =
+// oh*ow*kh*ceil(kw/NT)*ceil(ch/NL) + PD is its schedule. Loop order
+// (outermost first): oy, ox, channel group g (channels g*NL + l), ky, kx in
+// steps of NT. Beat b reads NT input bytes and NT weight bytes per lane
+// (taps kx .. kx+NT-1 of row ky; those past the row's end add nothing) in
+// cycle s+b (beat 0 combinationally from `inst`); the
 // group's first tap also reads the old ACC word when accumulating (outputs
 // never overlap each other or the inputs, so any cycle of the group would
 // do). Each lane multiply-accumulates in int32 wraparound as do_dwconv; the
 // last tap's sum is written PD registers later, so the last write lands at
 // the edge ending s+cdur-1. Address arithmetic is incremental (adders only);
-// the only multipliers are the four per-instruction steps stride*pitch and
-// dilation*pitch used when the window moves.
+// the only multipliers compute per-instruction steps (stride*pitch and
+// dilation*pitch used when the window moves, kw*ch between kernel rows, and
+// the NT taps' constant offsets j*dilation*pitch and j*ch).
 module npu_dwconv_unit
   import systole_isa_pkg::*;
   import npu_cfg_pkg::*;
 #(
     parameter int NL = int'(LANES),
-    parameter int PD = int'(PIPE_DEPTH)
+    parameter int PD = int'(PIPE_DEPTH),
+    parameter int NT = int'(DW_TAPS)
 ) (
     input  logic                  clk,
     input  logic                  rst,
@@ -26,11 +30,12 @@ module npu_dwconv_unit
     /* verilator lint_on UNUSEDSIGNAL */
     input  logic [63:0]           cycles,  // its occupancy (computeCycles), simulation check only
     output logic                  busy,
-    // scratchpad read ports (combinational): input and weight, one each per lane
-    output logic [63:0]           in_raddr[NL],
-    input  logic [7:0]            in_rdata[NL],
-    output logic [63:0]           w_raddr[NL],
-    input  logic [7:0]            w_rdata[NL],
+    // scratchpad read ports (combinational): input and weight, NT each per
+    // lane (port l*NT + j: lane l, tap kx + j)
+    output logic [63:0]           in_raddr[NL*NT],
+    input  logic [7:0]            in_rdata[NL*NT],
+    output logic [63:0]           w_raddr[NL*NT],
+    input  logic [7:0]            w_rdata[NL*NT],
     // accumulator read ports (combinational, word addresses), one per lane
     output logic [63:0]           acc_raddr[NL],
     input  logic [31:0]           acc_rdata[NL],
@@ -62,44 +67,64 @@ module npu_dwconv_unit
   wire [63:0] pix_step = 64'(sw) * in_ps, row_step = 64'(sh) * in_rs;
 
   // ---- walker: position of this cycle's beat (start: the first one) ----
-  logic beat, first, last_win;
+  logic beat, first, last_win, last_kx;
+  logic [7:0] kx;
   logic [31:0] grp;  // channel of lane 0
   logic [63:0] in_base, c_base;  // input byte / output word of lane 0
   // The tap indices and pixel flags are POOL's (its valid region); unused here.
   /* verilator lint_off PINCONNECTEMPTY */
   npu_window_walker #(
-      .NL(NL)
+      .NL(NL), .KXS(NT)
   ) u_walk (
       .clk, .rst, .start, .kh, .kw, .oh, .ow, .ch,
       .in_addr(64'(I[DWCONV_IN_ADDR_LSB +: DWCONV_IN_ADDR_W])),
       .out_addr(64'(I[DWCONV_C_ADDR_LSB +: DWCONV_C_ADDR_W])), .kx_step(tap_x_step),
       .ky_step(tap_y_step), .pix_step, .row_step, .out_ps(c_ps), .out_rs(c_rs), .beat,
-      .active(active_q), .kx(), .ky(), .grp, .first, .last_win, .last_pix(), .last_ox(), .in_base,
+      .active(active_q), .kx, .ky(), .grp, .first, .last_win, .last_pix(), .last_ox(), .in_base,
       .out_base(c_base));
   /* verilator lint_on PINCONNECTEMPTY */
-  // weight address of this tap's channel 0: w_addr + (ky*kw + kx)*ch
-  logic [63:0] wtap_q;
-  wire [63:0] wtap = start ? w_addr : wtap_q;
+  // weight address of the beat's first tap, channel 0: w_addr + (ky*kw +
+  // kx)*ch, and of its kernel row: w_addr + ky*kw*ch
+  logic [63:0] wtap_q, wrow_q;
+  wire [63:0] wtap = start ? w_addr : wtap_q, wrow = start ? w_addr : wrow_q;
   wire [63:0] w_base = wtap + 64'(grp);
+  wire [63:0] row_w_step = 64'(kw) * 64'(ch);
+  assign last_kx = 9'(kx) + 9'(NT) >= 9'(kw);
+  // taps kx + j of the row that exist, and their offsets from tap kx
+  logic [NT-1:0] tap_ok;
+  logic [63:0] tap_in_off[NT], tap_w_off[NT];
+  always_comb
+    for (int j = 0; j < NT; j++) begin
+      tap_ok[j] = 9'(kx) + 9'(j) < 9'(kw);
+      tap_in_off[j] = 64'(j) * tap_x_step;
+      tap_w_off[j] = 64'(j) * 64'(ch);
+    end
 
-  // ---- lanes: one MAC per tap ----
+  // ---- lanes: NT MACs per beat ----
   logic [31:0] s_q[NL], s_n[NL];
   logic [NL-1:0] ch_ok;
   for (genvar l = 0; l < NL; l++) begin : g_lane
-    logic signed [8:0] a, b;
-    logic signed [17:0] p;
-    logic [31:0] s_c;
+    logic signed [8:0] a[NT], b[NT];
+    logic signed [17:0] p[NT];
+    logic [31:0] s_c, s_t;
     always_comb begin
-      in_raddr[l] = in_base + 64'(l);
-      w_raddr[l] = w_base + 64'(l);
       acc_raddr[l] = c_base + 64'(l);
       ch_ok[l] = grp + 32'(l) < 32'(ch);
-      a = 9'(signed'(in_rdata[l])) - izp;
-      b = 9'(signed'(w_rdata[l])) - wzp;
       s_c = first ? (accumulate ? acc_rdata[l] : 32'd0) : s_q[l];
-      // |a|, |b| <= 255: the 18-bit product is exact, the sum wraps in int32.
-      p = a * b;
-      s_n[l] = s_c + 32'(p);
+      s_t = s_c;
+      for (int j = 0; j < NT; j++) begin
+        // A missing tap reads lane 0's tap kx (any address in range would
+        // do) and adds nothing.
+        in_raddr[l*NT+j] = in_base + (tap_ok[j] ? tap_in_off[j] : 64'd0) + 64'(l);
+        w_raddr[l*NT+j] = w_base + (tap_ok[j] ? tap_w_off[j] : 64'd0) + 64'(l);
+        a[j] = 9'(signed'(in_rdata[l*NT+j])) - izp;
+        b[j] = 9'(signed'(w_rdata[l*NT+j])) - wzp;
+        // |a|, |b| <= 255: the 18-bit product is exact, the sum wraps in
+        // int32 (so the order of the taps does not matter).
+        p[j] = a[j] * b[j];
+        if (tap_ok[j]) s_t = s_t + 32'(p[j]);
+      end
+      s_n[l] = s_t;
     end
   end
 
@@ -117,7 +142,8 @@ module npu_dwconv_unit
     if (!rst && beat) begin
       if (start) I_q <= inst;
       s_q <= s_n;
-      wtap_q <= last_win ? w_addr : wtap + 64'(ch);
+      wtap_q <= last_win ? w_addr : last_kx ? wrow + row_w_step : wtap + 64'(NT) * 64'(ch);
+      wrow_q <= last_win ? w_addr : last_kx ? wrow + row_w_step : wrow;
     end
   end
 

@@ -40,9 +40,11 @@ package npu_timing_pkg;
         return 64'(I[POOL_OH_LSB +: POOL_OH_W]) * 64'(I[POOL_OW_LSB +: POOL_OW_W]) *
                64'(I[POOL_KH_LSB +: POOL_KH_W]) * 64'(I[POOL_KW_LSB +: POOL_KW_W]) *
                ceil_lanes(64'(I[POOL_CH_LSB +: POOL_CH_W])) + PIPE_DEPTH;
+      // DW_TAPS taps of a kernel row per beat.
       OP_DWCONV:
         return 64'(I[DWCONV_OH_LSB +: DWCONV_OH_W]) * 64'(I[DWCONV_OW_LSB +: DWCONV_OW_W]) *
-               64'(I[DWCONV_KH_LSB +: DWCONV_KH_W]) * 64'(I[DWCONV_KW_LSB +: DWCONV_KW_W]) *
+               64'(I[DWCONV_KH_LSB +: DWCONV_KH_W]) *
+               ((64'(I[DWCONV_KW_LSB +: DWCONV_KW_W]) + DW_TAPS - 1) / DW_TAPS) *
                ceil_lanes(64'(I[DWCONV_CH_LSB +: DWCONV_CH_W])) + PIPE_DEPTH;
       default: return 1;  // FENCE
     endcase

@@ -5,8 +5,12 @@
 // Addresses advance incrementally (adders only): in_base is the input byte
 // of lane 0 (window origin + ky*ky_step + kx*kx_step + grp), out_base the
 // output element of lane 0 (out_addr + oy*out_rs + ox*out_ps + grp).
+// KXS > 1 (the DWCONV engine's dwconv_taps) covers taps kx .. kx+KXS-1 of
+// a kernel row in one beat: kx advances by KXS, a row's last beat is the
+// one with kx + KXS >= kw.
 module npu_window_walker #(
-    parameter int NL = 1
+    parameter int NL = 1,
+    parameter int KXS = 1
 ) (
     input  logic        clk,
     input  logic        rst,
@@ -60,7 +64,7 @@ module npu_window_walker #(
     // PIPE_DEPTH otherwise: no beats).
     beat = start ? (kh != 0 && kw != 0 && oh != 0 && ow != 0 && ch != 0) : active;
     first = kx == 8'd0 && ky == 8'd0;
-    last_kx = kx == kw - 8'd1;
+    last_kx = 9'(kx) + 9'(KXS) >= 9'(kw);
     last_ky = ky == kh - 8'd1;
     last_win = last_kx && last_ky;
     last_grp = grp + 32'(NL) >= 32'(ch);
@@ -77,8 +81,8 @@ module npu_window_walker #(
     else if (beat) begin
       active <= !last_beat;
       // advance kx, then ky, then the channel group, then ox, then oy
-      kx_q <= last_kx ? 8'd0 : kx + 8'd1;
-      kcol_q <= last_kx ? 64'd0 : kcol + kx_step;
+      kx_q <= last_kx ? 8'd0 : kx + 8'(KXS);
+      kcol_q <= last_kx ? 64'd0 : kcol + 64'(KXS) * kx_step;
       ky_q <= !last_kx ? ky : last_ky ? 8'd0 : ky + 8'd1;
       krow_q <= !last_kx ? krow : last_ky ? 64'd0 : krow + ky_step;
       grp_q <= !last_win ? grp : last_grp ? 32'd0 : grp + 32'(NL);

@@ -37,8 +37,11 @@ flatbuffers::Offset<fb::HwConfig> writeConfig(flatbuffers::FlatBufferBuilder &b,
   auto dram =
       fb::CreateDramConfig(b, c.dram.bytesPerCycle, c.dram.latencyCycles,
                            c.dram.burstBytes, c.dram.capacityBytes);
-  auto vec = fb::CreateVectorConfig(b, c.vector.lanes, c.vector.pipelineDepth,
-                                    c.vector.requantOverlap);
+  // One tap per cycle is written as the absent field, so binaries for
+  // configs without a wider depthwise engine stay as they were.
+  auto vec = fb::CreateVectorConfig(
+      b, c.vector.lanes, c.vector.pipelineDepth, c.vector.requantOverlap,
+      c.vector.dwconvTaps > 1 ? c.vector.dwconvTaps : 0);
   auto q = fb::CreateQueueConfig(b, c.queues.cmdDepth, c.queues.tokenDepth);
   const auto &e = c.energy;
   auto energy = fb::CreateEnergyConfig(
@@ -88,7 +91,8 @@ llvm::Expected<HwConfig> readConfig(const fb::HwConfig *c) {
   h.dram = {c->dram()->bytes_per_cycle(), c->dram()->latency_cycles(),
             c->dram()->burst_bytes(), c->dram()->capacity_bytes()};
   h.vector = {c->vector()->lanes(), c->vector()->pipeline_depth(),
-              c->vector()->requant_overlap()};
+              c->vector()->requant_overlap(),
+              std::max<uint64_t>(1, c->vector()->dwconv_taps())};
   h.queues = {c->queues()->cmd_depth(), c->queues()->token_depth()};
   h.clockMhz = c->clock_mhz();
   if (const auto *e = c->energy())

@@ -59,6 +59,9 @@ const Spec kSpecs[] = {
     {"vector.requant_overlap", Spec::UInt, false, 0, 1, "",
      "1: REQUANT runs on the post-processor beside the array, later MATMULs "
      "do not wait for it; 0 (default): it occupies the compute queue"},
+    {"vector.dwconv_taps", Spec::UInt, false, 1, 64, "taps/cycle",
+     "taps of one kernel row each DWCONV lane multiplies per cycle (a "
+     "depthwise engine of lanes x dwconv_taps MACs); 1 (default): one"},
     {"queues.cmd_depth", Spec::UInt, true, 1, 65536, "instructions",
      "depth of each command queue"},
     {"queues.token_depth", Spec::UInt, true, 1, 65536, "tokens",
@@ -116,6 +119,8 @@ uint64_t *uintSlot(HwConfig &c, llvm::StringRef p) {
     return &c.vector.pipelineDepth;
   if (p == "vector.requant_overlap")
     return &c.vector.requantOverlap;
+  if (p == "vector.dwconv_taps")
+    return &c.vector.dwconvTaps;
   if (p == "queues.cmd_depth")
     return &c.queues.cmdDepth;
   if (p == "queues.token_depth")
@@ -196,8 +201,8 @@ bool HwConfig::operator==(const HwConfig &o) const {
         c.sram.accumulatorBytes, c.sram.accumulatorBanks, c.dram.bytesPerCycle,
         c.dram.latencyCycles, c.dram.burstBytes, c.dram.capacityBytes,
         c.vector.lanes, c.vector.pipelineDepth, c.vector.requantOverlap,
-        c.queues.cmdDepth, c.queues.tokenDepth, c.clockMhz, c.energy.macPj,
-        c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
+        c.vector.dwconvTaps, c.queues.cmdDepth, c.queues.tokenDepth, c.clockMhz,
+        c.energy.macPj, c.energy.spReadPjPerByte, c.energy.spWritePjPerByte,
         c.energy.accReadPjPerWord, c.energy.accWritePjPerWord,
         c.energy.dramPjPerByte, c.energy.vectorOpPj, c.energy.leakagePjPerCycle,
         c.host.opsPerCycle, c.energy.hostOpPj);

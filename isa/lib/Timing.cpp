@@ -244,11 +244,14 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
                                 satMul(U(F::Pool_kh), U(F::Pool_kw))),
                          ceilDiv(U(F::Pool_ch), lanes)),
                   P);
-  case Opcode::Dwconv:
-    return satAdd(satMul(satMul(satMul(U(F::Dwconv_oh), U(F::Dwconv_ow)),
-                                satMul(U(F::Dwconv_kh), U(F::Dwconv_kw))),
+  case Opcode::Dwconv: {
+    // One beat per (pixel, channel group, kernel row, dwconv_taps taps).
+    uint64_t T = std::max<uint64_t>(1, cfg.vector.dwconvTaps);
+    uint64_t taps = satMul(U(F::Dwconv_kh), ceilDiv(U(F::Dwconv_kw), T));
+    return satAdd(satMul(satMul(satMul(U(F::Dwconv_oh), U(F::Dwconv_ow)), taps),
                          ceilDiv(U(F::Dwconv_ch), lanes)),
                   P);
+  }
   case Opcode::Fence:
     return 1;
   case Opcode::Load:

@@ -15,6 +15,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
+
 using namespace systole;
 using namespace systole::rt;
 
@@ -141,7 +143,12 @@ llvm::Expected<AreaEstimate> rt::estimateArea(const isa::HwConfig &cfg,
   a.arrayMm2 = arrayUm2 / 1e6;
   a.sramMm2 =
       sram * double(cfg.sram.scratchpadBytes + cfg.sram.accumulatorBytes) / 1e6;
-  a.vectorMm2 = lane * double(cfg.vector.lanes) / 1e6;
+  // A depthwise engine of T taps per lane adds T - 1 int8 MACs (and their
+  // adder tree) per lane beside the lane's own: priced as PEs.
+  a.vectorMm2 = (lane * double(cfg.vector.lanes) +
+                 (arrayUm2 / std::max(1.0, pes)) * double(cfg.vector.lanes) *
+                     double(cfg.vector.dwconvTaps - 1)) /
+                1e6;
   a.otherMm2 = fixed / 1e6;
   a.totalMm2 = a.arrayMm2 + a.sramMm2 + a.vectorMm2 + a.otherMm2;
   return a;

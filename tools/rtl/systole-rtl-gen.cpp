@@ -42,6 +42,7 @@ static void emitConfigPackage(const isa::HwConfig &c, llvm::raw_ostream &os) {
      << "  localparam longint DRAM_BURST = " << c.dram.burstBytes << ";\n"
      << "  localparam longint LANES = " << c.vector.lanes << ";\n"
      << "  localparam longint PIPE_DEPTH = " << c.vector.pipelineDepth << ";\n"
+     << "  localparam longint DW_TAPS = " << c.vector.dwconvTaps << ";\n"
      << "  localparam bit REQUANT_OVERLAP = 1'b" << c.vector.requantOverlap
      << ";\n"
      << "  localparam longint CMD_DEPTH = " << c.queues.cmdDepth << ";\n"

@@ -19,6 +19,7 @@ TEST(Binary, EveryFieldRoundTrips) {
   p.config.energy.leakagePjPerCycle = 12.5;
   p.config.array.os = false;
   p.config.clockMhz = 123.456;
+  p.config.vector.dwconvTaps = 5;
   p.tensors[3].quant = QuantParams{{-0.0f + 1e-30f}, {}, -1};
   p.constants.push_back({"empty", 8192, {}});
   p.segments.push_back(
@@ -51,6 +52,25 @@ TEST(Binary, EveryFieldRoundTrips) {
             p.segments[1].host().code.size());
   // Writing what was read gives the same bytes.
   EXPECT_EQ(writeProgram(*back), bytes);
+}
+
+// One DWCONV tap per cycle is the absent field: a config that does not set
+// vector.dwconv_taps writes the bytes it wrote before the field existed, and
+// reads back as 1.
+TEST(Binary, OneDwconvTapIsTheAbsentField) {
+  Program p = sampleProgram();
+  ASSERT_EQ(p.config.vector.dwconvTaps, 1u);
+  std::vector<uint8_t> one = writeProgram(p);
+  p.config.vector.dwconvTaps = 2;
+  std::vector<uint8_t> two = writeProgram(p);
+  // The field costs one vtable slot and one 8-byte value (with alignment).
+  EXPECT_GT(two.size(), one.size());
+  auto back = readProgram(one);
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->config.vector.dwconvTaps, 1u);
+  auto backTwo = readProgram(two);
+  ASSERT_TRUE(bool(backTwo)) << llvm::toString(backTwo.takeError());
+  EXPECT_EQ(backTwo->config.vector.dwconvTaps, 2u);
 }
 
 TEST(Binary, FileRoundTrip) {

@@ -275,6 +275,17 @@ TEST(Timing, VectorAndPostProcessing) {
       .with(F::Dwconv_sh, 1)
       .with(F::Dwconv_sw, 1);
   EXPECT_EQ(computeCycles(D, cfg), 4u * 4 * 9 * 1 + 2);
+  // A depthwise engine of T taps per lane takes a kernel row of kw taps in
+  // ceil(kw / T) beats: a 3x5 kernel is 3 rows x (5, 3, 2, 1, 1) beats at
+  // T = 1, 2, 3, 5, 64.
+  D.set(F::Dwconv_kw, 5);
+  const std::pair<uint64_t, uint64_t> rowBeats[] = {
+      {1, 5}, {2, 3}, {3, 2}, {5, 1}, {64, 1}};
+  for (auto [T, beats] : rowBeats) {
+    HwConfig wide = cfg;
+    wide.vector.dwconvTaps = T;
+    EXPECT_EQ(computeCycles(D, wide), 4u * 4 * 3 * beats * 1 + 2) << "T " << T;
+  }
   EXPECT_EQ(computeCycles(Instruction(Opcode::Fence), cfg), 1u);
   EXPECT_EQ(computeCycles(Instruction(Opcode::End), cfg), 0u);
 }

@@ -52,6 +52,10 @@ struct HwConfig {
     /// after it do not wait for it (docs/isa.md, section 3); 0: it occupies
     /// the compute queue like every other compute instruction.
     uint64_t requantOverlap = 0;
+    /// Taps of one kernel row that each DWCONV lane multiplies per cycle
+    /// (docs/isa.md, DWCONV): a kernel row of kw taps takes ceil(kw / T)
+    /// cycles. 1: one tap per cycle.
+    uint64_t dwconvTaps = 1;
   } vector;
   struct Queues {
     uint64_t cmdDepth = 0;

@@ -8,7 +8,8 @@
 //  * busy is high exactly in cycles s .. s+cdur-1, cdur = isa::computeCycles;
 //  * the writes follow the schedule of the engine contract: output group
 //    q = (oy*ow + ox)*G + g (G = ceil(ch/LANES)) is written, lanes with a
-//    channel < ch, in cycle s + (q+1)*kh*kw - 1 + PIPE_DEPTH, and nothing
+//    channel < ch, in cycle s + (q+1)*kh*ceil(kw/T) - 1 + PIPE_DEPTH
+//    (T = vector.dwconv_taps: 2 on lanes3-p0), and nothing
 //    else is written (so the last write is in cycle s+cdur-1).
 //
 //===----------------------------------------------------------------------===//
@@ -118,9 +119,9 @@ isa::Instruction randomDwconv(Rng &r, const isa::HwConfig &cfg, int shape) {
 
 // The fields that fix the contract's write schedule (see the file comment).
 const WindowFields kDwconvFields{
-    F::Dwconv_oh,           F::Dwconv_ow,          F::Dwconv_ch,
-    F::Dwconv_kh,           F::Dwconv_kw,          F::Dwconv_c_addr,
-    F::Dwconv_c_row_stride, F::Dwconv_c_pix_stride};
+    F::Dwconv_oh,           F::Dwconv_ow,           F::Dwconv_ch,
+    F::Dwconv_kh,           F::Dwconv_kw,           F::Dwconv_c_addr,
+    F::Dwconv_c_row_stride, F::Dwconv_c_pix_stride, /*rowTaps=*/true};
 
 template <class Top> class Harness {
 public:
@@ -188,7 +189,9 @@ template <class Top> void randomDwconvs(const char *preset, uint64_t seed) {
 
 // Hand-derived: 2x3 output, 3x2 kernel, stride 2x1, dilation 1x2,
 // ch = 2*LANES + 1 (three groups, the last with one lane), accumulating,
-// with zero points: cdur = 2*3*6*3 + P.
+// with zero points: 6 pixels x 3 groups x 3 kernel rows, each row of 2 taps
+// 2 beats at one tap per beat and 1 beat with dwconv_taps >= 2 (lanes3-p0):
+// cdur = 6*3*3*2 + P or 6*3*3*1 + P.
 template <class Top> void handCase(const char *preset) {
   isa::HwConfig cfg = loadConfig(preset);
   const uint64_t L = cfg.vector.lanes, P = cfg.vector.pipelineDepth;
@@ -203,7 +206,8 @@ template <class Top> void handCase(const char *preset) {
   I.with(F::Dwconv_c_addr, 17).with(F::Dwconv_accumulate, 1);
   I.with(F::Dwconv_in_zp, -3).with(F::Dwconv_w_zp, 5);
   ASSERT_FALSE(bool(isa::validateInstruction(I, cfg)));
-  EXPECT_EQ(isa::computeCycles(I, cfg), 2 * 3 * 6 * 3 + P);
+  const uint64_t rowBeats = cfg.vector.dwconvTaps >= 2 ? 1 : 2;
+  EXPECT_EQ(isa::computeCycles(I, cfg), 6 * 3 * 3 * rowBeats + P);
   Harness<Top> h(cfg);
   Rng r(7);
   h.run(I, r, "hand case");

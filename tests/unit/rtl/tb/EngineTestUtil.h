@@ -175,6 +175,9 @@ using Write = std::tuple<uint64_t, uint64_t, uint64_t>;
 // The fields of a window instruction that fix its write schedule.
 struct WindowFields {
   isa::Field oh, ow, ch, kh, kw, outAddr, outRowStride, outPixStride;
+  /// The engine takes vector.dwconv_taps taps of a kernel row per beat
+  /// (DWCONV); otherwise one tap per beat (POOL).
+  bool rowTaps = false;
 };
 
 inline std::vector<Write> expectedWrites(const isa::Instruction &I,
@@ -182,7 +185,8 @@ inline std::vector<Write> expectedWrites(const isa::Instruction &I,
                                          const WindowFields &f) {
   auto U = [&](isa::Field x) { return I.raw(x); };
   const uint64_t L = cfg.vector.lanes, ch = U(f.ch);
-  const uint64_t G = (ch + L - 1) / L, K = U(f.kh) * U(f.kw);
+  const uint64_t T = f.rowTaps ? cfg.vector.dwconvTaps : 1;
+  const uint64_t G = (ch + L - 1) / L, K = U(f.kh) * ((U(f.kw) + T - 1) / T);
   std::vector<Write> w;
   uint64_t q = 0;
   for (uint64_t oy = 0; oy < U(f.oh); ++oy)

@@ -16,21 +16,23 @@ module tb_npu_dwconv_unit
     output logic [LANES-1:0]        we,
     output logic [LANES*64-1:0]     waddr
 );
-  localparam int NL = int'(LANES);
+  localparam int NL = int'(LANES), NT = int'(DW_TAPS);
   localparam int SPW = $clog2(SP_BYTES), ACW = $clog2(ACC_WORDS);
   logic [7:0] sp[SP_BYTES]  /*verilator public_flat_rw*/;
   logic [31:0] acc[ACC_WORDS]  /*verilator public_flat_rw*/;
-  logic [63:0] in_ra[NL], w_ra[NL], acc_ra[NL], wa[NL];
-  logic [7:0] in_rd[NL], w_rd[NL];
+  logic [63:0] in_ra[NL*NT], w_ra[NL*NT], acc_ra[NL], wa[NL];
+  logic [7:0] in_rd[NL*NT], w_rd[NL*NT];
   logic [31:0] acc_rd[NL], wdata[NL];
   logic wen[NL];
   npu_dwconv_unit u_dwconv (
       .clk, .rst, .start, .inst, .cycles, .busy, .in_raddr(in_ra), .in_rdata(in_rd),
       .w_raddr(w_ra), .w_rdata(w_rd), .acc_raddr(acc_ra), .acc_rdata(acc_rd), .acc_we(wen),
       .acc_waddr(wa), .acc_wdata(wdata));
+  for (genvar i = 0; i < NL * NT; i++) begin : g_tap
+    assign in_rd[i] = in_ra[i] < 64'(SP_BYTES) ? sp[in_ra[i][SPW-1:0]] : 8'h00;
+    assign w_rd[i] = w_ra[i] < 64'(SP_BYTES) ? sp[w_ra[i][SPW-1:0]] : 8'h00;
+  end
   for (genvar l = 0; l < NL; l++) begin : g_port
-    assign in_rd[l] = in_ra[l] < 64'(SP_BYTES) ? sp[in_ra[l][SPW-1:0]] : 8'h00;
-    assign w_rd[l] = w_ra[l] < 64'(SP_BYTES) ? sp[w_ra[l][SPW-1:0]] : 8'h00;
     assign acc_rd[l] = acc_ra[l] < 64'(ACC_WORDS) ? acc[acc_ra[l][ACW-1:0]] : 32'h0;
     assign we[l] = wen[l];
     assign waddr[l*64 +: 64] = wa[l];
