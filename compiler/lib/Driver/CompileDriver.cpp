@@ -183,15 +183,24 @@ driver::compileOnnxFile(llvm::StringRef path, const CompileOptions &options) {
 void driver::printCompileReport(
     const std::vector<npu::LayerReport> &layers, const isa::HwConfig &hw,
     llvm::raw_ostream &os, const std::vector<isa::OpPlacement> *placement) {
-  os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}\n", "layer",
-                      "mapping", "instrs", "dram bytes", "predicted",
-                      "roofline");
+  os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}  {6}\n",
+                      "layer", "mapping", "instrs", "dram bytes", "predicted",
+                      "roofline", "busiest unit");
   uint64_t total = 0, bound = 0;
   for (const npu::LayerReport &l : layers) {
     uint64_t roof = std::max(l.computeBoundCycles, l.memoryBoundCycles);
-    os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}\n",
+    // The unit busy longest, with its busy cycles' share of the predicted
+    // ones: near 100% the layer runs at that unit's limit.
+    std::string busiest;
+    if (!l.onHost && l.predictedCycles) {
+      uint64_t busy = std::max({l.arrayCycles, l.vectorCycles, l.dmaCycles});
+      busiest = llvm::formatv("{0} {1}%", l.limitingUnit(),
+                              busy * 100 / l.predictedCycles);
+    }
+    os << llvm::formatv("{0,-28} {1,-38} {2,8} {3,12} {4,12} {5,12}  {6}\n",
                         l.name.substr(0, 28), l.mapping.substr(0, 38),
-                        l.instructions, l.dramBytes, l.predictedCycles, roof);
+                        l.instructions, l.dramBytes, l.predictedCycles, roof,
+                        busiest);
     total += l.predictedCycles;
     bound += roof;
   }
@@ -223,6 +232,11 @@ driver::compileReportToJson(const std::vector<npu::LayerReport> &ls,
         {"predicted_cycles", static_cast<int64_t>(l.predictedCycles)},
         {"compute_bound_cycles", static_cast<int64_t>(l.computeBoundCycles)},
         {"memory_bound_cycles", static_cast<int64_t>(l.memoryBoundCycles)},
+        {"unit_cycles",
+         llvm::json::Object{{"array", static_cast<int64_t>(l.arrayCycles)},
+                            {"vector", static_cast<int64_t>(l.vectorCycles)},
+                            {"dma", static_cast<int64_t>(l.dmaCycles)}}},
+        {"limited_by", l.limitingUnit()},
         {"placement", l.onHost ? "host" : "npu"},
         {"host_bytes_in", static_cast<int64_t>(l.hostBytesIn)},
         {"host_bytes_out", static_cast<int64_t>(l.hostBytesOut)},

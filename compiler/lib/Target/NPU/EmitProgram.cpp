@@ -560,6 +560,7 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       }
       r.memoryBoundCycles = (r.compulsoryBytes + hw.dram.bytesPerCycle - 1) /
                             hw.dram.bytesPerCycle;
+      addUnitCycles(*items, hw, r);
       report->push_back(std::move(r));
     }
   }

@@ -3,10 +3,12 @@
 // A layer's instruction count and DMA bytes in the compile report are those
 // the code generators wrote for it: its scheduled range, plus the loads the
 // scheduler hoisted out of it into the layer before, less the next layer's
-// loads hoisted into it.
+// loads hoisted into it. Each unit's busy cycles are counted over the
+// layer's items as the generator wrote them.
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/NPU/NPUOps.h"
+#include "systole/Dialect/NPU/Pipeline.h"
 #include "systole/ISA/Timing.h"
 #include "systole/Target/NPU/Emit.h"
 
@@ -14,6 +16,38 @@ using namespace mlir;
 using systole::isa::Opcode;
 
 namespace systole::npu {
+
+const char *LayerReport::limitingUnit() const {
+  if (onHost)
+    return "";
+  if (dmaCycles >= arrayCycles && dmaCycles >= vectorCycles)
+    return "dma";
+  return arrayCycles >= vectorCycles ? "array" : "vector";
+}
+
+void addUnitCycles(const std::vector<Item> &items, const isa::HwConfig &hw,
+                   LayerReport &r) {
+  for (const Item &item : items) {
+    for (const auto *queue : {&item.loads, &item.stores})
+      for (const isa::Instruction &inst : *queue)
+        r.dmaCycles += isa::dmaTiming(inst, hw).channelCycles;
+    for (const isa::Instruction &inst : item.computes) {
+      Opcode oc = inst.opcode();
+      // WS MATMULs in flight together overlap their fill and drain
+      // (isa::MatmulPipeline): the array is busy for their rows streaming
+      // in, or a weight preload's R cycles when that is longer.
+      bool ws = inst.raw(isa::Field::Matmul_dataflow) == isa::Dataflow_ws;
+      if (oc == Opcode::Matmul && ws && hw.array.matmulInflight > 1)
+        r.arrayCycles += std::max<uint64_t>(
+            inst.raw(isa::Field::Matmul_m),
+            inst.raw(isa::Field::Matmul_preload) ? hw.array.rows : 0);
+      else if (oc == Opcode::Matmul)
+        r.arrayCycles += isa::computeCycles(inst, hw);
+      else if (oc != Opcode::Fence && oc != Opcode::End)
+        r.vectorCycles += isa::computeCycles(inst, hw);
+    }
+  }
+}
 
 void completeLayerReports(ModuleOp npu, const isa::HwConfig &hw,
                           std::vector<LayerReport> &report) {

@@ -28,12 +28,29 @@ struct LayerReport {
   /// compulsoryBytes / bytes_per_cycle: with computeBoundCycles, the
   /// layer's roofline bound.
   uint64_t memoryBoundCycles = 0;
+  /// What each unit is busy for in the layer's instructions (isa timing):
+  /// the array (MATMUL; WS MATMULs that stream through it together count
+  /// their rows or weight preload, not the fill and drain they overlap),
+  /// the vector unit and post-processor (REQUANT, VADD,
+  /// VMUL, VLUT, POOL, DWCONV) and the DRAM channel (LOAD/STORE channel
+  /// cycles: bursts, not bytes). The layer cannot finish before its busiest
+  /// unit: that one limits it, and where the busiest unit's share of
+  /// predictedCycles is low the time goes to latency and dependencies.
+  uint64_t arrayCycles = 0, vectorCycles = 0, dmaCycles = 0;
+  /// "array", "vector" or "dma": the busiest unit ("" for host layers).
+  const char *limitingUnit() const;
   /// Host groups (placement "host"): the bytes the host reads from and
   /// writes to the NPU's DRAM, and what moving them costs at the DRAM's
   /// bandwidth and latency (NPU cycles).
   bool onHost = false;
   uint64_t hostBytesIn = 0, hostBytesOut = 0, transferCycles = 0;
 };
+
+struct Item;
+/// Adds the busy cycles of each unit over a layer's items to `report`
+/// (LayerReport::arrayCycles, vectorCycles, dmaCycles).
+void addUnitCycles(const std::vector<Item> &items, const isa::HwConfig &hw,
+                   LayerReport &report);
 
 /// Where compiled host code runs: the CPU only, or also the GPU (PTX beside
 /// the CPU code; the runtime picks the GPU when one is present).
