@@ -250,7 +250,8 @@ def check(systole, npu, folder, manifest, work, backend):
     return (*totals, host_cycles)
 
 
-def measure(name, args):
+def measure(name, args, build=build):
+    """Builds (build(name, folder) -> (manifest, seconds or None)), compiles and (--check) runs one model."""
     row = {"model": name, "input": "-"}
     folder, work = args.out / name, args.out / f"work_{name}"
     try:
