@@ -32,7 +32,6 @@ OUT/work_<name>/; OUT/results.json keeps the rows per preset (a run
 replaces the rows of the models it measured). Exits 1 if any model failed
 or (--check) was not bit-exact.
 """
-import argparse
 import json
 import shutil
 import sys
@@ -148,16 +147,7 @@ def save(path, hw, rows):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--systole", default=str(ROOT / "build" / "bin" / "systole"))
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "cache" / "cnns")
-    parser.add_argument("--hw", default="default-32x32", help="hardware preset or config file")
-    parser.add_argument("--check", action="store_true",
-                        help="run the binary on the reference inputs and compare with ORT")
-    parser.add_argument("--backend", default="functional", choices=["functional", "cycle"],
-                        help="the backend --check runs (default: functional)")
-    parser.add_argument("names", nargs="*", choices=[[]] + MODELS, default=[])
-    args = parser.parse_args()
+    args = tb.parse_args(__doc__, ROOT / "build" / "cache" / "cnns", MODELS)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.names or MODELS:

@@ -315,17 +315,22 @@ def print_table(rows, hw):
             print(f"{row['model']}: package built in {row['build_s']:.0f} s")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc, out, models):
+    """The command line of a model bench (this one, bench/cnns.py): packages in `out`, NAMEs of `models`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--systole", default=str(ROOT / "build" / "bin" / "systole"))
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "cache" / "transformers")
+    parser.add_argument("--out", type=Path, default=out)
     parser.add_argument("--hw", default="default-32x32", help="hardware preset or config file")
     parser.add_argument("--check", action="store_true",
                         help="run the binary on the reference inputs and compare with ORT")
     parser.add_argument("--backend", default="functional", choices=["functional", "cycle"],
                         help="the backend --check runs (default: functional)")
-    parser.add_argument("names", nargs="*", choices=[[]] + MODELS, default=[])
-    args = parser.parse_args()
+    parser.add_argument("names", nargs="*", choices=[[]] + models, default=[])
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args(__doc__, ROOT / "build" / "cache" / "transformers", MODELS)
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for name in args.names or MODELS:
