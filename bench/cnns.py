@@ -33,9 +33,7 @@ replaces the rows of the models it measured). Exits 1 if any model failed
 or (--check) was not bit-exact.
 """
 import json
-import shutil
 import sys
-import time
 import traceback
 from pathlib import Path
 
@@ -78,19 +76,7 @@ COLUMNS = ["model", "input", "MACs", "cycles", "bound", "cycles/bound", "limited
 def build(name, folder):
     """bench/transformers.py's build() with the zoo's build_torchvision at the real resolution."""
     tvm.ARCHITECTURES[name] = CNNS[name]  # the zoo's entry (64x64 or 96x96 for most) at the real size
-    if tb.complete(folder):
-        print(f"{name}: package in {folder} is complete, build skipped", flush=True)
-        return json.loads((folder / "manifest.json").read_text()), None
-    if folder.exists():
-        shutil.rmtree(folder)  # never mix files of two builds
-    folder.mkdir(parents=True)
-    print(f"{name}: building -> {folder} (input {'x'.join(map(str, tvm.input_shape(name)))})", flush=True)
-    start = time.perf_counter()
-    manifest = build_models.build_torchvision(name, folder)
-    seconds = time.perf_counter() - start
-    print(f"{name}: built in {seconds:.0f} s; ORT ran the QDQ model as "
-          f"{manifest['ort_executed_op_types']['int8_qdq']}", flush=True)
-    return manifest, seconds
+    return tb.build(name, folder, build_models.build_torchvision)
 
 
 def measure(name, args):

@@ -178,8 +178,16 @@ def short(text, limit=400):
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def build(name, folder):
-    """Builds the package unless it is there; returns (manifest, seconds or None when skipped)."""
+def build_package(name, folder):
+    """This bench's packages: bert.py's for bert_mini, build_torch_model() for the others."""
+    if name == bert.NAME:
+        return bert.build(folder, build_models.Progress(name).step)
+    return build_torch_model(name, folder)
+
+
+def build(name, folder, make=build_package):
+    """Builds the package with make(name, folder) unless it is there; returns (manifest, seconds or None when
+    skipped)."""
     if complete(folder):
         print(f"{name}: package in {folder} is complete, build skipped", flush=True)
         return json.loads((folder / "manifest.json").read_text()), None
@@ -188,10 +196,7 @@ def build(name, folder):
     folder.mkdir(parents=True)
     print(f"{name}: building -> {folder}", flush=True)
     start = time.perf_counter()
-    if name == bert.NAME:
-        manifest = bert.build(folder, build_models.Progress(name).step)
-    else:
-        manifest = build_torch_model(name, folder)
+    manifest = make(name, folder)
     seconds = time.perf_counter() - start
     print(f"{name}: built in {seconds:.0f} s; ORT ran the QDQ model as "
           f"{manifest['ort_executed_op_types']['int8_qdq']}", flush=True)
