@@ -90,14 +90,7 @@ def measure(name, args):
 def cells(row):
     if "cycles" not in row:
         return [row["model"], row["input"]] + ["-"] * 7 + [tb.short(row.get("error", ""))]
-    if "differ" in row:
-        diff = f"{row['differ']} of {row['values']}"
-        if row["differ"]:
-            diff += f" ({row['off_by_one']} by 1 step)"
-    else:
-        diff = "not checked"
-    if "error" in row:
-        diff = tb.short(row["error"])
+    diff = tb.differ_cell(row)
     return [row["model"], row["input"], f"{row['macs'] / 1e9:.2f} G", tb.number(row["cycles"]),
             tb.number(row["bound"]), f"{row['cycles_over_bound']:.2f}", row["limited_by"],
             f"{row['host_ops']} / {row['ops']}", f"{row['compile_s']:.1f}", diff]

@@ -293,17 +293,20 @@ def number(x):
     return f"{int(x):,}" if x == int(x) else f"{x:,.2f}"
 
 
+def differ_cell(row):
+    """The "differing outputs" cell: values off ORT's (--check), or the error that stopped the run."""
+    if "error" in row:
+        return short(row["error"])
+    if "differ" not in row:
+        return "not checked"
+    diff = f"{row['differ']} of {row['values']}"
+    return diff + (f" ({row['off_by_one']} by 1 step)" if row["differ"] else "")
+
+
 def cells(row):
     if "cycles" not in row:
         return [row["model"], row["input"]] + ["-"] * 7 + [short(row.get("error", ""))]
-    if "differ" in row:
-        diff = f"{row['differ']} of {row['values']}"
-        if row["differ"]:
-            diff += f" ({row['off_by_one']} by 1 step)"
-    else:
-        diff = "not checked"
-    if "error" in row:
-        diff = short(row["error"])
+    diff = differ_cell(row)
     return [row["model"], row["input"], f"{row['macs'] / 1e9:.2f} G", number(row["cycles"]), number(row["bound"]),
             f"{row['cycles_over_bound']:.2f} ({row['limited_by']})", f"{row['host_ops']} / {row['ops']}",
             f"{100 * row['host_cycles'] / row['cycles']:.1f}", f"{row['compile_s']:.1f}", diff]
