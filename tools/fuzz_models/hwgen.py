@@ -44,4 +44,8 @@ def random_hw(rng, name="fuzz", min_token_depth=1):
     }
     # Drawn last so the other fields of a seed's config stay what they were.
     cfg["array"]["matmul_inflight"] = int(rng.choice([1, 1, 2, 3, 4]))
+    # The depthwise engine's taps per lane (kernel rows of 3 and 5 taps in
+    # one beat, in several, or with a partial last beat); drawn after the
+    # others for the same reason.
+    cfg["vector"]["dwconv_taps"] = int(rng.choice([1, 1, 2, 3, 5]))
     return cfg
