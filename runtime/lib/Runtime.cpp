@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 using namespace systole;
@@ -329,6 +330,15 @@ llvm::Error Session::run() {
           e = runGpuHostCode(p, h, state.dram.data(), state.dram.size());
           skipNextHost = true;
           recordHostSegment(rep, sr, p, s, cycles);
+        } else if (const char *req = getenv("SYSTOLE_REQUIRE_GPU");
+                   req && *req && *req != '0') {
+          // A GPU check must not pass on the CPU fallback.
+          std::string why;
+          gpuAvailable(&why);
+          e = error(formatv("SYSTOLE_REQUIRE_GPU is set but the ptx segment "
+                            "cannot run on a GPU: {0}",
+                            why)
+                        .str());
         } else {
           sr.hostDevice = "skipped";
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """--host-target gpu: the PTX is valid (ptxas) and the binaries run correctly.
 
-usage: check_ptx.py SYSTOLE WORK TRANSFORMER_MODEL_DIR [--gpu-arch sm_XY]
+usage: check_ptx.py SYSTOLE WORK TRANSFORMER_MODEL_DIR [--gpu-arch sm_XY] [--data NODE_DIR]
 
 1. The float ONNX node tests pinned as PASS in
    tests/lit/conformance/host-float-node-tests.test are compiled with
@@ -26,7 +26,10 @@ sys.path.insert(0, str(REPO / "models"))
 SKIP = 77
 
 systole, work, model_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-arch = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--gpu-arch" else "sm_75"
+opts = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+arch = opts.get("--gpu-arch", "sm_75")
+# The ONNX node tests (default: Debian's libonnx-testdata).
+node_data = opts.get("--data")
 
 ptxas = shutil.which("ptxas")
 if not ptxas:
@@ -48,7 +51,8 @@ filt = re.search(r"--filter '([^']+)'", lit).group(1)
 pinned = set(re.findall(r"CHECK-DAG: PASS\s+(\S+)", lit))
 npus = work / "node"
 r = subprocess.run([systole, "conformance", "--filter", filt, "--host-target", "gpu",
-                    "--gpu-arch", arch, "--save-npu", str(npus)],
+                    "--gpu-arch", arch, "--save-npu", str(npus)] +
+                   (["--data", node_data] if node_data else []),
                    capture_output=True, text=True, check=True)
 passed = set(re.findall(r"^PASS\s+(\S+)", r.stdout, re.M))
 print(r.stdout.strip().splitlines()[-1])
