@@ -81,10 +81,18 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   ConvGeom g = geometry(op);
   // Group gi reads input channels [gi*cin, +cin) and writes output channels
   // [gi*cout, +cout) of the full tensors (cinAll/coutAll channels); `g`
-  // describes one group, DRAM strides use the full channel counts.
+  // describes one group, DRAM strides use the full channel counts. An input
+  // tile holds whole pixels, all cinAll channels (`tp` bytes apart), and
+  // the groups' MATMULs address their slices; a slice's runs are cin bytes
+  // of a pixel, a DRAM burst each (RegNetY's groups of 8 channels moved 8
+  // bytes per 64-byte burst). Plan order 1 (`sliced`) loads each group's
+  // slice instead, groups outer: one MATMUL then spans kernel rows, which
+  // pays where the groups' K is small (ResNeXt's 4 channels).
   int64_t G = op.getGroup();
   int64_t cinAll = g.cin, coutAll = g.cout;
   g.cin /= G, g.cout /= G;
+  bool sliced = G > 1 && plan.order.has_value() && plan.order.value();
+  int64_t tp = sliced ? g.cin : cinAll;
   // The input image in DRAM: bytes per image, between rows and pixels.
   int64_t inBytesPerImage = g.h * g.w * cinAll;
   int64_t dramRow = g.w * cinAll, dramPixel = cinAll;
@@ -100,13 +108,27 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     g.h = g.oh, g.w = g.ow, g.sh = g.sw = 1;
   }
   int64_t rows = plan.rows.value(), ntMax = std::min(plan.n.value(), g.cout);
+  // Groups narrower than the plan's n share an item: its output channels
+  // are those of `groupsPerItem` consecutive groups, stored as one run per
+  // pixel.
+  int64_t groupsPerItem =
+      G > 1 && !sliced && plan.n.value() > g.cout
+          ? std::min(G, plan.n.value() / std::max<int64_t>(1, g.cout))
+          : 1;
+  int64_t itemCh = groupsPerItem * ntMax;
   bool resident = plan.resident.value();
   if (resident && G > 1)
     return loweringError(op, "resident weights of a grouped convolution");
   bool os = plan.os.has_value() && plan.os.value();
   bool channelsOuter =
-      !resident && plan.order.has_value() && plan.order.value();
+      G == 1 && !resident && plan.order.has_value() && plan.order.value();
   int64_t K = g.k(), R = hw.array.rows;
+  // A's K addressing has two levels: a kernel row's kw*cin bytes are one
+  // run when its taps are adjacent whole pixels, and one MATMUL then spans
+  // kernel rows (outer stride dh rows). With dw > 1, or one group's slice
+  // of wider pixels, each kernel row is a MATMUL of its own whose taps are
+  // dw*tp bytes apart.
+  bool rowSplit = g.dw != 1 || (tp != g.cin && g.kw > 1);
   // K chunk of an item (plan "k"): split, an output tile is a group of
   // items that stream the weights in chunks and accumulate into one
   // accumulator tile; the input tile stays for the row tile.
@@ -114,12 +136,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   int64_t kChunks = (K + kc - 1) / kc;
   if (kChunks > 1 && (resident || channelsOuter))
     return loweringError(op, "a K split streams the weights per item");
+  if (kChunks > 1 && groupsPerItem > 1)
+    return loweringError(op, "a K split of several groups per item");
   int64_t wp = g.paddedWidth();
   // A kept input is the whole padded image; each row tile reads its rows
   // in place.
-  int64_t inTile = g.inRowsFor(io.inputOnChip ? g.oh : rows) * wp * g.cin;
+  int64_t inTile = g.inRowsFor(io.inputOnChip ? g.oh : rows) * wp * tp;
   int64_t mMax = rows * g.ow;
-  if (K > 0xffff || coutAll > 0xffff || mMax > 0xffff || cinAll > 0xffff)
+  if (K > 0xffff || coutAll > 0xffff || mMax > 0xffff || cinAll > 0xffff ||
+      (G > 1 && wp * tp > 0xffff))
     return loweringError(op, "layer dimensions exceed the DMA field widths");
 
   // SRAM plan: two input slots, weights (resident or two slots), two output
@@ -135,10 +160,10 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   if (io.inputOnChip && !onChipInput(op, plan, hw, io.spMirrored))
     return loweringError(op, "this plan cannot read a kept input");
   // A fused residual add's operand tile, beside the output tile.
-  int64_t resBytes = fusedResidual(op) ? mMax * ntMax : 0;
+  int64_t resBytes = fusedResidual(op) ? mMax * itemCh : 0;
   // One input tile in the whole layer (row tiles outer, one image, one row
   // tile) needs no second buffer: the space goes to larger tiles instead.
-  int64_t inputTiles = G * g.batch * ((g.oh + rows - 1) / rows) *
+  int64_t inputTiles = (sliced ? G : 1) * g.batch * ((g.oh + rows - 1) / rows) *
                        (channelsOuter ? (g.cout + ntMax - 1) / ntMax : 1);
   inSlot[0] = sp.allocate(inTile);
   // A kept input is the one tile, written by the previous layer.
@@ -148,21 +173,21 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     wSlot[0] = wSlot[1] = sp.allocate(K * g.cout);
   else
     for (int s = 0; s < 2; ++s)
-      wSlot[s] = sp.allocate(kc * ntMax);
+      wSlot[s] = sp.allocate(kc * itemCh);
   // A kept output goes straight into the next layer's tile (a fused
   // residual add's VADD reads the requantized tile from its slot).
   for (int s = 0; s < 2; ++s)
     outSlot[s] = io.keepOutput && !fusedResidual(op)
                      ? std::optional<uint64_t>(0)
-                     : sp.allocate(mMax * ntMax);
+                     : sp.allocate(mMax * itemCh);
   for (int s = 0; s < 2; ++s)
     resSlot[s] = resBytes ? sp.allocate(resBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s)
     lutSlot[s] = lutBytes ? sp.allocate(lutBytes) : std::optional<uint64_t>(0);
   for (int s = 0; s < 2; ++s) {
-    accSlot[s] = acc.allocate(mMax * ntMax);
-    scaleSlot[s] = acc.allocate(ntMax);
-    biasSlot[s] = acc.allocate(ntMax);
+    accSlot[s] = acc.allocate(mMax * itemCh);
+    scaleSlot[s] = acc.allocate(itemCh);
+    biasSlot[s] = acc.allocate(itemCh);
   }
   for (int s = 0; s < 2; ++s)
     if (!inSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !resSlot[s])
@@ -170,15 +195,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           op, "scratchpad of " + llvm::Twine(hw.sram.scratchpadBytes) +
                   " bytes cannot hold this tiling (needs " +
                   llvm::Twine(2 * inTile +
-                              (resident ? K * g.cout : 2 * kc * ntMax) +
-                              2 * mMax * ntMax + 2 * lutBytes + 2 * resBytes) +
+                              (resident ? K * g.cout : 2 * kc * itemCh) +
+                              2 * mMax * itemCh + 2 * lutBytes + 2 * resBytes) +
                   " bytes)");
   for (int s = 0; s < 2; ++s)
     if (!accSlot[s] || !scaleSlot[s] || !biasSlot[s])
       return loweringError(
           op, "accumulator of " + llvm::Twine(hw.sram.accumulatorBytes) +
                   " bytes cannot hold this tiling (needs " +
-                  llvm::Twine(8 * (mMax + 1) * ntMax) + " bytes)");
+                  llvm::Twine(8 * (mMax + 1) * itemCh) + " bytes)");
 
   // Constants: weights as the [K, Cout] matrix (HWIO is already that),
   // int32 bias, fp32 requantization scales per output channel.
@@ -223,8 +248,8 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // (per-pixel runs would each waste most of a burst); the side padding then
   // comes from a small constant of pad bytes in the NPU's int8 domain.
   bool wholeRows =
-      G == 1 && dramPixel == cinAll && g.w * g.cin <= 0xffff &&
-      (g.pl + g.pr == 0 || g.cin < static_cast<int64_t>(hw.dram.burstBytes));
+      !sliced && dramPixel == cinAll && g.w * tp <= 0xffff &&
+      (g.pl + g.pr == 0 || tp < static_cast<int64_t>(hw.dram.burstBytes));
   // Channel slices (a 1x1 convolution whose input is one tile for the whole
   // layer, WS): the tile is laid out slice by slice, [slice][pixel][its
   // channels], and loaded slice by slice, so the first item's first
@@ -260,7 +285,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   };
   uint64_t padAddr = 0;
   if (wholeRows && g.pl + g.pr > 0 && io.materializeConstants) {
-    std::vector<int8_t> pad(std::max(g.pl, g.pr) * g.cin,
+    std::vector<int8_t> pad(std::max(g.pl, g.pr) * tp,
                             static_cast<int8_t>(x.zeroPoint));
     padAddr = b.constantBase + b.addConstant(pad.data(), pad.size());
   }
@@ -277,23 +302,28 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   // weights outweigh the activations (late layers).
   // Each step is one output tile: kChunks items (K split) that accumulate
   // into the accumulator tile of the step, the last one storing it.
+  // A grouped convolution walks its groups inside a row tile (gi: the
+  // item's first group), all of them reading the row tile's input, or,
+  // sliced, outside everything.
   struct Step {
     int64_t gi, n, r, j;
   };
   std::vector<Step> steps;
-  for (int64_t gi = 0; gi < G; ++gi)
+  for (int64_t go = 0; go < (sliced ? G : 1); ++go)
     for (int64_t n = 0; n < g.batch; ++n)
       for (int64_t outer = 0; outer < (channelsOuter ? nTiles : rowTiles);
            ++outer)
-        for (int64_t inner = 0; inner < (channelsOuter ? rowTiles : nTiles);
-             ++inner)
-          steps.push_back(channelsOuter ? Step{gi, n, inner, outer}
-                                        : Step{gi, n, outer, inner});
+        for (int64_t gi = go; gi < (sliced ? go + 1 : G); gi += groupsPerItem)
+          for (int64_t inner = 0; inner < (channelsOuter ? rowTiles : nTiles);
+               ++inner)
+            steps.push_back(channelsOuter ? Step{gi, n, inner, outer}
+                                          : Step{gi, n, outer, inner});
   int64_t rowTilesSeen = 0, outTiles = 0, weightSlices = 0;
   size_t weightSlot = 0;
   uint64_t inBase = 0;
   for (const Step &step : steps) {
     int64_t gi = step.gi, n = step.n, r = step.r, j = step.j;
+    int64_t groups = std::min(groupsPerItem, G - gi);
     uint64_t wAddr = wAddrs[gi];
     size_t oslot = outTiles++ % 2;
     if (channelsOuter && r == 0)
@@ -309,14 +339,17 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
       int64_t realRows = std::min(g.h, iyEnd) - iy0;
       // Input slots alternate per loaded input tile (across images too), so
       // two consecutive tiles never share a buffer.
-      bool loadInput = channelsOuter || (j == 0 && q == 0);
+      bool loadInput =
+          channelsOuter || ((sliced || gi == 0) && j == 0 && q == 0);
       int64_t k0 = q * kc, kn = std::min(kc, K - k0);
       if (loadInput)
-        inBase = io.inputOnChip ? *inSlot[0] + oy0 * g.sh * wp * g.cin
+        inBase = io.inputOnChip ? *inSlot[0] + oy0 * g.sh * wp * tp
                                 : *inSlot[rowTilesSeen++ % 2];
       {
         size_t slot = items.size() % 2;
-        int64_t c0 = j * ntMax, nt = std::min(ntMax, g.cout - c0);
+        // ntg channels of each of the item's groups, nt in all.
+        int64_t c0 = j * ntMax, ntg = std::min(ntMax, g.cout - c0);
+        int64_t nt = groups * ntg;
         // First output channel of the tile in the full tensor.
         int64_t cAll = gi * g.cout + c0;
         // Channels outer keep a weight slice for a whole channel tile; the
@@ -337,7 +370,7 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
         // once.)
         bool lastItem = &step == &steps.back() && q + 1 == kChunks;
         bool staged =
-            (items.empty() || lastItem) && b.maxStages() > 1 && g.dw == 1;
+            (items.empty() || lastItem) && b.maxStages() > 1 && !rowSplit;
         std::vector<std::pair<size_t, size_t>> needs;
         // MATMULs of the first column group, in emission order (see below):
         // OS walks row blocks, WS walks K chunks.
@@ -414,12 +447,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             loadWeights(wAddr, *wSlot[0], g.cout, K);
         } else if (loadInput) {
           DmaBox in;
-          in.dram =
-              io.inputs[0] + n * inBytesPerImage + iy0 * dramRow + gi * g.cin;
+          in.dram = io.inputs[0] + n * inBytesPerImage + iy0 * dramRow +
+                    (sliced ? gi * g.cin : 0);
           in.sram = inBase;
-          in.n[0] = g.cin, in.n[1] = g.w, in.n[2] = realRows;
+          in.n[0] = tp, in.n[1] = g.w, in.n[2] = realRows;
           in.s[1] = dramPixel, in.s[2] = dramRow;
-          in.t[1] = g.cin, in.t[2] = wp * g.cin;
+          in.t[1] = tp, in.t[2] = wp * tp;
           in.padTop = padTop, in.padBottom = padBottom;
           in.padLeft = g.pl, in.padRight = g.pr;
           in.padValue = x.zeroPoint;
@@ -427,22 +460,22 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           if (wholeRows) {
             // One DRAM run per input row; the side padding comes from the
             // pad constant (stride 0), a short run per row and side.
-            in.sram = inBase + g.pl * g.cin;
-            in.n[0] = g.w * g.cin, in.n[1] = 1;
+            in.sram = inBase + g.pl * tp;
+            in.n[0] = g.w * tp, in.n[1] = 1;
             in.s[1] = in.t[1] = 0;
             in.padLeft = in.padRight = 0;
             int64_t tileRows = padTop + realRows + padBottom;
             auto side = [&](uint64_t sram, int64_t cols) {
               DmaBox p;
               p.dram = padAddr, p.sram = sram;
-              p.n[0] = cols * g.cin, p.n[2] = tileRows;
-              p.s[2] = 0, p.t[2] = wp * g.cin;
+              p.n[0] = cols * tp, p.n[2] = tileRows;
+              p.s[2] = 0, p.t[2] = wp * tp;
               it.loads.push_back(makeLoad(p));
             };
             if (g.pl)
               side(inBase, g.pl);
             if (g.pr)
-              side(inBase + (g.pl + g.w) * g.cin, g.pr);
+              side(inBase + (g.pl + g.w) * tp, g.pr);
           }
           // The layer's first item overlaps nothing: in OS its input
           // arrives in row chunks, the first computes starting on the first.
@@ -468,9 +501,12 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
           if (resident && n == 0 && r == 0)
             loadWeights(wAddr, *wSlot[0], g.cout, K);
         }
+        // Each group's chunk of its column tile, one after the other.
         if (!resident && (!channelsOuter || r == 0))
-          loadWeights(wAddr + columnTileOffset(K, ntMax, j) + k0 * nt,
-                      *wSlot[wIdx], nt, kn);
+          for (int64_t l = 0; l < groups; ++l)
+            loadWeights(wAddrs[gi + l] + columnTileOffset(K, ntMax, j) +
+                            k0 * ntg,
+                        *wSlot[wIdx] + l * kn * ntg, ntg, kn);
         AccTile tile{*accSlot[oslot],
                      *scaleSlot[oslot],
                      *biasSlot[oslot],
@@ -488,30 +524,27 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             it.loadNeed[load] = need;
         }
 
-        // B rows are those of this item's chunk: resident weights hold all
-        // of K, streamed ones rows [k0, k0 + kn).
-        uint64_t bBase = resident ? *wSlot[0] + c0 : *wSlot[wIdx] - k0 * nt;
-        int64_t bStride = resident ? g.cout : nt;
+        // Per group of the item (below): B rows are those of this item's
+        // chunk (resident weights hold all of K, streamed ones rows [k0, k0
+        // + kn)), A is the group's channel slice, C its columns of the tile.
+        uint64_t bBase = 0;
+        int64_t bStride = 0, aOff = 0, cOff = 0;
         // A MATMUL over output pixels [first row, +rowsM) x [ox0, +cols)
         // of this tile: `cols` = OW walks whole rows (im2col groups), fewer
         // columns stay within one row.
         // One MATMUL covers at most the array's C output channels: column
         // group [g0, g0 + gw) of the item's nt channels.
         int64_t C = hw.array.cols;
-        // K runs over (ky, kx, ci). A's K addressing has two levels: with
-        // no horizontal dilation a kernel row's kw*Cin bytes are contiguous
-        // and one MATMUL spans kernel rows (outer stride dh rows); with
-        // dw > 1 the taps of a row are dw*Cin apart, so each kernel row's
-        // part of [kFirst, kFirst + kCount) is a MATMUL of its own.
+        // K runs over (ky, kx, ci); with rowSplit each kernel row's part of
+        // [kFirst, kFirst + kCount) is a MATMUL of its own.
         int64_t rowK = g.kw * g.cin;
         auto matmul = [&](int64_t rowOff, int64_t ox0, int64_t rowsM,
                           int64_t cols, int64_t kFirst, int64_t kCount,
                           bool osFlow, int64_t g0, int64_t gw) {
           for (int64_t kk = kFirst; kk < kFirst + kCount;) {
-            int64_t ky = g.dw == 1 ? 0 : kk / rowK;
-            int64_t kEnd = g.dw == 1
-                               ? kFirst + kCount
-                               : std::min(kFirst + kCount, (ky + 1) * rowK);
+            int64_t ky = rowSplit ? kk / rowK : 0;
+            int64_t kEnd = rowSplit ? std::min(kFirst + kCount, (ky + 1) * rowK)
+                                    : kFirst + kCount;
             Instruction mm(Opcode::Matmul);
             mm.set(Field::Matmul_dataflow,
                    osFlow ? isa::Dataflow_os : isa::Dataflow_ws);
@@ -519,15 +552,15 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             mm.set(Field::Matmul_accumulate, kk > 0);
             mm.set(Field::Matmul_a_zp, x.zeroPoint);
             mm.set(Field::Matmul_b_zp, wZp);
-            mm.set(Field::Matmul_a_addr, inBase + rowOff * g.sh * wp * g.cin +
-                                             ox0 * g.sw * g.cin +
-                                             ky * g.dh * wp * g.cin);
+            mm.set(Field::Matmul_a_addr,
+                   inBase + aOff + rowOff * g.sh * wp * tp + ox0 * g.sw * tp +
+                       ky * g.dh * wp * tp);
             mm.set(Field::Matmul_a_m_inner, cols);
-            mm.set(Field::Matmul_a_m_inner_stride, g.sw * g.cin);
-            mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * g.cin);
-            mm.set(Field::Matmul_a_k_inner, g.dw == 1 ? rowK : g.cin);
+            mm.set(Field::Matmul_a_m_inner_stride, g.sw * tp);
+            mm.set(Field::Matmul_a_m_outer_stride, g.sh * wp * tp);
+            mm.set(Field::Matmul_a_k_inner, rowSplit ? g.cin : rowK);
             mm.set(Field::Matmul_a_k_outer_stride,
-                   g.dw == 1 ? g.dh * wp * g.cin : g.dw * g.cin);
+                   rowSplit ? g.dw * tp : g.dh * wp * tp);
             mm.set(Field::Matmul_a_k_offset, kk - ky * rowK);
             if (!inSlices.empty()) {
               // The chunk's slice: pixels `width` bytes apart (one input
@@ -549,30 +582,45 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
             mm.set(Field::Matmul_b_addr, bBase + kk * bStride + g0);
             mm.set(Field::Matmul_b_stride, bStride);
             mm.set(Field::Matmul_c_addr,
-                   tile.acc + (rowOff * g.ow + ox0) * nt + g0);
+                   tile.acc + (rowOff * g.ow + ox0) * nt + cOff + g0);
             mm.set(Field::Matmul_c_stride, nt);
             it.computes.push_back(mm);
             kk = kEnd;
           }
         };
-        for (int64_t g0 = 0; g0 < nt; g0 += C) {
-          int64_t gw = std::min(C, nt - g0);
-          if (!os) {
-            for (int64_t kk = k0; kk < k0 + kn; kk += R)
-              matmul(0, 0, th, g.ow, kk, std::min(R, k0 + kn - kk), false, g0,
-                     gw);
-          } else if (g.ow <= R) {
-            // Output-stationary: at most R pixels per MATMUL, all of the
-            // item's K.
-            int64_t rowsPer = R / g.ow;
-            for (int64_t ro = 0; ro < th; ro += rowsPer)
-              matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, k0, kn, true, g0,
-                     gw);
-          } else {
-            for (int64_t ro = 0; ro < th; ++ro)
-              for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
-                matmul(ro, ox0, 1, std::min(R, g.ow - ox0), k0, kn, true, g0,
-                       gw);
+        for (int64_t l = 0; l < groups; ++l) {
+          bBase = resident ? *wSlot[0] + c0
+                           : *wSlot[wIdx] + l * kn * ntg - k0 * ntg;
+          bStride = resident ? g.cout : ntg;
+          aOff = tp == g.cin ? 0 : (gi + l) * g.cin;
+          cOff = l * ntg;
+          for (int64_t g0 = 0; g0 < ntg; g0 += C) {
+            int64_t gw = std::min(C, ntg - g0);
+            if (!os) {
+              // At most R rows of B per MATMUL; with rowSplit counted from
+              // each kernel row's start (a chunk across a row's end would
+              // be two MATMULs).
+              for (int64_t kk = k0; kk < k0 + kn;) {
+                int64_t end = k0 + kn;
+                if (rowSplit)
+                  end = std::min(end, (kk / rowK + 1) * rowK);
+                int64_t len = std::min(R, end - kk);
+                matmul(0, 0, th, g.ow, kk, len, false, g0, gw);
+                kk += len;
+              }
+            } else if (g.ow <= R) {
+              // Output-stationary: at most R pixels per MATMUL, all of the
+              // item's K.
+              int64_t rowsPer = R / g.ow;
+              for (int64_t ro = 0; ro < th; ro += rowsPer)
+                matmul(ro, 0, std::min(rowsPer, th - ro), g.ow, k0, kn, true,
+                       g0, gw);
+            } else {
+              for (int64_t ro = 0; ro < th; ++ro)
+                for (int64_t ox0 = 0; ox0 < g.ow; ox0 += R)
+                  matmul(ro, ox0, 1, std::min(R, g.ow - ox0), k0, kn, true, g0,
+                         gw);
+            }
           }
         }
         if (q + 1 == kChunks) {

@@ -180,6 +180,15 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
     if (w >= cout || widths.size() == 4)
       break;
   }
+  // Groups narrower than the array share an item: n spans whole groups
+  // (ConvCodegen), so stores are runs of several groups' channels.
+  if (groups > 1 && cout < hw.array.cols)
+    for (int64_t w = hw.array.cols; widths.size() < 4; w *= 2) {
+      int64_t per = std::min(groups, w / cout);
+      widths.push_back(per * cout);
+      if (per == groups)
+        break;
+    }
   if (kSplit) {
     // Weights streamed in K chunks (multiples of the array rows) per item;
     // the input tile stays for the row tile.
@@ -190,6 +199,8 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
           continue;
         for (int64_t nt : widths)
           for (TilePlan p : rowCandidates(g.oh)) {
+            if (nt > cout) // one group per item in a K split
+              continue;
             p.n = nt, p.resident = 0, p.os = os, p.order = 0, p.k = kc;
             plans.push_back(p);
           }
@@ -204,8 +215,11 @@ std::vector<TilePlan> convCandidates(graph::Conv2DOp op,
         for (int64_t order : {0, 1})
           for (TilePlan p : rowCandidates(g.oh))
             // Resident weights of one group would be overwritten by the
-            // next group's while its items still run: groups stream.
-            if ((!resident || !order) && (!resident || groups == 1)) {
+            // next group's while its items still run: groups stream. Order
+            // 1 of a grouped convolution loads each group's input slice
+            // (ConvCodegen), one group per item.
+            if ((!resident || !order) &&
+                (groups == 1 || (!resident && (!order || nt <= cout)))) {
               p.n = nt, p.resident = resident, p.os = os, p.order = order;
               plans.push_back(p);
             }

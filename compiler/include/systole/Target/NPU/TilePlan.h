@@ -23,9 +23,12 @@ struct TilePlan {
   std::optional<int64_t> channels;
   /// Reduction chunk of a K split (absent: the whole reduction per item).
   std::optional<int64_t> k;
-  /// Output channels per tile (convolutions, matmuls).
+  /// Output channels per tile (convolutions, matmuls); a grouped
+  /// convolution's n above its groups' width spans whole groups.
   std::optional<int64_t> n;
-  /// 1: channel tiles outer, weights streamed slice by slice.
+  /// 1: channel tiles outer, weights streamed slice by slice; in a grouped
+  /// convolution: groups outer, each loading its slice of the input
+  /// channels (0: the groups of a row tile share one tile of all channels).
   std::optional<int64_t> order;
   /// 1: output-stationary dataflow, 0: weight-stationary.
   std::optional<int64_t> os;
