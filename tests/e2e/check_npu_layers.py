@@ -1096,8 +1096,9 @@ def case_cascade():
     its output straight into the next one's padded input tile in the
     scratchpad (a HardSwish table applied on the way, a strided consumer,
     a 1x1 one, a depthwise one on the vector unit, which reads its rows and
-    channels in place, and a max pool without padding, whose items then
-    load nothing). The compile report marks a kept output ">sp" and an input
+    channels in place, a grouped one on the array, whose groups address
+    their channels in the kept image, and a max pool without padding, whose
+    items then load nothing). The compile report marks a kept output ">sp" and an input
     read on chip "<sp"; the test requires at least three kept edges, into
     the depthwise layer and into the max pool among them, on
     default-32x32 (the cost model's own choice) and on rtl-8x8 (64 KiB of
@@ -1105,7 +1106,8 @@ def case_cascade():
     rtl-8x8 the cost model keeps fewer edges (a kept output into a padded
     image is one REQUANT per row, and each waits for the post-processor),
     so there `--keep-on-chip` keeps every edge that fits: the test is
-    about the mechanism's values and cycles on the RTL."""
+    about the mechanism's values and cycles on the RTL, and the grouped
+    layer must read its input on chip there."""
     fails = 0
     for uint8 in (False, True):
         name = "cascade-uint8" if uint8 else "cascade"
@@ -1117,6 +1119,7 @@ def case_cascade():
         b.conv(24, 32, 3, stride=2, pad=1, ys=0.6, yz=-2)
         b.conv(32, 32, 3, group=32, pad=1, ys=0.5, yz=3)  # depthwise (DWCONV)
         b.conv(32, 16, 1, ys=0.7, yz=-1)
+        b.conv(16, 16, 3, group=4, pad=1, ys=0.5, yz=2)  # grouped (array)
         # A max pool without padding: its items read the kept image and
         # load nothing.
         b.nodes.append(helper.make_node("MaxPool", [b.cur], ["mp960"],
@@ -1141,6 +1144,10 @@ def case_cascade():
                     or "<sp" not in kept[-1]:
                 print(f"{name} {hw}: FAIL: expected >= 3 layers kept on chip, into the "
                       f"depthwise layer and the max pool: {kept}")
+                fails += 1
+            if hw == "rtl-8x8" and "<sp" not in kept[-2]:
+                print(f"{name} {hw}: FAIL: the grouped convolution does not read its input "
+                      f"on chip: {kept[-2]}")
                 fails += 1
     return fails
 

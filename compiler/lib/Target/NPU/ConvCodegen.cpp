@@ -157,7 +157,9 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
   std::optional<uint64_t> inSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2], lutSlot[2], resSlot[2];
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
-  if (io.inputOnChip && !onChipInput(op, plan, hw, io.spMirrored))
+  // A kept input is the whole image of all channels: sliced groups cannot
+  // read it.
+  if (io.inputOnChip && (sliced || !onChipInput(op, plan, hw, io.spMirrored)))
     return loweringError(op, "this plan cannot read a kept input");
   // A fused residual add's operand tile, beside the output tile.
   int64_t resBytes = fusedResidual(op) ? mMax * itemCh : 0;
@@ -290,8 +292,11 @@ llvm::Expected<std::vector<Item>> lowerConv(graph::Conv2DOp op,
     padAddr = b.constantBase + b.addConstant(pad.data(), pad.size());
   }
   std::vector<DmaBox> border;
-  if (io.inputOnChip)
-    border = keptInputBorder(g, *inSlot[0], x.zeroPoint, io, b);
+  if (io.inputOnChip) {
+    ConvGeom image = g;
+    image.cin = tp;
+    border = keptInputBorder(image, *inSlot[0], x.zeroPoint, io, b);
+  }
 
   std::vector<Item> items;
   int64_t rowTiles = (g.oh + rows - 1) / rows;

@@ -116,10 +116,10 @@ std::optional<OnChipTile> onChipInput(Operation *op, const TilePlan &plan,
     return placedFirst(t, hw, mirrored);
   }
   auto conv = dyn_cast<graph::Conv2DOp>(op);
-  // Depthwise (vector unit) or dense on the array: one image of all the
-  // input channels.
-  if (!conv || (!onVectorUnit(conv) && conv.getGroup() != 1) ||
-      epilogueOf(op).int32Out || !plan.rows)
+  // Depthwise (vector unit), dense or grouped on the array: one image of
+  // all the input channels (a grouped convolution's groups address their
+  // slices in it; its sliced plans, order 1, cannot read it).
+  if (!conv || epilogueOf(op).int32Out || !plan.rows)
     return std::nullopt;
   ConvGeom g = geometry(conv);
   // The tile holds the whole padded image (row tiles read it in place), and
