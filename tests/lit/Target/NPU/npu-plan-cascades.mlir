@@ -59,3 +59,19 @@ func.func @no_gain(%x: tensor<1x32x32x32x!x>) -> tensor<1x32x32x32x!x> {
   %b = graph.conv2d %a, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x32x32x32x!x>, tensor<3x3x32x32x!w>) -> tensor<1x32x32x32x!x>
   return %b : tensor<1x32x32x32x!x>
 }
+
+// A grouped convolution (8 groups of 8 channels) reads a kept input with a
+// plan whose groups share one tile of all channels (order 0); plans that
+// load per-group slices (order 1) cannot read it.
+// ALWAYS-LABEL: func @grouped
+// ALWAYS: graph.conv2d %arg0{{.*}}npu.keep_output
+// ALWAYS: graph.conv2d {{.*}}group = 8 : i64{{.*}}npu.input_on_chip{{.*}}npu.tile = #npu.tile<n = {{[0-9]+}}, order = 0,
+func.func @grouped(%x: tensor<1x16x16x64x!x>) -> tensor<1x16x16x64x!x> {
+  %wi = arith.constant dense<1> : tensor<1x1x64x64xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x64x64xi8>) -> tensor<1x1x64x64x!w>
+  %gi = arith.constant dense<1> : tensor<3x3x8x64xi8>
+  %g = "quant.scast"(%gi) : (tensor<3x3x8x64xi8>) -> tensor<3x3x8x64x!w>
+  %a = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x16x16x64x!x>, tensor<1x1x64x64x!w>) -> tensor<1x16x16x64x!x>
+  %b = graph.conv2d %a, %g {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 8 : i64, layout = #graph<layout nhwc>} : (tensor<1x16x16x64x!x>, tensor<3x3x8x64x!w>) -> tensor<1x16x16x64x!x>
+  return %b : tensor<1x16x16x64x!x>
+}
