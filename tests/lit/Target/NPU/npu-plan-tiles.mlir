@@ -15,8 +15,10 @@
 // KSPLIT: graph.conv2d {{.*}}npu.tile = #npu.tile<k = {{(4|8|12|20|36)}}, n = 4, order = 0, os = {{[01]}}, predicted_cycles = {{[0-9]+}}, resident = 0, rows = {{[0-9]+}}>
 // BIG-NOT: k =
 
-// Grouped convolutions tile one group's channels (4 and 2 outputs per group)
-// and stream their weights group by group (never resident).
+// Grouped convolutions whose groups are narrower than the array put whole
+// groups in an item (4 and 2 outputs per group: the cost model takes n = 16,
+// all 4 groups, and n = 32, all 16 groups) and stream their weights group by
+// group (never resident).
 // RUN: systole-opt %S/Inputs/grouped-conv.mlir --npu-partition --npu-plan-tiles=hw=default-32x32 | FileCheck %s --check-prefix=GROUPED
-// GROUPED: graph.conv2d {{.*}}group = 4 : i64{{.*}}npu.placement = #npu<placement npu>, npu.tile = #npu.tile<n = 4, order = {{[01]}}, os = {{[01]}}, predicted_cycles = {{[0-9]+}}, resident = 0, rows = {{[0-9]+}}>
-// GROUPED: graph.conv2d {{.*}}group = 16 : i64{{.*}}npu.placement = #npu<placement npu>, npu.tile = #npu.tile<n = 2, order = {{[01]}}, os = {{[01]}}, predicted_cycles = {{[0-9]+}}, resident = 0, rows = {{[0-9]+}}>
+// GROUPED: graph.conv2d {{.*}}group = 4 : i64{{.*}}npu.placement = #npu<placement npu>, npu.tile = #npu.tile<n = 16, order = 0, os = {{[01]}}, predicted_cycles = {{[0-9]+}}, resident = 0, rows = {{[0-9]+}}>
+// GROUPED: graph.conv2d {{.*}}group = 16 : i64{{.*}}npu.placement = #npu<placement npu>, npu.tile = #npu.tile<n = 32, order = 0, os = {{[01]}}, predicted_cycles = {{[0-9]+}}, resident = 0, rows = {{[0-9]+}}>
