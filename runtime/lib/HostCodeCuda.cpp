@@ -11,6 +11,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -120,7 +121,18 @@ bool rt::gpuAvailable(std::string *why) {
 }
 
 llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
-                               uint8_t *dram, uint64_t dramSize) {
+                               uint8_t *dram, uint64_t dramSize,
+                               GpuPhases *phases) {
+  GpuPhases unused;
+  GpuPhases &ph = phases ? *phases : unused;
+  using Clock = std::chrono::steady_clock;
+  auto mark = Clock::now();
+  // Adds the time since the last mark to `phase`.
+  auto lap = [&](double &phase) {
+    auto now = Clock::now();
+    phase += std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   CudaDriver &d = driver();
   if (!d.ok)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), d.why);
@@ -141,6 +153,7 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
     }
     mod = it->second;
   }
+  lap(ph.loadModule);
   // Launch table (checked at load time by checkHostCode): [#inputs, device
   // image bytes, #launches, per launch: grid xyz, block xyz, #args, offsets].
   size_t numInputs = h.params[0];
@@ -152,6 +165,7 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
     d.cuMemFree(base);
     return cuError(what, r);
   };
+  lap(ph.allocate);
   for (size_t a = 0; a < numInputs; ++a) {
     const isa::TensorDesc &t = p.tensors[h.args[a]];
     if (t.dramOffset + t.sizeBytes > dramSize)
@@ -160,6 +174,7 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
                                     t.sizeBytes))
       return fail("cuMemcpyHtoD", r);
   }
+  lap(ph.copyIn);
   size_t i = 3;
   int64_t launches = h.params[2];
   for (int64_t l = 0; l < launches; ++l) {
@@ -182,6 +197,7 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
   }
   if (CUresult r = d.cuCtxSynchronize())
     return fail("cuCtxSynchronize", r);
+  lap(ph.kernels);
   for (size_t a = numInputs; a < h.args.size(); ++a) {
     const isa::TensorDesc &t = p.tensors[h.args[a]];
     if (t.dramOffset + t.sizeBytes > dramSize)
@@ -191,5 +207,6 @@ llvm::Error rt::runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
       return fail("cuMemcpyDtoH", r);
   }
   d.cuMemFree(base);
+  lap(ph.copyOut);
   return llvm::Error::success();
 }

@@ -60,7 +60,7 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
   for (unsigned q = 0; q < 3; ++q)
     waits[isa::queueName(isa::Queue(q))] = int64_t(t.tokenWaitByQueue[q]);
   Array segments;
-  for (const SegmentReport &s : r.segments)
+  for (const SegmentReport &s : r.segments) {
     segments.push_back(Object{
         {"name", s.name},
         {"kind", s.npu ? "npu" : "host"},
@@ -76,6 +76,14 @@ Value rt::reportToJson(const RunReport &r, const Model &model) {
                                  : s.transferCycles + s.hostComputeCycles)},
         {"instructions", int64_t(s.stats.instructionsRetired)},
         {"wall_seconds", s.wallSeconds}});
+    if (const std::optional<GpuPhases> &g = s.gpuPhases)
+      segments.back().getAsObject()->insert(
+          {"gpu_phase_seconds", Object{{"load_module", g->loadModule},
+                                       {"allocate", g->allocate},
+                                       {"copy_in", g->copyIn},
+                                       {"kernels", g->kernels},
+                                       {"copy_out", g->copyOut}}});
+  }
   Array layers;
   for (const sim::LayerStats &l : t.layers) {
     uint64_t peak = l.cycles() * cfg.array.rows * cfg.array.cols;

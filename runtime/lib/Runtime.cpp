@@ -327,7 +327,9 @@ llvm::Error Session::run() {
         // skip this segment and run the CPU copy.
         if (gpuAvailable()) {
           sr.hostDevice = "gpu";
-          e = runGpuHostCode(p, h, state.dram.data(), state.dram.size());
+          sr.gpuPhases.emplace();
+          e = runGpuHostCode(p, h, state.dram.data(), state.dram.size(),
+                             &*sr.gpuPhases);
           skipNextHost = true;
           recordHostSegment(rep, sr, p, s, cycles);
         } else if (const char *req = getenv("SYSTOLE_REQUIRE_GPU");

@@ -15,7 +15,9 @@ segment must run on the GPU, else the run fails) and with SYSTOLE_NO_GPU=1
     compiled without FP contraction, exp/erf/tanh are the same polynomials,
     and fma is correctly rounded on both);
 and reported: values that differ from ONNX Runtime's QDQ reference (and how
-many quantization steps), and the host segments' wall time on either device.
+many quantization steps), the host segments' wall time on either device,
+and where the GPU's went (the run report's gpu_phase_seconds: loading the
+PTX modules, allocating the device images, copies in, kernels, copies out).
 Without a GPU it prints SKIP and exits 77.
 """
 import argparse
@@ -66,6 +68,13 @@ def host_wall(segs, device):
     return sum(s["wall_seconds"] for s in segs if s.get("host_device") == device)
 
 
+PHASES = ("load_module", "allocate", "copy_in", "kernels", "copy_out")
+
+
+def gpu_phases(segs):
+    return [sum(s.get("gpu_phase_seconds", {}).get(p, 0.0) for s in segs) for p in PHASES]
+
+
 def differing(a, b):
     """Values whose bytes differ (so -0.0 vs 0.0 and NaN payloads count)."""
     if a.shape != b.shape or a.dtype != b.dtype:
@@ -86,6 +95,7 @@ for pkg in args.models:
                     "--hw", args.hw, "-q", "--host-target", "gpu"], check=True)
     differ_cpu = differ_ort = worst_steps = values = 0
     wall_gpu = wall_cpu = 0.0
+    phases = [0.0] * len(PHASES)
     ptx = 0
     for i in range(args.inputs):
         ins = model_inputs(pkg, manifest, i)
@@ -102,6 +112,7 @@ for pkg in args.models:
         if any(s.get("host_device") == "gpu" for s in csegs):
             failures.append(f"{name}: SYSTOLE_NO_GPU run used the GPU")
         wall_gpu += host_wall(gsegs, "gpu")
+        phases = [a + b for a, b in zip(phases, gpu_phases(gsegs))]
         wall_cpu += host_wall(csegs, "cpu")
         got = np.load(args.work / f"{name}_gpu_{i}" / f"{out_name}.npy")
         cpu = np.load(args.work / f"{name}_cpu_{i}" / f"{out_name}.npy")
@@ -119,7 +130,8 @@ for pkg in args.models:
     print(f"{name}: {ptx} ptx segments on the GPU, {args.inputs} input(s); GPU vs CPU code: "
           f"{differ_cpu} of {values} values differ; vs ORT: {differ_ort} differ "
           f"(max {worst_steps} steps); host wall gpu {wall_gpu * 1e3:.1f} ms, "
-          f"cpu {wall_cpu * 1e3:.1f} ms", flush=True)
+          f"cpu {wall_cpu * 1e3:.1f} ms; gpu phases (ms): " +
+          ", ".join(f"{p} {t * 1e3:.1f}" for p, t in zip(PHASES, phases)), flush=True)
 
 for f in failures:
     print("FAIL " + f)

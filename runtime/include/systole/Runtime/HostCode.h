@@ -31,10 +31,19 @@ llvm::Error runCpuHostCode(const isa::Program &p, const isa::HostSegment &h,
 /// ...") when it is not.
 bool gpuAvailable(std::string *why = nullptr);
 
+/// Wall seconds of a ptx segment's phases on the GPU (the run report's
+/// `gpu_phase_seconds`): loading its PTX (the driver compiles it, once per
+/// module and process), the device image's allocation, the copies in, the
+/// launches up to their completion, and the copies out.
+struct GpuPhases {
+  double loadModule = 0, allocate = 0, copyIn = 0, kernels = 0, copyOut = 0;
+};
+
 /// Runs a ptx segment on the GPU: copies its argument tensors to a device
 /// image, replays the launch table, copies the outputs back.
 llvm::Error runGpuHostCode(const isa::Program &p, const isa::HostSegment &h,
-                           uint8_t *dram, uint64_t dramSize);
+                           uint8_t *dram, uint64_t dramSize,
+                           GpuPhases *phases = nullptr);
 
 } // namespace systole::rt
 

@@ -13,6 +13,7 @@
 #define SYSTOLE_RUNTIME_RUNTIME_H
 
 #include "systole/ISA/Program.h"
+#include "systole/Runtime/HostCode.h"
 #include "systole/Simulator/Simulator.h"
 #include "systole/Support/HostTensor.h"
 
@@ -95,7 +96,8 @@ struct SegmentReport {
   uint64_t hostOps = 0, hostComputeCycles = 0;
   uint64_t startCycle = 0; ///< cycles (NPU and host) before this segment
   double wallSeconds = 0;
-  sim::RunStats stats; ///< NPU segments only
+  std::optional<GpuPhases> gpuPhases; ///< ptx segments run on the GPU
+  sim::RunStats stats;                ///< NPU segments only
 };
 
 struct RunReport {
