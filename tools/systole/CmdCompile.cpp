@@ -16,8 +16,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 using namespace systole;
 
@@ -32,7 +35,7 @@ static int runCompile(int argc, char **argv) {
   std::vector<std::string> inputShapes;
   bool dumpAll = false, noReuse = false, noFusion = false, noOrtFusions = false,
        quiet = false, keepOnChip = false, hostConvTranspose = false,
-       verifyNpuIR = false;
+       verifyNpuIR = false, timing = false;
   uint64_t tune = 0;
   std::string tuneCache, forcePlan;
   cli::FlagParser flags(
@@ -53,6 +56,8 @@ static int runCompile(int argc, char **argv) {
       .value({"--dump-ir-after"}, dumpAfter, "PASS",
              "print the IR after the named pass")
       .flag({"--dump-ir-after-all"}, dumpAll, "print the IR after every pass")
+      .flag({"--timing"}, timing,
+            "print each stage's wall time and the MLIR pass timing report")
       .value({"--emit-npu-mlir"}, npuMlir, "FILE",
              "also write the NPU program as npu dialect IR (- for stdout), "
              "as it is translated into the binary")
@@ -140,12 +145,25 @@ static int runCompile(int argc, char **argv) {
     options.inputShapes[name] = shape;
   }
   int stage = 0;
+  auto stageStart = std::chrono::steady_clock::now();
   options.progress = [&](llvm::StringRef what) {
+    auto now = std::chrono::steady_clock::now();
+    if (timing && stage > 0)
+      llvm::errs() << llvm::format(
+          "      %.2f s\n",
+          std::chrono::duration<double>(now - stageStart).count());
+    stageStart = now;
     llvm::errs() << "[" << ++stage << "/4] " << what << "\n";
   };
-  if (dumpAll || !dumpAfter.empty()) {
+  if (dumpAll || !dumpAfter.empty() || timing) {
     std::string wanted = dumpAfter;
-    options.configurePassManager = [wanted](mlir::PassManager &pm) {
+    bool print = dumpAll || !dumpAfter.empty();
+    options.configurePassManager = [wanted, print,
+                                    timing](mlir::PassManager &pm) {
+      if (timing)
+        pm.enableTiming();
+      if (!print)
+        return;
       pm.enableIRPrinting(
           [](mlir::Pass *, mlir::Operation *) { return false; },
           [wanted](mlir::Pass *pass, mlir::Operation *) {
@@ -193,7 +211,7 @@ static int runCompile(int argc, char **argv) {
   const isa::HwConfig *config = &compiled->config;
   const std::vector<npu::LayerReport> &layers = compiled->layers;
 
-  llvm::errs() << "[4/4] writing " << output << "\n";
+  options.progress("writing " + output);
   if (!npuMlir.empty()) {
     // The binary's NPU program as the IR it was translated from (the
     // translation is exact both ways, so importing it again gives that IR).
@@ -258,6 +276,11 @@ static int runCompile(int argc, char **argv) {
       "constant bytes in {3:f2} s\n",
       layers.size(), instrs,
       program->constants.empty() ? 0 : program->constants[0].data.size(), secs);
+  if (timing)
+    llvm::errs() << llvm::format(
+        "      %.2f s\n", std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - stageStart)
+                              .count());
   return 0;
 }
 

@@ -40,6 +40,11 @@ struct HostGroup {
   std::function<int64_t(mlir::Value)> dramOffset;
   /// Size of the DRAM view the function receives.
   int64_t dramBytes = 0;
+  /// LLVM optimization level of the CPU code. Compile-time evaluation
+  /// (tables, constant subgraphs) runs its code once and asks for 0: without
+  /// fast-math flags or FP contraction every level computes the same values,
+  /// the code is only slower.
+  unsigned optLevel = 2;
 };
 
 /// A kernel launch of the GPU form: `entry` in the PTX module, a 3-D grid and
@@ -90,23 +95,26 @@ void registerHostPipelines();
 
 /// The target machine host code is compiled for: the host triple's baseline
 /// CPU (generic x86-64), PIC, no FP contraction.
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine();
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(unsigned optLevel = 2);
 /// LLVM-dialect module -> LLVM IR in `llvmContext`.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateHostModule(mlir::ModuleOp module, llvm::LLVMContext &llvmContext);
-/// Optimizes (O2) and compiles an LLVM module to a relocatable object for the
-/// host target machine.
-llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule);
+/// Optimizes (O2 unless told) and compiles an LLVM module to a relocatable
+/// object for the host target machine.
+llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule,
+                                                unsigned optLevel = 2);
 /// LLVM-dialect module -> relocatable object for the host CPU (generic
 /// x86-64 / the host triple, PIC, no FP contraction).
-llvm::Expected<std::vector<uint8_t>> emitHostObject(mlir::ModuleOp module);
+llvm::Expected<std::vector<uint8_t>> emitHostObject(mlir::ModuleOp module,
+                                                    unsigned optLevel = 2);
 /// Links an object into a shared object with the system linker (`ld
 /// -shared`, binutils).
 llvm::Expected<std::vector<uint8_t>>
 linkSharedObject(llvm::ArrayRef<uint8_t> object);
 /// emitHostObject, then linkSharedObject.
 llvm::Expected<std::vector<uint8_t>>
-compileToSharedObject(mlir::ModuleOp module);
+compileToSharedObject(mlir::ModuleOp module, unsigned optLevel = 2);
 
 /// GPU form of an outlined module: parallel loops mapped to blocks/threads,
 /// kernels outlined and lowered to NVVM, serialized to PTX for `sm`; fills

@@ -72,7 +72,7 @@ compileHostGroup(const HostGroup &group, llvm::StringRef entry,
     if (auto e = library->add(**module, entry))
       return std::move(e);
   } else {
-    auto so = compileToSharedObject(**module);
+    auto so = compileToSharedObject(**module, group.optLevel);
     if (!so)
       return so.takeError();
     out.sharedObject = std::move(*so);

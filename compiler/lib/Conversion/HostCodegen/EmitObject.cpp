@@ -36,7 +36,8 @@ llvm::Error error(const llvm::Twine &msg) {
 }
 } // namespace
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createHostTargetMachine(unsigned optLevel) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string triple = llvm::sys::getDefaultTargetTriple();
@@ -50,7 +51,8 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> createHostTargetMachine() {
   options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       triple, cpu, "", options, llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Default));
+      optLevel == 0 ? llvm::CodeGenOptLevel::None
+                    : llvm::CodeGenOptLevel::Default));
   if (!tm)
     return error("cannot create a target machine for " + triple);
   return std::move(tm);
@@ -69,13 +71,14 @@ translateHostModule(ModuleOp module, llvm::LLVMContext &llvmContext) {
   return std::move(llvmModule);
 }
 
-llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule) {
-  auto tm = createHostTargetMachine();
+llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule,
+                                                unsigned optLevel) {
+  auto tm = createHostTargetMachine(optLevel);
   if (!tm)
     return tm.takeError();
   llvmModule.setDataLayout((*tm)->createDataLayout());
   llvmModule.setTargetTriple((*tm)->getTargetTriple().str());
-  if (auto e = makeOptimizingTransformer(2, 0, tm->get())(&llvmModule))
+  if (auto e = makeOptimizingTransformer(optLevel, 0, tm->get())(&llvmModule))
     return std::move(e);
 
   llvm::SmallVector<char, 0> buffer;
@@ -88,12 +91,13 @@ llvm::Expected<std::vector<uint8_t>> emitObject(llvm::Module &llvmModule) {
   return std::vector<uint8_t>(buffer.begin(), buffer.end());
 }
 
-llvm::Expected<std::vector<uint8_t>> emitHostObject(ModuleOp module) {
+llvm::Expected<std::vector<uint8_t>> emitHostObject(ModuleOp module,
+                                                    unsigned optLevel) {
   llvm::LLVMContext llvmContext;
   auto llvmModule = translateHostModule(module, llvmContext);
   if (!llvmModule)
     return llvmModule.takeError();
-  return emitObject(**llvmModule);
+  return emitObject(**llvmModule, optLevel);
 }
 
 llvm::Expected<std::vector<uint8_t>>
@@ -130,8 +134,9 @@ linkSharedObject(llvm::ArrayRef<uint8_t> object) {
   return std::vector<uint8_t>((*buf)->getBufferStart(), (*buf)->getBufferEnd());
 }
 
-llvm::Expected<std::vector<uint8_t>> compileToSharedObject(ModuleOp module) {
-  auto object = emitHostObject(module);
+llvm::Expected<std::vector<uint8_t>> compileToSharedObject(ModuleOp module,
+                                                           unsigned optLevel) {
+  auto object = emitHostObject(module, optLevel);
   if (!object)
     return object.takeError();
   return linkSharedObject(*object);

@@ -19,6 +19,9 @@ void populateSystolePipeline(mlir::OpPassManager &pm,
   fn.addPass(graph::createDropPaddingTaps());
   fn.addPass(mlir::createCanonicalizerPass());
   fn.addPass(mlir::createCSEPass());
+  // Before any placement: what depends only on constants is a constant
+  // (after CSE, so repeated subgraphs are computed once).
+  fn.addPass(createFoldConstantSubgraphs());
   fn.addPass(createPartition());
   // Tables first (a gate's x may itself be a table of a conv, e.g. a
   // BatchNorm's affine chain), then gates, then the chains after them.

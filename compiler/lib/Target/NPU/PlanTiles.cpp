@@ -40,9 +40,17 @@ std::string systole::npu::layerSignature(Operation *op) {
     shape(t), os << " ";
   for (Type t : op->getResultTypes())
     os << "-> ", shape(t);
+  // A table's or constant's entries do not change the timing, only its
+  // shape (and printing a [C, 256] table per layer would cost more than
+  // the search it saves).
   for (NamedAttribute a : op->getAttrs())
-    if (!a.getName().getValue().starts_with("npu."))
-      os << " " << a.getName().getValue() << "=" << a.getValue();
+    if (!a.getName().getValue().starts_with("npu.")) {
+      os << " " << a.getName().getValue() << "=";
+      if (auto e = dyn_cast<ElementsAttr>(a.getValue()))
+        os << e.getType();
+      else
+        os << a.getValue();
+    }
   // A fused activation table takes scratchpad and REQUANT time.
   if (fusedTable(op))
     os << " +table";

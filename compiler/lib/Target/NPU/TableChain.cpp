@@ -19,7 +19,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace systole::graph;
@@ -199,6 +202,42 @@ std::optional<Chain> chainAfter(DequantizeOp dq, bool allowTranspose,
   return chain;
 }
 
+/// The chain's compiled host code. Models repeat their chains (a GELU per
+/// transformer block, a SiLU per stage) with the same ops and shapes: the
+/// outlined function's text is the key, the dequantize and quantize
+/// parameters are applied outside it.
+static llvm::Expected<rt::HostEntryFn> chainCode(const host::HostGroup &group,
+                                                 Value input, Value result) {
+  static std::mutex mutex;
+  static llvm::StringMap<rt::HostEntryFn> cache;
+  std::string key;
+  {
+    std::vector<Value> ins, outs;
+    auto outlined = host::outlineHostGroup(group, "systole_table", ins, outs);
+    if (!outlined)
+      return outlined.takeError();
+    llvm::raw_string_ostream os(key);
+    (*outlined)->print(os, OpPrintingFlags().printGenericOpForm());
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second;
+  auto code =
+      host::compileHostGroup(group, "systole_table", host::HostTarget::Cpu);
+  if (!code)
+    return code.takeError();
+  if (code->inputs.size() != 1 || code->inputs[0] != input ||
+      code->outputs.size() != 1 || code->outputs[0] != result)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the chain's host code has other inputs "
+                                   "or outputs than the dequantized value");
+  auto entry = rt::loadSharedObjectEntry(code->sharedObject, code->entry);
+  if (!entry)
+    return entry.takeError();
+  cache[key] = *entry;
+  return *entry;
+}
+
 /// Runs the chain's host code on every input code; returns the 256 output
 /// storage bytes, indexed by input code - storage minimum.
 llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
@@ -218,16 +257,8 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
     return v == input ? 0 : outOffset;
   };
   group.dramBytes = outOffset + bytes;
-  auto code =
-      host::compileHostGroup(group, "systole_table", host::HostTarget::Cpu);
-  if (!code)
-    return code.takeError();
-  if (code->inputs.size() != 1 || code->inputs[0] != input ||
-      code->outputs.size() != 1 || code->outputs[0] != result)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the chain's host code has other inputs "
-                                   "or outputs than the dequantized value");
-  auto entry = rt::loadSharedObjectEntry(code->sharedObject, code->entry);
+  group.optLevel = 0; // run once per table
+  auto entry = chainCode(group, input, result);
   if (!entry)
     return entry.takeError();
   int64_t qmin = in.getStorageTypeMin();

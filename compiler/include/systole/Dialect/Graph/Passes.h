@@ -5,6 +5,7 @@
 #include "systole/Dialect/Graph/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace systole::graph {
@@ -14,6 +15,10 @@ namespace systole::graph {
 
 #define GEN_PASS_REGISTRATION
 #include "systole/Dialect/Graph/Passes.h.inc"
+
+/// graph-fold-constants' rewrites (transposes, reshapes and dequantizes of
+/// constants), for passes that create constants and fold on from them.
+void populateFoldConstantsPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace systole::graph
 

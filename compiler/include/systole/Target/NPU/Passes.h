@@ -5,7 +5,9 @@
 #include "systole/Dialect/Graph/GraphOps.h"
 #include "systole/Dialect/NPU/NPUDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/QuantOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace systole::npu {

@@ -31,6 +31,25 @@ def Partition : Pass<"npu-partition", "mlir::func::FuncOp"> {
                            "::systole::npu::NPUDialect"];
 }
 
+def FoldConstantSubgraphs
+    : Pass<"npu-fold-constant-subgraphs", "mlir::func::FuncOp"> {
+  let summary = "Compute, at compile time, the ops that depend only on "
+                "constants";
+  let description = [{
+    Subgraphs that read no model input (Swin's shifted-window attention
+    mask, position ids, masks built from shapes) are evaluated once: their
+    ops are compiled as one host group, exactly as the host fallback would
+    run them, and executed on their constant operands; quantizes and
+    dequantizes of constants use the runtime's QuantizeLinear and
+    DequantizeLinear arithmetic; transposes and reshapes of constants fold
+    as in graph-fold-constants. Rounds repeat until nothing changes. Values
+    over 16 MiB, the model's outputs, and ops the host code cannot compile
+    stay as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quant::QuantizationDialect"];
+}
+
 def FoldTables : Pass<"npu-fold-tables", "mlir::func::FuncOp"> {
   let summary = "Fold dequantize -> elementwise f -> quantize after an NPU "
                 "conv/matmul into its REQUANT table";

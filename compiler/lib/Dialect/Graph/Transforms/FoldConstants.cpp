@@ -219,9 +219,7 @@ struct FoldConstantsPass
     : systole::graph::impl::FoldConstantsBase<FoldConstantsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposeOfConstant, FoldReshapeOfConstant,
-                 AbsorbTransposeIntoWeights, FoldDequantizeOfConstant>(
-        &getContext());
+    populateFoldConstantsPatterns(patterns);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
@@ -229,3 +227,10 @@ struct FoldConstantsPass
 };
 
 } // namespace
+
+void systole::graph::populateFoldConstantsPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<FoldTransposeOfConstant, FoldReshapeOfConstant,
+               AbsorbTransposeIntoWeights, FoldDequantizeOfConstant>(
+      patterns.getContext());
+}
