@@ -158,16 +158,19 @@ struct FilterOrder {
 };
 
 /// `t` with one value per filter of `filters`, value f taken from
-/// `order.source(f, C)`, named `name`; a scalar stays one value.
+/// `order.source(f, C)`, named `name`; a scalar stays one value unless
+/// `perFilter` (a bias has one value per filter even with one output
+/// channel).
 onnx::TensorProto repeated(const onnx::TensorProto &t, int64_t filters,
-                           const FilterOrder &order, const std::string &name) {
+                           const FilterOrder &order, const std::string &name,
+                           bool perFilter = false) {
   auto h = tensorFromProto(t, name);
   onnx::TensorProto r;
   r.set_name(name);
   r.set_data_type(t.data_type());
   int64_t n = h->numElements();
   size_t elem = h->byteSize() / std::max<int64_t>(n, 1);
-  if (t.dims_size() == 0 || n == 1) {
+  if (!perFilter && (t.dims_size() == 0 || n == 1)) {
     *r.mutable_dims() = t.dims();
     r.set_raw_data(
         std::string(reinterpret_cast<const char *>(h->data()), h->byteSize()));
@@ -464,7 +467,8 @@ bool convTransposeAsConv(onnx::ModelProto &model,
     conv.add_input(n.input(0));
     conv.add_input(dqw2.output(0));
     if (dqb) {
-      newInits.push_back(repeated(*bias, filters, order, base + "_b"));
+      newInits.push_back(
+          repeated(*bias, filters, order, base + "_b", /*perFilter=*/true));
       onnx::NodeProto dqb2 =
           dequantizeRepeated(base + "_b", newInits.back().name(), *dqb, bScale,
                              bZp, filters, order, newInits);
