@@ -547,9 +547,12 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       r.predictedCycles = predicted;
       r.computeBoundCycles = (r.macs + hw.array.rows * hw.array.cols - 1) /
                              (hw.array.rows * hw.array.cols);
-      for (Value v : op.getOperands())
-        r.compulsoryBytes += storedBytes(v.getType());
-      r.compulsoryBytes += storedBytes(op.getResult(0).getType());
+      // A slice reads only the run it copies.
+      if (!llvm::isa<graph::SliceOp>(op))
+        for (Value v : op.getOperands())
+          r.compulsoryBytes += storedBytes(v.getType());
+      r.compulsoryBytes += storedBytes(op.getResult(0).getType()) *
+                           (llvm::isa<graph::SliceOp>(op) ? 2 : 1);
       if (residual) // the shortcut is read once
         r.compulsoryBytes += storedBytes(residual.getOutput().getType());
       if (llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) {

@@ -543,6 +543,11 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     auto out = cast<ShapedType>(pad.getOutput().getType());
     return rowCandidates(out.getDimSize(1));
   }
+  if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+    // Rows are the slice's "pixels": every dim but the last.
+    auto out = cast<ShapedType>(slice.getOutput().getType());
+    return rowCandidates(out.getNumElements() / out.getShape().back());
+  }
   if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op)) {
     // Units of blocksize input rows: one output row each.
     auto out = cast<ShapedType>(s2d.getOutput().getType());
@@ -588,6 +593,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerSpaceToDepth(s2d, plan, io, builder);
   if (auto pad = dyn_cast<graph::PadOp>(op))
     return lowerPad(pad, plan, io, builder);
+  if (auto slice = dyn_cast<graph::SliceOp>(op))
+    return lowerChannelSlice(slice, plan, io, builder);
   return loweringError(op, "no NPU generator");
 }
 

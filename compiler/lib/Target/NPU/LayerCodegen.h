@@ -299,6 +299,13 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
                                                     ProgramBuilder &b);
+/// A contiguous run of the last dimension of an 8-bit tensor (a
+/// transformer's Q/K/V split, ShuffleNet's channel split): strided DMA rows
+/// through the identity VLUT, no array work.
+llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b);
 llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,

@@ -224,6 +224,29 @@ std::string npuRejection(Operation *op) {
       return "uint8 global average pooling is not wired up yet";
     return "";
   }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    // One contiguous run of the last dimension, every other dim whole: the
+    // DMA reads those bytes of each row (a quantized slice has no host
+    // kernel; a float one is host code).
+    auto in = cast<ShapedType>(slice.getInput().getType());
+    auto out = cast<ShapedType>(slice.getOutput().getType());
+    if (!isI8PerTensor(in) ||
+        slice.getOutput().getType() !=
+            slice.getInput().getType().clone(out.getShape()) ||
+        in.getRank() < 1)
+      return "Slice on the NPU must be 8-bit per-tensor quantized, its "
+             "result quantized as its input";
+    int64_t rank = in.getRank();
+    for (int64_t d = 0; d < rank; ++d)
+      if (slice.getStrides()[d] != 1 ||
+          (d + 1 < rank && (slice.getOffsets()[d] != 0 ||
+                            out.getDimSize(d) != in.getDimSize(d))))
+        return "Slice on the NPU takes a contiguous run of the last "
+               "dimension only";
+    if (in.getShape().back() > 0xffff)
+      return "Slice's rows exceed the vector unit's field widths";
+    return "";
+  }
   if (llvm::isa<ReshapeOp>(op))
     return "";
   return "no NPU lowering for this op";

@@ -407,6 +407,52 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
       bs);
 }
 
+llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
+                                                    const TilePlan &plan,
+                                                    const LayerIO &io,
+                                                    ProgramBuilder &b) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  auto out = cast<ShapedType>(op.getOutput().getType());
+  int64_t C = in.getShape().back(), Co = out.getShape().back();
+  int64_t c0 = op.getOffsets().back();
+  int64_t pixels = out.getNumElements() / Co;
+  int64_t rows = std::min(plan.rows.value(), pixels);
+  if (Co > kMaxField || C > kMaxField || rows > kMaxField)
+    return loweringError(op, "slice rows exceed the field widths");
+  auto q = tables::quantized8(in);
+  if (!q)
+    return loweringError(op, "the slice needs an 8-bit per-tensor input");
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * Co, rows * Co, 256}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  uint64_t lutDram = 0;
+  if (io.materializeConstants) {
+    std::vector<int8_t> id(256);
+    for (int k = 0; k < 256; ++k)
+      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
+    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
+  }
+  std::vector<Item> items;
+  for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+    int64_t pt = std::min(rows, pixels - p0);
+    size_t s = items.size() % 2;
+    uint64_t data = (*slots)[0][s], res = (*slots)[1][s], lut = (*slots)[2][s];
+    Item it;
+    // Co bytes of each pixel, C apart in DRAM, packed in SP.
+    DmaBox box = rowsBox(io.inputs[0] + p0 * C + c0, data, pt, Co, C);
+    box.flipSign = !q.isSigned();
+    it.loads.push_back(makeLoad(box));
+    if (items.size() < 2)
+      it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
+    it.computes.push_back(vlut(data, res, lut, pt, Co, false));
+    it.stores.push_back(
+        makeStore(rowsBox(io.output + p0 * Co, res, pt, Co, Co)));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
 llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,

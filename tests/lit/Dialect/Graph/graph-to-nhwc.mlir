@@ -163,15 +163,14 @@ func.func @channel_shuffle(%x: tensor<1x4x2x2x!q>, %w1: tensor<4x4x1x1x!w>, %w2:
 // -----
 
 // A channel split of an int8 tensor between DequantizeLinear and
-// QuantizeLinear (QDQ) sinks its transpose and becomes the gather conv of
-// channels 2..3; a quantize with other parameters stays after a dequantize
-// of it (npu-fold-tables makes that the conv's REQUANT table).
+// QuantizeLinear (QDQ) sinks its transpose and becomes a slice of the codes
+// of channels 2..3 (one contiguous run: the NPU copies it); a quantize with
+// other parameters stays after a dequantize of it (a table).
 // CHECK-LABEL: func @channel_split
-// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[0, 0], [0, 0], [1, 0], [0, 1]]]]> : tensor<1x1x4x2xi8>
-// CHECK: %[[G:.*]] = graph.conv2d %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x4x2x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[G:.*]] = graph.slice %{{.*}} {offsets = array<i64: 0, 0, 0, 2>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x2x2x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
 // CHECK: %[[D:.*]] = graph.dequantize %[[G]]
 // CHECK: graph.quantize %[[D]] : tensor<1x2x2x2xf32> -> tensor<1x2x2x2x!quant.uniform<i8:f32, 2.500000e-01:-1>>
-// CHECK-NOT: graph.slice
+// CHECK-NOT: graph.conv2d {{.*}}1.000000e+00
 !q2 = !quant.uniform<i8:f32, 0.5:3>
 !o2 = !quant.uniform<i8:f32, 0.25:-1>
 !w2 = !quant.uniform<i8:f32, 0.25>
@@ -186,18 +185,35 @@ func.func @channel_split(%x: tensor<1x4x2x2x!q2>, %w1: tensor<4x4x1x1x!w2>) -> t
 // -----
 
 // A transformer's Q/K/V split of a [T, 1, 3D] int8 tensor (between DQ and Q)
-// is the same gather, on the tensor viewed as NHWC [1, 1, T, 3D].
+// is the same slice of the codes, at any rank.
 // CHECK-LABEL: func @qkv_split
-// CHECK: %[[V:.*]] = graph.reshape %arg0 : tensor<3x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>
-// CHECK: %[[G:.*]] = graph.conv2d %[[V]], %{{.*}} : (tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x6x2x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x1x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
-// CHECK: %[[R:.*]] = graph.reshape %[[G]] : tensor<1x1x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<3x1x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
-// CHECK: return %[[R]]
+// CHECK: %[[S:.*]] = graph.slice %arg0 {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<3x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<3x1x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: return %[[S]]
 !q3 = !quant.uniform<i8:f32, 0.5:3>
 func.func @qkv_split(%x: tensor<3x1x6x!q3>) -> tensor<3x1x2x!q3> {
   %d = graph.dequantize %x : tensor<3x1x6x!q3> -> tensor<3x1x6xf32>
   %s = graph.slice %d {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<3x1x6xf32> -> tensor<3x1x2xf32>
   %q = graph.quantize %s : tensor<3x1x2xf32> -> tensor<3x1x2x!q3>
   return %q : tensor<3x1x2x!q3>
+}
+
+// -----
+
+// Every other channel (stride 2) is no contiguous run: the gather conv of
+// channels 0, 2, 4, on the tensor viewed as NHWC [1, 1, T, C] (rows of the
+// HWIO weight are input channels).
+// CHECK-LABEL: func @strided_split
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[1, 0, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0]]]]> : tensor<1x1x6x3xi8>
+// CHECK: %[[V:.*]] = graph.reshape %arg0 : tensor<3x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[G:.*]] = graph.conv2d %[[V]], %{{.*}} : (tensor<1x1x3x6x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x6x3x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x1x3x3x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[R:.*]] = graph.reshape %[[G]] : tensor<1x1x3x3x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<3x1x3x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: return %[[R]]
+!q4 = !quant.uniform<i8:f32, 0.5:3>
+func.func @strided_split(%x: tensor<3x1x6x!q4>) -> tensor<3x1x3x!q4> {
+  %d = graph.dequantize %x : tensor<3x1x6x!q4> -> tensor<3x1x6xf32>
+  %s = graph.slice %d {offsets = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 2>} : tensor<3x1x6xf32> -> tensor<3x1x3xf32>
+  %q = graph.quantize %s : tensor<3x1x3xf32> -> tensor<3x1x3x!q4>
+  return %q : tensor<3x1x3x!q4>
 }
 
 // -----

@@ -13,4 +13,3 @@ func.func @float_grouped_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x1x2xf32>) 
   %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x4x4x2xf32>
   return %y : tensor<1x4x4x2xf32>
 }
-

@@ -13,7 +13,9 @@
 // cost of a few array cycles per pixel. A Slice between DequantizeLinear
 // and QuantizeLinear keeps the quantize after a dequantize of the gather
 // (Q(DQ(x)) elementwise, which npu-fold-tables makes the conv's REQUANT
-// table).
+// table). A slice of one contiguous run (a transformer's Q/K/V split,
+// ShuffleNet's halves) stays a slice of the codes instead: the NPU copies
+// it with strided DMA rows (npu-partition, lowerChannelSlice).
 //
 //===----------------------------------------------------------------------===//
 #include "ChannelGather.h"
@@ -198,6 +200,15 @@ Value lastDimGather(PatternRewriter &rewriter, SliceOp s, Value x) {
     if (s.getOffsets()[d] != 0 || s.getStrides()[d] != 1 ||
         st.getDimSize(d) != xt.getDimSize(d))
       return Value();
+  // A contiguous run stays a slice of the codes: the NPU copies it with
+  // strided DMA rows, no array work and no 0/1 weights to load.
+  if (s.getStrides()[rank - 1] == 1) {
+    if (s.getInput() == x)
+      return Value(); // already that slice
+    return rewriter.create<SliceOp>(
+        s.getLoc(), RankedTensorType::get(st.getShape(), xt.getElementType()),
+        x, s.getOffsetsAttr(), s.getStridesAttr());
+  }
   SmallVector<int64_t> src;
   for (int64_t o = 0; o < st.getShape().back(); ++o)
     src.push_back(s.getOffsets()[rank - 1] + o * s.getStrides()[rank - 1]);
