@@ -163,14 +163,16 @@ func.func @channel_shuffle(%x: tensor<1x4x2x2x!q>, %w1: tensor<4x4x1x1x!w>, %w2:
 // -----
 
 // A channel split of an int8 tensor between DequantizeLinear and
-// QuantizeLinear (QDQ) sinks its transpose and becomes a slice of the codes
-// of channels 2..3 (one contiguous run: the NPU copies it); a quantize with
-// other parameters stays after a dequantize of it (a table).
+// QuantizeLinear (QDQ) sinks its transpose and becomes the gather conv of
+// channels 2..3 (its 4 x 2 weight bytes do not outweigh copying 4 pixels);
+// a quantize with other parameters stays after a dequantize of it
+// (npu-fold-tables makes that the conv's REQUANT table).
 // CHECK-LABEL: func @channel_split
-// CHECK: %[[G:.*]] = graph.slice %{{.*}} {offsets = array<i64: 0, 0, 0, 2>, strides = array<i64: 1, 1, 1, 1>} : tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x2x2x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[\[}}[0, 0], [0, 0], [1, 0], [0, 1]]]]> : tensor<1x1x4x2xi8>
+// CHECK: %[[G:.*]] = graph.conv2d %{{.*}}, %{{.*}} {{{.*}}} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<1x1x4x2x!quant.uniform<i8:f32, 1.000000e+00>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
 // CHECK: %[[D:.*]] = graph.dequantize %[[G]]
 // CHECK: graph.quantize %[[D]] : tensor<1x2x2x2xf32> -> tensor<1x2x2x2x!quant.uniform<i8:f32, 2.500000e-01:-1>>
-// CHECK-NOT: graph.conv2d {{.*}}1.000000e+00
+// CHECK-NOT: graph.slice
 !q2 = !quant.uniform<i8:f32, 0.5:3>
 !o2 = !quant.uniform<i8:f32, 0.25:-1>
 !w2 = !quant.uniform<i8:f32, 0.25>
@@ -184,17 +186,18 @@ func.func @channel_split(%x: tensor<1x4x2x2x!q2>, %w1: tensor<4x4x1x1x!w2>) -> t
 
 // -----
 
-// A transformer's Q/K/V split of a [T, 1, 3D] int8 tensor (between DQ and Q)
-// is the same slice of the codes, at any rank.
+// A transformer's Q/K/V split of a [T, 1, 3D] int8 tensor (between DQ and
+// Q) whose 0/1 weights would outweigh copying it (3D > 2T: 6 > 4) stays a
+// slice of the codes, at any rank: the NPU copies it.
 // CHECK-LABEL: func @qkv_split
-// CHECK: %[[S:.*]] = graph.slice %arg0 {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<3x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<3x1x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK: %[[S:.*]] = graph.slice %arg0 {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<2x1x6x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<2x1x2x!quant.uniform<i8:f32, 5.000000e-01:3>>
 // CHECK: return %[[S]]
 !q3 = !quant.uniform<i8:f32, 0.5:3>
-func.func @qkv_split(%x: tensor<3x1x6x!q3>) -> tensor<3x1x2x!q3> {
-  %d = graph.dequantize %x : tensor<3x1x6x!q3> -> tensor<3x1x6xf32>
-  %s = graph.slice %d {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<3x1x6xf32> -> tensor<3x1x2xf32>
-  %q = graph.quantize %s : tensor<3x1x2xf32> -> tensor<3x1x2x!q3>
-  return %q : tensor<3x1x2x!q3>
+func.func @qkv_split(%x: tensor<2x1x6x!q3>) -> tensor<2x1x2x!q3> {
+  %d = graph.dequantize %x : tensor<2x1x6x!q3> -> tensor<2x1x6xf32>
+  %s = graph.slice %d {offsets = array<i64: 0, 0, 2>, strides = array<i64: 1, 1, 1>} : tensor<2x1x6xf32> -> tensor<2x1x2xf32>
+  %q = graph.quantize %s : tensor<2x1x2xf32> -> tensor<2x1x2x!q3>
+  return %q : tensor<2x1x2x!q3>
 }
 
 // -----

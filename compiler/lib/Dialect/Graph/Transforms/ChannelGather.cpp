@@ -13,9 +13,10 @@
 // cost of a few array cycles per pixel. A Slice between DequantizeLinear
 // and QuantizeLinear keeps the quantize after a dequantize of the gather
 // (Q(DQ(x)) elementwise, which npu-fold-tables makes the conv's REQUANT
-// table). A slice of one contiguous run (a transformer's Q/K/V split,
-// ShuffleNet's halves) stays a slice of the codes instead: the NPU copies
-// it with strided DMA rows (npu-partition, lowerChannelSlice).
+// table). A slice of one contiguous run whose weights would outweigh its
+// copy (a transformer's Q/K/V split) stays a slice of the codes instead:
+// the NPU copies it with strided DMA rows (npu-partition,
+// lowerChannelSlice).
 //
 //===----------------------------------------------------------------------===//
 #include "ChannelGather.h"
@@ -200,9 +201,14 @@ Value lastDimGather(PatternRewriter &rewriter, SliceOp s, Value x) {
     if (s.getOffsets()[d] != 0 || s.getStrides()[d] != 1 ||
         st.getDimSize(d) != xt.getDimSize(d))
       return Value();
-  // A contiguous run stays a slice of the codes: the NPU copies it with
-  // strided DMA rows, no array work and no 0/1 weights to load.
-  if (s.getStrides()[rank - 1] == 1) {
+  // A contiguous run whose 0/1 weights (C x Co bytes) would outweigh
+  // copying it (P x Co bytes read, as many written) stays a slice of the
+  // codes: the NPU copies it with strided DMA rows, no array work (a
+  // transformer's Q/K/V split: C = 3D, P tokens). Small splits of large
+  // feature maps (ShuffleNet's) stay convolutions, whose input and output
+  // the scratchpad can keep (npu-plan-cascades).
+  int64_t C = xt.getShape().back(), P = xt.getNumElements() / C;
+  if (s.getStrides()[rank - 1] == 1 && C > 2 * P) {
     if (s.getInput() == x)
       return Value(); // already that slice
     return rewriter.create<SliceOp>(
@@ -214,7 +220,7 @@ Value lastDimGather(PatternRewriter &rewriter, SliceOp s, Value x) {
     src.push_back(s.getOffsets()[rank - 1] + o * s.getStrides()[rank - 1]);
   if (rank == 4)
     return gatherConv(rewriter, s.getLoc(), x, src);
-  int64_t C = xt.getShape().back();
+  // Viewed as NHWC [1, 1, P, C].
   auto view = RankedTensorType::get({1, 1, xt.getNumElements() / C, C},
                                     xt.getElementType());
   Value x4 = rewriter.create<ReshapeOp>(s.getLoc(), view, x);
