@@ -194,9 +194,10 @@ bool systole::isa::vectorBankConflict(const Instruction &I,
 void systole::isa::setBankConflictFlag(Instruction &I, const HwConfig &cfg) {
   switch (I.opcode()) {
   case Opcode::Matmul:
+    // Only OS MATMULs stall on a conflict; WS ones skip the bank walk.
     I.setRaw(F::Matmul_bank_conflict,
-             matmulBankConflict(I, cfg) &&
-                 I.raw(F::Matmul_dataflow) == Dataflow_os);
+             I.raw(F::Matmul_dataflow) == Dataflow_os &&
+                 matmulBankConflict(I, cfg));
     break;
   case Opcode::Vadd:
     I.setRaw(F::Vadd_bank_conflict, vectorBankConflict(I, cfg));
