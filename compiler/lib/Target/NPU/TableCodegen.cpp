@@ -288,6 +288,19 @@ static Instruction blockStore(uint64_t dram, uint64_t sram, int64_t n0,
   return makeStore(st);
 }
 
+/// The DRAM address of the identity table of `q`'s codes (entry k is the
+/// storage byte of code min + k: the NPU's int8 domain back to storage), a
+/// constant of the program; 0 while the planner prices a layer.
+static uint64_t identityLut(quant::UniformQuantizedType q, const LayerIO &io,
+                            ProgramBuilder &b) {
+  if (!io.materializeConstants)
+    return 0;
+  std::vector<int8_t> id(256);
+  for (int k = 0; k < 256; ++k)
+    id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
+  return b.constantBase + b.addConstant(id.data(), id.size(), true);
+}
+
 /// The rows of an NHWC tensor ([N, H, W, C], 8-bit per tensor) copied
 /// through the identity VLUT (the NPU's int8 codes back to storage bytes)
 /// and written out by the strided stores `stores` makes for a chunk of
@@ -312,14 +325,7 @@ copyRowsByStores(Operation *op, ShapedType type, const TilePlan &plan,
   auto q = tables::quantized8(type);
   if (!q)
     return loweringError(op, "the copy needs an 8-bit per-tensor input");
-  uint64_t lutDram = 0;
-  if (io.materializeConstants) {
-    // Identity: entry k is the storage byte of code min + k.
-    std::vector<int8_t> id(256);
-    for (int k = 0; k < 256; ++k)
-      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
-    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
-  }
+  uint64_t lutDram = identityLut(q, io, b);
   std::vector<Item> items;
   for (int64_t r0 = 0; r0 < outer; r0 += rows) {
     int64_t rt = std::min(rows, outer - r0);
@@ -426,13 +432,7 @@ llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
       allocateSlotPairs(op, b.hw, {rows * Co, rows * Co, 256}, io.spMirrored);
   if (!slots)
     return slots.takeError();
-  uint64_t lutDram = 0;
-  if (io.materializeConstants) {
-    std::vector<int8_t> id(256);
-    for (int k = 0; k < 256; ++k)
-      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
-    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
-  }
+  uint64_t lutDram = identityLut(q, io, b);
   std::vector<Item> items;
   for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
     int64_t pt = std::min(rows, pixels - p0);
@@ -477,12 +477,8 @@ llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
   // tensor is loaded flipped, the identity table flips it back).
   int64_t stored = static_cast<int64_t>(op.getValue().convertToDouble());
   int8_t padByte = static_cast<int8_t>(q.isSigned() ? stored : stored - 128);
-  uint64_t lutDram = 0, pixel = 0;
+  uint64_t lutDram = identityLut(q, io, b), pixel = 0;
   if (io.materializeConstants) {
-    std::vector<int8_t> id(256);
-    for (int k = 0; k < 256; ++k)
-      id[k] = static_cast<int8_t>(q.getStorageTypeMin() + k);
-    lutDram = b.constantBase + b.addConstant(id.data(), id.size(), true);
     std::vector<int8_t> px(C, padByte);
     pixel = b.constantBase + b.addConstant(px.data(), px.size(), true);
   }
