@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Conversion/HostCodegen.h"
+#include "systole/Dialect/Graph/ConstantTensors.h"
 #include "systole/Dialect/Graph/GraphOps.h"
 #include "systole/Dialect/Graph/Passes.h"
 #include "systole/Support/QuantizeLinear.h"
@@ -51,16 +52,6 @@ namespace {
 
 /// A folded value larger than this stays computed at run time.
 constexpr int64_t kMaxFoldedBytes = 16 << 20;
-
-/// The dense constant behind `v`: an `arith.constant`, directly or through
-/// the `quant.scast` that gives stored integers their parameters.
-DenseElementsAttr constantBehind(Value v) {
-  if (auto scast = v.getDefiningOp<quant::StorageCastOp>())
-    v = scast.getArg();
-  if (auto c = v.getDefiningOp<arith::ConstantOp>())
-    return dyn_cast<DenseElementsAttr>(c.getValue());
-  return nullptr;
-}
 
 /// Element types whose DRAM bytes are the storage the host code reads and
 /// writes (one byte per i1).
@@ -131,10 +122,11 @@ struct FoldQuantizeOfConstant : OpRewritePattern<QuantizeOp> {
                              static_cast<int32_t>(q.getStorageTypeMax()))));
     if (codes.size() == 1 && outType.getNumElements() != 1)
       codes.resize(outType.getNumElements(), codes.front()); // a splat
-    Value c = rewriter.create<arith::ConstantOp>(
-        op.getLoc(), storage,
-        DenseElementsAttr::get(storage, ArrayRef<int8_t>(codes)));
-    rewriter.replaceOpWithNewOp<quant::StorageCastOp>(op, outType, c);
+    rewriter.replaceOp(
+        op,
+        materializeConstant(
+            rewriter, op.getLoc(),
+            DenseElementsAttr::get(storage, ArrayRef<int8_t>(codes)), outType));
     return success();
   }
 };

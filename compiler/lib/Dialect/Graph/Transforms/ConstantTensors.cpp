@@ -1,5 +1,5 @@
 //===- ConstantTensors.cpp - Constant weights as the graph passes see them ===//
-#include "ConstantTensors.h"
+#include "systole/Dialect/Graph/ConstantTensors.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/QuantOps.h"

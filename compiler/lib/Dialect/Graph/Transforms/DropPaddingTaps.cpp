@@ -14,7 +14,7 @@
 // could still change a sum's sign of zero.
 //
 //===----------------------------------------------------------------------===//
-#include "ConstantTensors.h"
+#include "systole/Dialect/Graph/ConstantTensors.h"
 #include "systole/Dialect/Graph/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

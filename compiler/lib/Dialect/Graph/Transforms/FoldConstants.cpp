@@ -6,7 +6,7 @@
 // the float values of dequantized constants FoldQDQ did not absorb.
 //
 //===----------------------------------------------------------------------===//
-#include "ConstantTensors.h"
+#include "systole/Dialect/Graph/ConstantTensors.h"
 #include "systole/Dialect/Graph/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,11 +1,12 @@
 //===- ConstantTensors.h - Constant weights as the graph passes see them --===//
 //
-// Internal to the graph transforms: a weight is an `arith.constant` of its
-// storage integers, quantized through one `quant.scast`.
+// A weight is an `arith.constant` of its storage integers, quantized
+// through one `quant.scast` (the graph transforms and the NPU passes that
+// fold constants read it this way).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
-#define SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
+#ifndef SYSTOLE_DIALECT_GRAPH_CONSTANTTENSORS_H
+#define SYSTOLE_DIALECT_GRAPH_CONSTANTTENSORS_H
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -25,4 +26,4 @@ mlir::Value materializeConstant(mlir::PatternRewriter &rewriter,
 
 } // namespace systole::graph
 
-#endif // SYSTOLE_LIB_DIALECT_GRAPH_TRANSFORMS_CONSTANTTENSORS_H
+#endif // SYSTOLE_DIALECT_GRAPH_CONSTANTTENSORS_H
