@@ -63,4 +63,31 @@ int32_t mulValue(int32_t a, int32_t b, int32_t aZp, int32_t bZp, int32_t oZp,
   return std::min(std::max(roundHalfEven(u), lo), hi);
 }
 
+void softmaxRow(const int8_t *x, uint64_t n, const float table[256], float c,
+                int32_t zp, bool u8, uint8_t *out) {
+  if (n == 0)
+    return;
+  int32_t m = *std::max_element(x, x + n);
+  auto entry = [&](uint64_t i) { return table[255 - (m - x[i])]; };
+  float sum = 0.0f;
+  for (uint64_t i = 0; i < n; ++i)
+    sum = sum + entry(i);
+  for (uint64_t i = 0; i < n; ++i) {
+    float p = entry(i) * c;
+    float q = std::nearbyint(p / sum);
+    uint32_t v;
+    if (!u8)
+      v = (q < 2147483648.0f && q >= -2147483648.0f)
+              ? uint32_t(int32_t(q))
+              : uint32_t(std::numeric_limits<int32_t>::min());
+    else
+      v = (q < 9223372036854775808.0f && q >= -9223372036854775808.0f)
+              ? uint32_t(uint64_t(int64_t(q)))
+              : 0u;
+    uint32_t w = v + uint32_t(zp);
+    bool over = u8 ? w > 255u : int32_t(w) > 255;
+    out[i] = over ? 0xff : uint8_t(w);
+  }
+}
+
 } // namespace systole::isa

@@ -257,6 +257,16 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
                       {{n1, U(F::Vlut_o_s1)}}, n0, "O"));
     break;
   }
+  case Opcode::Vsoftmax: {
+    uint64_t n0 = U(F::Vsoftmax_n0), n1 = U(F::Vsoftmax_n1);
+    out.push_back(box(MemSpace::Scratchpad, false, U(F::Vsoftmax_a_addr),
+                      {{n1, U(F::Vsoftmax_a_s1)}}, n0, "A"));
+    out.push_back(box(MemSpace::Accumulator, false, U(F::Vsoftmax_table_addr),
+                      {}, 256, "table"));
+    out.push_back(box(MemSpace::Scratchpad, true, U(F::Vsoftmax_o_addr),
+                      {{n1, U(F::Vsoftmax_o_s1)}}, n0, "O"));
+    break;
+  }
   case Opcode::Pool: {
     uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
     uint64_t rows = oh ? (oh - 1) * U(F::Pool_sh) + U(F::Pool_kh) : 0;

@@ -240,6 +240,14 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
     // Two dependent SP reads per beat: A, then the table entry it indexes.
     return satAdd(
         satMul(ceilDiv(satMul(U(F::Vlut_n0), U(F::Vlut_n1)), lanes), 2), P);
+  case Opcode::Vsoftmax: {
+    // Lanes take rows; per group of `lanes` rows three passes over the
+    // columns: the maximum (n0), the sum (n0 + 1: each table entry is read
+    // the cycle after its code) and the outputs (n0 + 1).
+    uint64_t n0 = U(F::Vsoftmax_n0);
+    return satAdd(
+        satMul(ceilDiv(U(F::Vsoftmax_n1), lanes), satAdd(satMul(n0, 3), 2)), P);
+  }
   case Opcode::Pool:
     return satAdd(satMul(satMul(satMul(U(F::Pool_oh), U(F::Pool_ow)),
                                 satMul(U(F::Pool_kh), U(F::Pool_kw))),

@@ -165,6 +165,27 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
         return e;
     return requireDisjoint(I, O, lut, "");
   }
+  case Opcode::Vsoftmax: {
+    // Rows go to lanes, each read in three passes (maximum, sum, output):
+    // in place is exact only when a row's output lands on its own input.
+    uint64_t n0 = I.raw(F::Vsoftmax_n0), n1 = I.raw(F::Vsoftmax_n1),
+             oS1 = I.raw(F::Vsoftmax_o_s1);
+    StridedRuns O{"O", I.raw(F::Vsoftmax_o_addr), n1, oS1, 1, 0, n0};
+    StridedRuns A{
+        "A", I.raw(F::Vsoftmax_a_addr), n1, I.raw(F::Vsoftmax_a_s1), 1, 0, n0};
+    bool same = A.base == O.base && (n1 == 1 || A.s1 == oS1);
+    if (same && n1 > 1 && oS1 < n0)
+      return error(llvm::formatv(
+          "{0}: output O {1} is input A in place, but its rows overlap "
+          "(o_s1 {2} < n0 {3}): a row would read bytes another row already "
+          "wrote",
+          mn(I), range(O), oS1, n0));
+    if (!same)
+      return requireDisjoint(I, O, A,
+                             ": an output must be disjoint from its input or "
+                             "be the identical box (in place)");
+    break;
+  }
   case Opcode::Requant:
     if (I.getFlag(F::Requant_lut)) {
       StridedRuns O{"O",
@@ -359,6 +380,10 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
     break;
   case Opcode::Vlut:
     if (auto err = requirePositive(I, {F::Vlut_n0, F::Vlut_n1}))
+      return err;
+    break;
+  case Opcode::Vsoftmax:
+    if (auto err = requirePositive(I, {F::Vsoftmax_n0, F::Vsoftmax_n1}))
       return err;
     break;
   case Opcode::Pool:

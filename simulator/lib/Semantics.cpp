@@ -115,6 +115,15 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     c.spWriteBytes = L;
     break;
   }
+  case Opcode::Vsoftmax: {
+    // Three passes over A (maximum, sum, outputs), two table reads.
+    uint64_t L = U(F::Vsoftmax_n0) * U(F::Vsoftmax_n1);
+    c.vectorOps = 3 * L;
+    c.spReadBytes = 3 * L;
+    c.accReadWords = 2 * L;
+    c.spWriteBytes = L;
+    break;
+  }
   case Opcode::Pool: {
     uint64_t window = U(F::Pool_kh) * U(F::Pool_kw);
     uint64_t outs = U(F::Pool_oh) * U(F::Pool_ow) * U(F::Pool_ch);
@@ -451,6 +460,27 @@ static void executeLut(const Instruction &I, MachineState &S) {
                 &out[j * n0], n0);
 }
 
+static void executeSoftmax(const Instruction &I, MachineState &S) {
+  const uint64_t n0 = I.raw(F::Vsoftmax_n0), n1 = I.raw(F::Vsoftmax_n1);
+  const bool u8 = I.getFlag(F::Vsoftmax_u8);
+  const int32_t zp = u8 ? int32_t(I.raw(F::Vsoftmax_zp) & 0xff)
+                        : int32_t(I.get(F::Vsoftmax_zp));
+  float table[256];
+  std::memcpy(table, &S.accumulator[I.raw(F::Vsoftmax_table_addr)],
+              sizeof(table));
+  uint8_t *sp = S.scratchpad.data();
+  // All of A is read before O is written (O may be A, in place).
+  std::vector<uint8_t> out(n0 * n1);
+  for (uint64_t j = 0; j < n1; ++j)
+    isa::softmaxRow(
+        reinterpret_cast<const int8_t *>(sp + I.raw(F::Vsoftmax_a_addr) +
+                                         j * I.raw(F::Vsoftmax_a_s1)),
+        n0, table, I.getF32(F::Vsoftmax_c), zp, u8, &out[j * n0]);
+  for (uint64_t j = 0; j < n1; ++j)
+    std::memcpy(sp + I.raw(F::Vsoftmax_o_addr) + j * I.raw(F::Vsoftmax_o_s1),
+                &out[j * n0], n0);
+}
+
 static void executePool(const Instruction &I, MachineState &S) {
   auto U = [&](Field f) { return I.raw(f); };
   const uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
@@ -565,6 +595,8 @@ void sim::executeInstruction(const Instruction &I, MachineState &S) {
     return executeVector(I, S);
   case Opcode::Vlut:
     return executeLut(I, S);
+  case Opcode::Vsoftmax:
+    return executeSoftmax(I, S);
   case Opcode::Pool:
     return executePool(I, S);
   case Opcode::Dwconv:

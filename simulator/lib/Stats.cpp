@@ -45,6 +45,7 @@ Unit sim::executingUnit(const isa::Instruction &I) {
   case isa::Opcode::Vadd:
   case isa::Opcode::Vmul:
   case isa::Opcode::Vlut:
+  case isa::Opcode::Vsoftmax:
   case isa::Opcode::Pool:
   case isa::Opcode::Dwconv:
     return Unit::VectorUnit;

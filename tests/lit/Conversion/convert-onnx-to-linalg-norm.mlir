@@ -8,7 +8,7 @@
 // LRN, size 3: the squares padded by 1 channel on each side, summed over a
 // window of 3; y = x / (1 + 1e-4 / 3 * sum)^0.75.
 // CHECK-LABEL: func.func @lrn
-// CHECK: graph.host "LRN"(%{{.*}}) : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
+// CHECK: graph.host "LRN"(%{{.*}}) attributes {params = {alpha = 1.000000e-04 : f64, beta = 7.500000e-01 : f64, bias = 1.000000e+00 : f64, size = 3 : i64}} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32> {
 // CHECK-NOT: params
 // CHECK: arith.mulf %in, %in
 // CHECK: tensor.pad %{{.*}} low[0, 1, 0, 0] high[0, 1, 0, 0]

@@ -67,6 +67,27 @@ TEST(Timing, VlutReadsATableEntryAfterEachBeat) {
   EXPECT_TRUE(found);
 }
 
+TEST(Timing, VsoftmaxGivesLanesRowsInThreePasses) {
+  HwConfig cfg = preset("tiny-4x4");
+  ASSERT_EQ(cfg.vector.lanes, 4u);
+  ASSERT_EQ(cfg.vector.pipelineDepth, 2u);
+  // 9 rows of 5: ceil(9 / 4) = 3 groups of (5 + 6 + 6) cycles: maximum,
+  // sum (each entry read the cycle after its code), outputs; + depth 2.
+  Instruction I(Opcode::Vsoftmax);
+  I.with(F::Vsoftmax_n0, 5).with(F::Vsoftmax_n1, 9).with(F::Vsoftmax_a_s1, 5);
+  I.with(F::Vsoftmax_o_addr, 100).with(F::Vsoftmax_o_s1, 5);
+  EXPECT_EQ(computeCycles(I, cfg), 53u);
+  // The table is 256 accumulator words.
+  bool found = false;
+  for (const Access &a : accessRanges(I))
+    if (std::string(a.operand) == "table") {
+      EXPECT_EQ(a.space, MemSpace::Accumulator);
+      EXPECT_EQ(a.end - a.begin, 256u);
+      found = true;
+    }
+  EXPECT_TRUE(found);
+}
+
 TEST(Timing, WorkedExampleOutputStationary) {
   HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
   Instruction I = matmul(Dataflow_os, 4, 8, 4, false);

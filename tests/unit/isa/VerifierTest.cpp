@@ -405,6 +405,26 @@ TEST(Verifier, VectorOutputMustNotPartiallyOverlapAnInput) {
                        "overlaps input lut SP [0x3e8, 0xbe8)"));
 }
 
+TEST(Verifier, VsoftmaxOutputInPlaceOrApart) {
+  Instruction S(Opcode::Vsoftmax);
+  S.with(F::Vsoftmax_o_addr, 10)
+      .with(F::Vsoftmax_n0, 8)
+      .with(F::Vsoftmax_n1, 2)
+      .with(F::Vsoftmax_a_addr, 10)
+      .with(F::Vsoftmax_a_s1, 8)
+      .with(F::Vsoftmax_o_s1, 8);
+  EXPECT_EQ(check(S), "");
+  EXPECT_EQ(check(S.with(F::Vsoftmax_a_addr, 14)),
+            "vsoftmax: output O SP [0xa, 0x1a) overlaps input A SP [0xe, "
+            "0x1e): an output must be disjoint from its input or be the "
+            "identical box (in place)");
+  EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_a_addr, 10)
+                                 .with(F::Vsoftmax_a_s1, 4)
+                                 .with(F::Vsoftmax_o_s1, 4)),
+                       "in place, but its rows overlap"));
+  EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_n1, 0)), "n1"));
+}
+
 TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {
   // 2x2 windows, stride 2, over a 4x4 input whose pixels (4 channels) are 8
   // bytes apart: the output pixels can live in the input's gaps.

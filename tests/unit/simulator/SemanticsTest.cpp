@@ -350,6 +350,72 @@ TEST(Vlut, IndexesByTheCodeMinusTheStorageMinimumPerTensorOrPerColumn) {
           << j << i;
 }
 
+/// Writes `table` (256 fp32 values, defaults 0) at ACC word `at`.
+static void putTable(Machine &m, uint64_t at,
+                     std::initializer_list<std::pair<int, float>> entries) {
+  for (int k = 0; k < 256; ++k)
+    m.s.accumulator[at + k] = 0;
+  for (auto [k, v] : entries)
+    std::memcpy(&m.s.accumulator[at + k], &v, 4);
+}
+
+TEST(Vsoftmax, RowMaximumTableSumAndOrtRounding) {
+  Machine m;
+  // T[255] = 1, T[253] = 0.25, T[0] = 0.5 (the entry of a code 255 below
+  // its row's maximum).
+  putTable(m, 64, {{255, 1.0f}, {253, 0.25f}, {0, 0.5f}});
+  int8_t a[8] = {5, 3, 5, 0, -128, -128, 127, 0};
+  std::memcpy(&m.s.scratchpad[0], a, 8);
+  Instruction I(Opcode::Vsoftmax);
+  I.with(F::Vsoftmax_n0, 3)
+      .with(F::Vsoftmax_n1, 2)
+      .with(F::Vsoftmax_a_addr, 0)
+      .with(F::Vsoftmax_a_s1, 4)
+      .with(F::Vsoftmax_table_addr, 64)
+      .with(F::Vsoftmax_o_addr, 100)
+      .with(F::Vsoftmax_o_s1, 3)
+      .with(F::Vsoftmax_zp, -128);
+  I.setF32(F::Vsoftmax_c, 256.0f);
+  m.run(I);
+  // Row 0: m = 5, entries 1, 0.25, 1, sum 2.25: 256 / 2.25 = 113.8 -> 114,
+  // 64 / 2.25 = 28.4 -> 28; - 128. Row 1: m = 127, entries 0.5, 0.5, 1,
+  // sum 2: 64 and 128, - 128.
+  int8_t expect[6] = {-14, -100, -14, -64, -64, 0};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(m.sp(100 + i), expect[i]) << i;
+  // uint8: zero point read unsigned (200); 114 + 200 and 28 + 200.
+  I.with(F::Vsoftmax_u8, 1).with(F::Vsoftmax_zp, int8_t(200));
+  m.run(I);
+  // Row 1: 64 + 200 and 128 + 200, above 255 too.
+  uint8_t bytes[6] = {0xff, 228, 0xff, 0xff, 0xff, 0xff};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(m.s.scratchpad[100 + i], bytes[i]) << i;
+}
+
+TEST(Vsoftmax, OverflowToInfinityConvertsAsTheX86Kernels) {
+  Machine m;
+  // One element per row: e * c = 3e38 * 256 = inf, inf / 3e38 = inf.
+  putTable(m, 0, {{255, 3e38f}});
+  m.s.scratchpad[0] = 7;
+  Instruction I(Opcode::Vsoftmax);
+  I.with(F::Vsoftmax_n0, 1)
+      .with(F::Vsoftmax_n1, 1)
+      .with(F::Vsoftmax_a_s1, 1)
+      .with(F::Vsoftmax_o_addr, 10)
+      .with(F::Vsoftmax_o_s1, 1)
+      .with(F::Vsoftmax_zp, 0);
+  I.setF32(F::Vsoftmax_c, 256.0f);
+  m.run(I);
+  // int8: cvtss2si gives INT32_MIN, not above 255: its low byte.
+  EXPECT_EQ(m.s.scratchpad[10], 0x00);
+  // INT32_MIN - 128 wraps to 0x7fffff80, above 255: 0xff.
+  m.run(I.with(F::Vsoftmax_zp, -128));
+  EXPECT_EQ(m.s.scratchpad[10], 0xff);
+  // uint8: the 64-bit conversion is out of range too: 0, + zero point 9.
+  m.run(I.with(F::Vsoftmax_u8, 1).with(F::Vsoftmax_zp, 9));
+  EXPECT_EQ(m.s.scratchpad[10], 9);
+}
+
 TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   Machine m;
   // 3x3 input tile, 1 channel, row stride 3: values 1..9, window 2x2 stride 1

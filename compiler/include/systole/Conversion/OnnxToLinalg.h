@@ -23,7 +23,7 @@
 namespace systole::conversion {
 
 /// Builds the body of `host` (whose region is empty) from its operands and
-/// `params`, and drops `params`. The error names the op and the parameter.
+/// `params` (which stay). The error names the op and the parameter.
 llvm::Error buildHostBody(graph::HostOp host);
 
 /// buildHostBody for every graph.host under `root` that has no body yet.

@@ -11,6 +11,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <cstdint>
+#include <vector>
+
 namespace systole::conversion {
 
 /// logistic(x) = 1 / (1 + e^-x) of a float32 scalar as MLAS's x86-64 FMA3
@@ -93,6 +96,13 @@ mlir::Value mlasSgemm(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
                       mlir::Value rhs, mlir::AffineMap lhsMap,
                       mlir::AffineMap rhsMap, mlir::AffineMap yMap,
                       llvm::ArrayRef<int64_t> outShape, SgemmShape shape);
+
+/// ORT's QLinearSoftmax table (QlinearBuildLookupTableUint32 with a float
+/// table): the entry for code byte b is exp((i - 255 + shift) * x_scale) in
+/// double, i = b's position (b + 128 for int8), shift keeping the row's
+/// float sum in range. Both the host body and the NPU's VSOFTMAX read it.
+std::vector<float> qlinearSoftmaxTable(float xScale, int64_t reduceLen,
+                                       bool isSigned);
 
 } // namespace systole::conversion
 

@@ -15,7 +15,7 @@ def ConvertOnnxToLinalg : Pass<"convert-onnx-to-linalg"> {
     The importer validates an ONNX node the NPU cannot run and records what
     its body needs in the graph.host op's `params`; this pass builds the
     body (linalg/tensor/arith/math over the region's arguments, one file per
-    op family under lib/Conversion/OnnxToLinalg) and drops `params`. Ops
+    op family under lib/Conversion/OnnxToLinalg); `params` stay. Ops
     that already have a body are left alone. The importer runs the same
     code after import, so its output never holds an empty body.
   }];

@@ -18,7 +18,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <algorithm>
 #include <climits>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -321,6 +323,21 @@ Value mlasSoftmax(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes) {
       .create<linalg::TransposeOp>(loc, back, lw::emptyTensor(b, loc, shape),
                                    inverse)
       ->getResult(0);
+}
+
+std::vector<float> qlinearSoftmaxTable(float xScale, int64_t reduceLen,
+                                       bool isSigned) {
+  // float / size_t is a float division, and log of a float is
+  // std::log(float) (logf), widened to double afterwards.
+  float ratio = std::numeric_limits<float>::max() / float(reduceLen);
+  double shift = double(std::log(ratio));
+  shift = std::max(0.0, shift - 5.0) / double(xScale);
+  std::vector<float> table(256);
+  for (int32_t i = 0; i < 256; ++i) {
+    double e = std::exp((double(i) - 255 + shift) * double(xScale));
+    table[uint8_t(isSigned ? i - 128 : i)] = float(e);
+  }
+  return table;
 }
 
 } // namespace systole::conversion

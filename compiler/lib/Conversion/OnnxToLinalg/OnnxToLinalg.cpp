@@ -174,7 +174,8 @@ llvm::Error buildHostBody(graph::HostOp host) {
   }
   inner.create<graph::YieldOp>(loc, ValueRange{*result});
   host.getBody().push_back(block.release());
-  host.removeParamsAttr();
+  // `params` stay: the node's attributes, which an NPU lowering of the op
+  // reads when the NPU runs it instead (QLinearSoftmax, VSOFTMAX).
   return llvm::Error::success();
 }
 

@@ -411,25 +411,6 @@ llvm::Expected<Value> softmaxBody(OpBuilder &b, Location loc, ValueRange a,
   return buildSoftmax(b, loc, p.op(), a[0], axes);
 }
 
-/// ORT's QLinearSoftmax table (QlinearBuildLookupTableUint32 with a float
-/// table): entry for code byte b of exp((i - 255 + shift) * x_scale) in
-/// double, i = b's position (b + 128 for int8), shift keeping the row's
-/// float sum in range.
-std::vector<float> qlinearSoftmaxTable(float xScale, int64_t reduceLen,
-                                       bool isSigned) {
-  // float / size_t is a float division, and log of a float is
-  // std::log(float) (logf), widened to double afterwards.
-  float ratio = std::numeric_limits<float>::max() / float(reduceLen);
-  double shift = double(std::log(ratio));
-  shift = std::max(0.0, shift - 5.0) / double(xScale);
-  std::vector<float> table(256);
-  for (int32_t i = 0; i < 256; ++i) {
-    double e = std::exp((double(i) - 255 + shift) * double(xScale));
-    table[uint8_t(isSigned ? i - 128 : i)] = float(e);
-  }
-  return table;
-}
-
 /// com.microsoft QLinearSoftmax on the codes, as ORT's CPU kernel computes
 /// it (contrib_ops/cpu/quantization/qlinear_softmax.cc): per row, the
 /// table entry of each code shifted by the row's maximum code, their float

@@ -540,6 +540,8 @@ llvm::Expected<EmittedProgram> emitProgram(func::FuncOp func,
       LayerReport r;
       r.name = layerName;
       r.op = op.getName().getStringRef().str();
+      if (auto h = dyn_cast<graph::HostOp>(op))
+        r.op += " " + h.getOnnxOp().str();
       r.mapping = describePlan(&op) + (residual ? " +add" : "") +
                   (slice ? " +concat" : "") + (io.inputOnChip ? " <sp" : "") +
                   (io.keepOutput ? " >sp" : "");

@@ -533,6 +533,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
   }
   if (auto t = dyn_cast<graph::TableOp>(op))
     return tableCandidates(t);
+  if (auto h = dyn_cast<graph::HostOp>(op))
+    return softmaxCandidates(h);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
   if (llvm::isa<graph::UpsampleOp, graph::DepthToSpaceOp>(op)) {
@@ -583,6 +585,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerGlobalAvgPool(gap, plan, io, builder);
   if (auto t = dyn_cast<graph::TableOp>(op))
     return lowerTable(t, plan, io, builder);
+  if (auto h = dyn_cast<graph::HostOp>(op))
+    return lowerSoftmax(h, plan, io, builder);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return lowerConcat(c, plan, io, builder);
   if (auto u = dyn_cast<graph::UpsampleOp>(op))

@@ -310,6 +310,18 @@ llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
                                            ProgramBuilder &b);
+/// A quantized softmax (a QLinearSoftmax graph.host over trailing axes):
+/// tiles of whole rows through VSOFTMAX (SoftmaxCodegen.cpp).
+llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
+                                               const TilePlan &plan,
+                                               const LayerIO &io,
+                                               ProgramBuilder &b);
+std::vector<TilePlan> softmaxCandidates(graph::HostOp op);
+/// Why the NPU cannot run the graph.host `op` (empty: it can; only a
+/// QLinearSoftmax over trailing axes).
+std::string softmaxRejection(graph::HostOp op);
+/// Whether `op` is a graph.host the NPU runs as VSOFTMAX.
+bool isNpuSoftmax(mlir::Operation *op);
 std::vector<TilePlan> tableCandidates(graph::TableOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 

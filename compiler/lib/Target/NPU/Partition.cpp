@@ -64,6 +64,8 @@ bool hasUniformZeroPoint(Type t) {
 
 /// Why the NPU cannot run `op`, or an empty string if it can.
 std::string npuRejection(Operation *op) {
+  if (auto host = dyn_cast<HostOp>(op))
+    return softmaxRejection(host);
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     if (conv.getLayout() != Layout::NHWC)
       return "convolution is not in NHWC (run graph-to-nhwc first)";

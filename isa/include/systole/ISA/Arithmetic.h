@@ -30,6 +30,15 @@ float addValue(uint64_t mode, float a, float b, float ra, float rb,
 int32_t mulValue(int32_t a, int32_t b, int32_t aZp, int32_t bZp, int32_t oZp,
                  float ratio, int32_t lo, int32_t hi);
 
+/// VSOFTMAX on one row of `n` codes `x` (int8 domain), ORT's QLinearSoftmax:
+/// the row maximum m, entries e = table[255 - (m - x)], their fp32 sum in
+/// row order, then per element rne(fl(fl(e * c) / sum)) converted as the
+/// kernel converts (int8: cvtss2si to int32; uint8: to int64, low 32
+/// bits; out of range: INT32_MIN / 0), + zp modulo 2^32, and stored as the
+/// byte 0xff above 255 (unsigned compare with `u8`) or the low byte.
+void softmaxRow(const int8_t *x, uint64_t n, const float table[256], float c,
+                int32_t zp, bool u8, uint8_t *out);
+
 } // namespace systole::isa
 
 #endif // SYSTOLE_ISA_ARITHMETIC_H

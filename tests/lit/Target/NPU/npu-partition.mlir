@@ -144,3 +144,16 @@ func.func @pad_on_npu(%a: tensor<1x4x4x8x!f>) -> (tensor<1x5x7x8x!f>, tensor<1x4
   %c = graph.pad %a {pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 1>, value = 3.0 : f64} : tensor<1x4x4x8x!f> -> tensor<1x4x4x9x!f>
   return %p, %c : tensor<1x5x7x8x!f>, tensor<1x4x4x9x!f>
 }
+
+// A quantized softmax (QLinearSoftmax) over trailing axes is the NPU's
+// (VSOFTMAX); over a middle axis its rows are not contiguous: host code.
+// CHECK-LABEL: func @softmax_axes
+// CHECK: graph.host "QLinearSoftmax"(%arg0) attributes {npu.placement = #npu<placement npu>
+// CHECK: graph.host "QLinearSoftmax"(%arg0) attributes {npu.host_reason = "QLinearSoftmax on the NPU takes rows along the trailing axes only", npu.placement = #npu<placement host>
+!sx = !quant.uniform<i8:f32, 0.05:3>
+!sy = !quant.uniform<i8:f32, 0.00390625:-128>
+func.func @softmax_axes(%x: tensor<2x3x5x!sx>) -> (tensor<2x3x5x!sy>, tensor<2x3x5x!sy>) {
+  %a = graph.host "QLinearSoftmax"(%x) attributes {params = {axes = array<i64: 2>, x_scale = 5.000000e-02 : f32, y_scale = 3.906250e-03 : f32, y_zero_point = -128 : i64, signed = true}} : (tensor<2x3x5x!sx>) -> tensor<2x3x5x!sy> {}
+  %b = graph.host "QLinearSoftmax"(%x) attributes {params = {axes = array<i64: 1>, x_scale = 5.000000e-02 : f32, y_scale = 3.906250e-03 : f32, y_zero_point = -128 : i64, signed = true}} : (tensor<2x3x5x!sx>) -> tensor<2x3x5x!sy> {}
+  return %a, %b : tensor<2x3x5x!sy>, tensor<2x3x5x!sy>
+}

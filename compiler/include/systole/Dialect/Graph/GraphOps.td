@@ -362,8 +362,8 @@ def Graph_HostOp : Graph_PureOp<"host", [IsolatedFromAbove]> {
 
     The importer may leave the region empty and record what the body needs
     in `params` (the node's validated attributes): the body is then built by
-    `convert-onnx-to-linalg` (lib/Conversion/OnnxToLinalg/<family>.cpp),
-    which drops `params`.
+    `convert-onnx-to-linalg` (lib/Conversion/OnnxToLinalg/<family>.cpp);
+    `params` stay, for the NPU lowerings of such ops (QLinearSoftmax).
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$onnx_op,
                        OptionalAttr<DictionaryAttr>:$params);

@@ -1,0 +1,176 @@
+//===- SoftmaxCodegen.cpp - Quantized softmax as VSOFTMAX layers ----------===//
+//
+// A quantized Softmax (DequantizeLinear -> Softmax -> QuantizeLinear) is no
+// float softmax in ONNX Runtime: its QDQ transformer fuses it into
+// com.microsoft QLinearSoftmax, which the importer keeps as a graph.host of
+// that name with the node's parameters (docs/host.md). Over trailing axes
+// (rows contiguous in memory) the NPU runs it: VSOFTMAX computes the kernel's
+// steps for each row from the same fp32 table the host body reads
+// (qlinearSoftmaxTable), so both are ORT's values bit for bit.
+//
+// Items are tiles of whole rows: the rows are loaded (uint8 flipped into
+// the int8 domain by the DMA), VSOFTMAX writes the output storage bytes to
+// a slot of their own (the item protocol orders a slot's next load after
+// the compute that read it, not after the store), and they are stored. The
+// table (256 fp32 words) is loaded into the accumulator once, by the first
+// item; nothing else in the layer writes the accumulator.
+//
+//===----------------------------------------------------------------------===//
+#include "LayerCodegen.h"
+
+#include "systole/Conversion/OrtMath.h"
+
+#include "mlir/Dialect/Quant/QuantTypes.h"
+
+using namespace mlir;
+
+namespace systole::npu {
+
+namespace {
+
+constexpr int64_t kMaxField = 0xffff; // VSOFTMAX n0/n1, DMA counts
+
+/// The parameters of a QLinearSoftmax graph.host, or nullopt when `op` is
+/// not one or lacks them (its reason in `why`).
+struct SoftmaxParams {
+  int64_t rows = 0, cols = 0;
+  float xScale = 1, yScale = 1;
+  int64_t yZeroPoint = 0;
+  bool isSigned = true;
+};
+
+std::optional<SoftmaxParams> softmaxParams(graph::HostOp op, std::string *why) {
+  auto fail = [&](const char *msg) -> std::optional<SoftmaxParams> {
+    if (why)
+      *why = msg;
+    return std::nullopt;
+  };
+  if (op.getOnnxOp() != "QLinearSoftmax" || op.getInputs().size() != 1)
+    return fail("no NPU lowering for this op");
+  DictionaryAttr p = op.getParamsAttr();
+  auto axes = p ? p.getAs<DenseI64ArrayAttr>("axes") : nullptr;
+  auto xs = p ? p.getAs<FloatAttr>("x_scale") : nullptr;
+  auto ys = p ? p.getAs<FloatAttr>("y_scale") : nullptr;
+  auto zp = p ? p.getAs<IntegerAttr>("y_zero_point") : nullptr;
+  auto sg = p ? p.getAs<BoolAttr>("signed") : nullptr;
+  if (!axes || !xs || !ys || !zp || !sg)
+    return fail("QLinearSoftmax without its parameters");
+  auto type = cast<ShapedType>(op.getInputs()[0].getType());
+  int64_t rank = type.getRank();
+  ArrayRef<int64_t> a = axes.asArrayRef();
+  // Trailing axes, in order: each row is contiguous.
+  for (size_t k = 0; k < a.size(); ++k)
+    if (a[k] != rank - int64_t(a.size()) + int64_t(k))
+      return fail("QLinearSoftmax on the NPU takes rows along the trailing "
+                  "axes only");
+  SoftmaxParams s;
+  s.cols = 1;
+  for (int64_t d = rank - int64_t(a.size()); d < rank; ++d)
+    s.cols *= type.getDimSize(d);
+  if (a.empty() || s.cols < 1)
+    return fail("QLinearSoftmax over no elements");
+  s.rows = type.getNumElements() / s.cols;
+  if (s.cols > kMaxField)
+    return fail("QLinearSoftmax rows exceed the vector unit's field widths");
+  s.xScale = float(xs.getValueAsDouble());
+  s.yScale = float(ys.getValueAsDouble());
+  s.yZeroPoint = zp.getInt();
+  s.isSigned = sg.getValue();
+  return s;
+}
+
+} // namespace
+
+bool isNpuSoftmax(Operation *op) {
+  auto host = dyn_cast<graph::HostOp>(op);
+  return host && softmaxParams(host, nullptr).has_value();
+}
+
+std::string softmaxRejection(graph::HostOp op) {
+  std::string why;
+  return softmaxParams(op, &why) ? "" : why;
+}
+
+std::vector<TilePlan> softmaxCandidates(graph::HostOp op) {
+  auto s = softmaxParams(op, nullptr);
+  return s ? rowCandidates(s->rows) : std::vector<TilePlan>{};
+}
+
+llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
+                                               const TilePlan &plan,
+                                               const LayerIO &io,
+                                               ProgramBuilder &b) {
+  std::string why;
+  auto s = softmaxParams(op, &why);
+  if (!s)
+    return loweringError(op, why);
+  int64_t rows = std::min(plan.rows.value(), s->rows), n0 = s->cols;
+  if (rows > kMaxField)
+    return loweringError(op, "softmax tile exceeds the VSOFTMAX/DMA field "
+                             "widths");
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  // The table in the accumulator: 256 words at its base (no other
+  // accumulator use in this layer).
+  if (b.hw.accumulatorWords() < 256)
+    return loweringError(op, "accumulator of " +
+                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
+                                 " bytes cannot hold the 256-word softmax "
+                                 "table");
+  uint64_t tableDram = 0;
+  if (io.materializeConstants) {
+    // The natural order (entry k for a code k - 255 below the row's
+    // maximum): the unsigned table.
+    std::vector<float> t =
+        conversion::qlinearSoftmaxTable(s->xScale, n0, /*isSigned=*/false);
+    tableDram = b.constantBase + b.addConstant(t.data(), t.size() * 4, true);
+  }
+  float c = std::floor(1.0f / s->yScale);
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < s->rows; r0 += rows) {
+    int64_t rt = std::min(rows, s->rows - r0);
+    size_t slot = items.size() % 2;
+    uint64_t data = (*slots)[0][slot], out = (*slots)[1][slot];
+    Item it;
+    if (r0 == 0) {
+      DmaBox t;
+      t.acc = true, t.elemBytes = 4;
+      t.dram = tableDram, t.sram = 0, t.n[0] = 256;
+      it.loads.push_back(makeLoad(t));
+    }
+    DmaBox in;
+    in.dram = io.inputs[0] + r0 * n0, in.sram = data;
+    in.n[0] = rt * n0;
+    in.flipSign = !s->isSigned;
+    // One run of rt * n0 bytes unless that exceeds the 16-bit count.
+    if (rt * n0 > kMaxField) {
+      in.n[0] = n0, in.n[1] = rt;
+      in.s[1] = n0, in.t[1] = n0;
+    }
+    it.loads.push_back(makeLoad(in));
+    Instruction v(Opcode::Vsoftmax);
+    v.set(Field::Vsoftmax_u8, !s->isSigned);
+    v.set(Field::Vsoftmax_zp, s->isSigned
+                                  ? s->yZeroPoint
+                                  : int64_t(int8_t(uint8_t(s->yZeroPoint))));
+    v.set(Field::Vsoftmax_a_addr, static_cast<int64_t>(data));
+    v.set(Field::Vsoftmax_table_addr, 0);
+    v.set(Field::Vsoftmax_o_addr, static_cast<int64_t>(out));
+    v.set(Field::Vsoftmax_n0, n0);
+    v.set(Field::Vsoftmax_n1, rt);
+    v.set(Field::Vsoftmax_a_s1, n0);
+    v.set(Field::Vsoftmax_o_s1, n0);
+    v.setF32(Field::Vsoftmax_c, c);
+    it.computes.push_back(v);
+    DmaBox o = in;
+    o.dram = io.output + r0 * n0, o.sram = out;
+    o.flipSign = false; // VSOFTMAX writes storage bytes
+    it.stores.push_back(makeStore(o));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
+} // namespace systole::npu
