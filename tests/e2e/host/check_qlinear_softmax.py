@@ -16,13 +16,16 @@ a Softmax whose DequantizeLinear also feeds another node, and rows one
 code dominates (the int8 kernel's wrap-around of 128 to -128), a
 Softmax quantized twice around a Dropout (ORT's DoubleQDQPairsRemover
 makes it one quantization, to the intersection of both ranges; the kernel
-model is not run there); one case
-also as the GPU form (--host-target gpu-emulation). Every case
+model is not run there); the host
+case also as the GPU form (--host-target gpu-emulation). Every case
 is checked three ways: ORT against the numpy model of the kernel
 (qlinear_softmax.py, so the reference is understood), and the binary on the
-functional backend against ORT. Prints values compared and differing per
+functional backend against ORT. A softmax over trailing axes runs on the
+NPU (VSOFTMAX, docs/isa.md), over a middle axis on the host: the compile
+report must place each case where expected. Prints values compared and differing per
 case; exits 1 on any difference.
 """
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -44,9 +47,20 @@ rng = np.random.default_rng(5)
 failed = 0
 
 
-def run_binary(path, name, x, flags=()):
+def run_binary(path, name, x, flags=(), where=None):
+    """The binary's output; with `where`, also checks that the compile
+    report places the QLinearSoftmax there ("npu": VSOFTMAX, "host")."""
+    global failed
     npu = work / f"{name}.npu"
-    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q", *flags], check=True)
+    report = work / f"{name}.json"
+    subprocess.run([systole, "compile", str(path), "-o", str(npu), "-q", "--report", str(report), *flags],
+                   check=True)
+    if where is not None:
+        ops = json.loads(report.read_text())["placement"]["ops"]
+        got = [o["placement"] for o in ops if o["op"] == "QLinearSoftmax"]
+        if got != [where]:
+            print(f"{name}: QLinearSoftmax placed {got}, expected [{where!r}]")
+            failed += 1
     np.save(work / f"{name}_x.npy", x)
     out = work / f"{name}_out"
     subprocess.run([systole, "run", str(npu), "--input", f"x={work / (name + '_x.npy')}",
@@ -69,7 +83,7 @@ TIE_ROW = [int(v) for v in """
 
 
 def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
-          shared_dq=False, gpu=False, codes=None, requant=None, oracle=True):
+          shared_dq=False, gpu=False, codes=None, requant=None, oracle=True, where="npu"):
     global failed
     tp = TensorProto.INT8 if dtype == np.int8 else TensorProto.UINT8
     x_zp = 0 if dtype == np.int8 else 128
@@ -115,8 +129,9 @@ def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
         model_y = qlinear_softmax(flat, x_scale, y_scale, y_zp).reshape(shape)
     model_f = ((model_y.astype(np.float32) - np.float32(y_zp)) * np.float32(y_scale)).astype(np.float32)
     oracle = int((model_f != ref).sum()) if requant is None and oracle else 0
-    differ = int((run_binary(path, name, x) != ref).sum())
-    print(f"{name:28} {ref.size:6} values: binary vs ORT {differ} differ, kernel model vs ORT {oracle} differ")
+    differ = int((run_binary(path, name, x, where=where) != ref).sum())
+    print(f"{name:28} {ref.size:6} values ({where}): binary vs ORT {differ} differ, "
+          f"kernel model vs ORT {oracle} differ")
     failed += differ + oracle
     if gpu:  # the GPU form's kernels, run on the CPU
         differ = int((run_binary(path, name + "_gpu", x, ["--host-target", "gpu-emulation"]) != ref).sum())
@@ -124,11 +139,12 @@ def check(name, shape, x_scale, y_scale, y_zp, dtype=np.int8, axis=-1, opset=13,
         failed += differ
 
 
-check("vit_b_rows_int8", (2, 12, 197), 0.0625, 1 / 256, -128, gpu=True)
+check("vit_b_rows_int8", (2, 12, 197), 0.0625, 1 / 256, -128)
 check("swin_window_int8", (3, 49, 49), 0.031, 0.00392, -128)
 check("classes_1000_int8", (3, 1000), 0.2, 1 / 256, -128)
 check("rows_uint8", (7, 197), 0.043, 0.0039, 0, dtype=np.uint8)
-check("axis_not_last_int8", (4, 64, 5), 0.11, 1 / 255, -128, axis=1)
+# The host's kernel (a middle axis), also in its GPU form.
+check("axis_not_last_int8", (4, 64, 5), 0.11, 1 / 255, -128, axis=1, where="host", gpu=True)
 check("opset11_coerced_int8", (2, 3, 40), 0.09, 1 / 256, -128, axis=1, opset=11)
 check("shared_dequantize_int8", (6, 64), 0.05, 1 / 256, -128, shared_dq=True)
 check("vit_b_tie_row_int8", (1, 197), 0.020923547, 1 / 256, -128, codes=TIE_ROW)
