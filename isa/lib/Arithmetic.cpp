@@ -90,4 +90,36 @@ void softmaxRow(const int8_t *x, uint64_t n, const float table[256], float c,
   }
 }
 
+void layerNormRow(const int8_t *x, uint64_t n, float xScale, int32_t xZp,
+                  const float *gamma, const float *beta, float eps,
+                  float yScale, int32_t yZp, int8_t *out) {
+  auto dq = [&](uint64_t i) { return float(int32_t(x[i]) - xZp) * xScale; };
+  float s = 0.0f, s2 = 0.0f;
+  for (uint64_t i = 0; i < n; ++i) {
+    float v = dq(i);
+    s = s + v;
+    float sq = v * v;
+    s2 = s2 + sq;
+  }
+  float nf = float(n);
+  float mean = s / nf;
+  float ms = s2 / nf;
+  float m2 = mean * mean;
+  float var = ms - m2;
+  float d = std::sqrt(var + eps);
+  // MlasQuantizeLinear's bounds: the int8 domain's [-128, 127] less yZp.
+  float lo = float(-128 - yZp), hi = float(127 - yZp);
+  for (uint64_t i = 0; i < n; ++i) {
+    float c = dq(i) - mean;
+    float norm = c / d;
+    float y = norm * gamma[i];
+    if (beta)
+      y = y + beta[i];
+    float v = y / yScale;
+    v = v > lo ? v : lo; // _mm_max_ps: NaN becomes lo
+    v = v < hi ? v : hi;
+    out[i] = int8_t(int32_t(std::nearbyint(v)) + yZp);
+  }
+}
+
 } // namespace systole::isa

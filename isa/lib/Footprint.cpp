@@ -267,6 +267,19 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
                       {{n1, U(F::Vsoftmax_o_s1)}}, n0, "O"));
     break;
   }
+  case Opcode::Vlayernorm: {
+    uint64_t n0 = U(F::Vlayernorm_n0), n1 = U(F::Vlayernorm_n1);
+    out.push_back(box(MemSpace::Scratchpad, false, U(F::Vlayernorm_a_addr),
+                      {{n1, U(F::Vlayernorm_a_s1)}}, n0, "A"));
+    out.push_back(box(MemSpace::Accumulator, false, U(F::Vlayernorm_gamma_addr),
+                      {}, n0, "gamma"));
+    if (I.getFlag(F::Vlayernorm_bias))
+      out.push_back(box(MemSpace::Accumulator, false,
+                        U(F::Vlayernorm_beta_addr), {}, n0, "beta"));
+    out.push_back(box(MemSpace::Scratchpad, true, U(F::Vlayernorm_o_addr),
+                      {{n1, U(F::Vlayernorm_o_s1)}}, n0, "O"));
+    break;
+  }
   case Opcode::Pool: {
     uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
     uint64_t rows = oh ? (oh - 1) * U(F::Pool_sh) + U(F::Pool_kh) : 0;

@@ -248,6 +248,16 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
     return satAdd(
         satMul(ceilDiv(U(F::Vsoftmax_n1), lanes), satAdd(satMul(n0, 3), 2)), P);
   }
+  case Opcode::Vlayernorm:
+    // Lanes take rows; per group of `lanes` rows the sums pass (n0), the
+    // row statistics (kLayerNormStatCycles: two divisions, a multiply, a
+    // subtraction, an addition and a square root, one cycle each) and the
+    // outputs pass (n0: gamma and beta are read with the codes, their
+    // addresses do not depend on the data).
+    return satAdd(
+        satMul(ceilDiv(U(F::Vlayernorm_n1), lanes),
+               satAdd(satMul(U(F::Vlayernorm_n0), 2), kLayerNormStatCycles)),
+        P);
   case Opcode::Pool:
     return satAdd(satMul(satMul(satMul(U(F::Pool_oh), U(F::Pool_ow)),
                                 satMul(U(F::Pool_kh), U(F::Pool_kw))),

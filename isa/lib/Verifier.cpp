@@ -165,14 +165,21 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
         return e;
     return requireDisjoint(I, O, lut, "");
   }
-  case Opcode::Vsoftmax: {
-    // Rows go to lanes, each read in three passes (maximum, sum, output):
-    // in place is exact only when a row's output lands on its own input.
-    uint64_t n0 = I.raw(F::Vsoftmax_n0), n1 = I.raw(F::Vsoftmax_n1),
-             oS1 = I.raw(F::Vsoftmax_o_s1);
-    StridedRuns O{"O", I.raw(F::Vsoftmax_o_addr), n1, oS1, 1, 0, n0};
-    StridedRuns A{
-        "A", I.raw(F::Vsoftmax_a_addr), n1, I.raw(F::Vsoftmax_a_s1), 1, 0, n0};
+  case Opcode::Vsoftmax:
+  case Opcode::Vlayernorm: {
+    // Rows go to lanes, each read in several passes: in place is exact only
+    // when a row's output lands on its own input.
+    bool sm = I.opcode() == Opcode::Vsoftmax;
+    auto f = [&](Field a, Field b) { return I.raw(sm ? a : b); };
+    uint64_t n0 = f(F::Vsoftmax_n0, F::Vlayernorm_n0),
+             n1 = f(F::Vsoftmax_n1, F::Vlayernorm_n1),
+             oS1 = f(F::Vsoftmax_o_s1, F::Vlayernorm_o_s1);
+    StridedRuns O{
+        "O", f(F::Vsoftmax_o_addr, F::Vlayernorm_o_addr), n1, oS1, 1, 0, n0};
+    StridedRuns A{"A", f(F::Vsoftmax_a_addr, F::Vlayernorm_a_addr),
+                  n1,  f(F::Vsoftmax_a_s1, F::Vlayernorm_a_s1),
+                  1,   0,
+                  n0};
     bool same = A.base == O.base && (n1 == 1 || A.s1 == oS1);
     if (same && n1 > 1 && oS1 < n0)
       return error(llvm::formatv(
@@ -384,6 +391,10 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
     break;
   case Opcode::Vsoftmax:
     if (auto err = requirePositive(I, {F::Vsoftmax_n0, F::Vsoftmax_n1}))
+      return err;
+    break;
+  case Opcode::Vlayernorm:
+    if (auto err = requirePositive(I, {F::Vlayernorm_n0, F::Vlayernorm_n1}))
       return err;
     break;
   case Opcode::Pool:

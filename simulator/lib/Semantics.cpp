@@ -124,6 +124,15 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     c.spWriteBytes = L;
     break;
   }
+  case Opcode::Vlayernorm: {
+    // Two passes over A; gamma (and beta) read once per element.
+    uint64_t L = U(F::Vlayernorm_n0) * U(F::Vlayernorm_n1);
+    c.vectorOps = 8 * L;
+    c.spReadBytes = 2 * L;
+    c.accReadWords = (I.getFlag(F::Vlayernorm_bias) ? 2 : 1) * L;
+    c.spWriteBytes = L;
+    break;
+  }
   case Opcode::Pool: {
     uint64_t window = U(F::Pool_kh) * U(F::Pool_kw);
     uint64_t outs = U(F::Pool_oh) * U(F::Pool_ow) * U(F::Pool_ch);
@@ -481,6 +490,32 @@ static void executeSoftmax(const Instruction &I, MachineState &S) {
                 &out[j * n0], n0);
 }
 
+static void executeLayerNorm(const Instruction &I, MachineState &S) {
+  const uint64_t n0 = I.raw(F::Vlayernorm_n0), n1 = I.raw(F::Vlayernorm_n1);
+  std::vector<float> gamma(n0), beta(n0);
+  std::memcpy(gamma.data(), &S.accumulator[I.raw(F::Vlayernorm_gamma_addr)],
+              4 * n0);
+  const bool bias = I.getFlag(F::Vlayernorm_bias);
+  if (bias)
+    std::memcpy(beta.data(), &S.accumulator[I.raw(F::Vlayernorm_beta_addr)],
+                4 * n0);
+  uint8_t *sp = S.scratchpad.data();
+  // All of A is read before O is written (O may be A, in place).
+  std::vector<int8_t> out(n0 * n1);
+  for (uint64_t j = 0; j < n1; ++j)
+    isa::layerNormRow(
+        reinterpret_cast<const int8_t *>(sp + I.raw(F::Vlayernorm_a_addr) +
+                                         j * I.raw(F::Vlayernorm_a_s1)),
+        n0, I.getF32(F::Vlayernorm_x_scale), int32_t(I.get(F::Vlayernorm_x_zp)),
+        gamma.data(), bias ? beta.data() : nullptr, I.getF32(F::Vlayernorm_eps),
+        I.getF32(F::Vlayernorm_y_scale), int32_t(I.get(F::Vlayernorm_y_zp)),
+        &out[j * n0]);
+  for (uint64_t j = 0; j < n1; ++j)
+    std::memcpy(sp + I.raw(F::Vlayernorm_o_addr) +
+                    j * I.raw(F::Vlayernorm_o_s1),
+                &out[j * n0], n0);
+}
+
 static void executePool(const Instruction &I, MachineState &S) {
   auto U = [&](Field f) { return I.raw(f); };
   const uint64_t oh = U(F::Pool_oh), ow = U(F::Pool_ow), ch = U(F::Pool_ch);
@@ -597,6 +632,8 @@ void sim::executeInstruction(const Instruction &I, MachineState &S) {
     return executeLut(I, S);
   case Opcode::Vsoftmax:
     return executeSoftmax(I, S);
+  case Opcode::Vlayernorm:
+    return executeLayerNorm(I, S);
   case Opcode::Pool:
     return executePool(I, S);
   case Opcode::Dwconv:

@@ -46,6 +46,7 @@ Unit sim::executingUnit(const isa::Instruction &I) {
   case isa::Opcode::Vmul:
   case isa::Opcode::Vlut:
   case isa::Opcode::Vsoftmax:
+  case isa::Opcode::Vlayernorm:
   case isa::Opcode::Pool:
   case isa::Opcode::Dwconv:
     return Unit::VectorUnit;

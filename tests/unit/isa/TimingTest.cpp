@@ -88,6 +88,28 @@ TEST(Timing, VsoftmaxGivesLanesRowsInThreePasses) {
   EXPECT_TRUE(found);
 }
 
+TEST(Timing, VlayernormTwoPassesAroundTheRowStatistics) {
+  HwConfig cfg = preset("tiny-4x4");
+  // 5 rows of 6: ceil(5 / 4) = 2 groups of 6 (sums) + 6 (statistics) + 6
+  // (outputs) cycles, + depth 2.
+  Instruction I(Opcode::Vlayernorm);
+  I.with(F::Vlayernorm_n0, 6).with(F::Vlayernorm_n1, 5);
+  I.with(F::Vlayernorm_a_s1, 6).with(F::Vlayernorm_o_addr, 100);
+  I.with(F::Vlayernorm_o_s1, 6);
+  EXPECT_EQ(computeCycles(I, cfg), 38u);
+  // gamma always, beta only with the bias flag: n0 ACC words each.
+  auto accWords = [&] {
+    uint64_t words = 0;
+    for (const Access &a : accessRanges(I))
+      if (a.space == MemSpace::Accumulator)
+        words += a.end - a.begin;
+    return words;
+  };
+  EXPECT_EQ(accWords(), 6u);
+  I.with(F::Vlayernorm_bias, 1).with(F::Vlayernorm_beta_addr, 64);
+  EXPECT_EQ(accWords(), 12u);
+}
+
 TEST(Timing, WorkedExampleOutputStationary) {
   HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
   Instruction I = matmul(Dataflow_os, 4, 8, 4, false);

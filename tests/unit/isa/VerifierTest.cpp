@@ -423,6 +423,17 @@ TEST(Verifier, VsoftmaxOutputInPlaceOrApart) {
                                  .with(F::Vsoftmax_o_s1, 4)),
                        "in place, but its rows overlap"));
   EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_n1, 0)), "n1"));
+  // VLAYERNORM: the same rule.
+  Instruction L(Opcode::Vlayernorm);
+  L.with(F::Vlayernorm_o_addr, 10)
+      .with(F::Vlayernorm_n0, 8)
+      .with(F::Vlayernorm_n1, 1)
+      .with(F::Vlayernorm_a_addr, 10);
+  EXPECT_EQ(check(L), "");
+  EXPECT_EQ(check(L.with(F::Vlayernorm_a_addr, 4)),
+            "vlayernorm: output O SP [0xa, 0x12) overlaps input A SP [0x4, "
+            "0xc): an output must be disjoint from its input or be the "
+            "identical box (in place)");
 }
 
 TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {

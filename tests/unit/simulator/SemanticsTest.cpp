@@ -416,6 +416,48 @@ TEST(Vsoftmax, OverflowToInfinityConvertsAsTheX86Kernels) {
   EXPECT_EQ(m.s.scratchpad[10], 9);
 }
 
+TEST(Vlayernorm, RowStatisticsScaleBiasAndQuantizeLinear) {
+  Machine m;
+  // gamma {1, 1, 2, 1} at ACC 0, beta {0, 0, 0, 0.5} at ACC 8.
+  float gamma[4] = {1, 1, 2, 1}, beta[4] = {0, 0, 0, 0.5f};
+  std::memcpy(&m.s.accumulator[0], gamma, 16);
+  std::memcpy(&m.s.accumulator[8], beta, 16);
+  // One row of codes {2, 4, 6, 8}, x_scale 0.5, x_zp 0: x = {1, 2, 3, 4}.
+  int8_t a[4] = {2, 4, 6, 8};
+  std::memcpy(&m.s.scratchpad[0], a, 4);
+  Instruction I(Opcode::Vlayernorm);
+  I.with(F::Vlayernorm_bias, 1)
+      .with(F::Vlayernorm_y_zp, 3)
+      .with(F::Vlayernorm_n0, 4)
+      .with(F::Vlayernorm_n1, 1)
+      .with(F::Vlayernorm_a_s1, 4)
+      .with(F::Vlayernorm_gamma_addr, 0)
+      .with(F::Vlayernorm_beta_addr, 8)
+      .with(F::Vlayernorm_o_addr, 100)
+      .with(F::Vlayernorm_o_s1, 4);
+  I.setF32(F::Vlayernorm_x_scale, 0.5f);
+  I.setF32(F::Vlayernorm_y_scale, 0.1f);
+  I.setF32(F::Vlayernorm_eps, 0.0f);
+  m.run(I);
+  // s = 10, s2 = 30: mean 2.5, var 7.5 - 6.25 = 1.25, d = sqrt(1.25) =
+  // 1.118034; (x - mean) / d = -1.341641, -0.447214, 0.447214, 1.341641;
+  // times gamma plus beta: -1.341641, -0.447214, 0.894427, 1.841641; / 0.1,
+  // rne, + 3.
+  int8_t expect[4] = {-10, -1, 12, 21};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(m.sp(100 + i), expect[i]) << i;
+  // y_scale 0.01 clamps at [-128 - 3, 127 - 3] before the rounding.
+  I.setF32(F::Vlayernorm_y_scale, 0.01f);
+  m.run(I);
+  int8_t clamped[4] = {-128, -42, 92, 127};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(m.sp(100 + i), clamped[i]) << i;
+  // Without the bias term the last value is 1.341641 / 0.1 -> 13, + 3.
+  I.setF32(F::Vlayernorm_y_scale, 0.1f);
+  m.run(I.with(F::Vlayernorm_bias, 0));
+  EXPECT_EQ(m.sp(103), 16);
+}
+
 TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   Machine m;
   // 3x3 input tile, 1 channel, row stride 3: values 1..9, window 2x2 stride 1

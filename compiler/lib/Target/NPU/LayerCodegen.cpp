@@ -535,6 +535,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return tableCandidates(t);
   if (auto h = dyn_cast<graph::HostOp>(op))
     return softmaxCandidates(h);
+  if (auto ln = dyn_cast<graph::LayerNormOp>(op))
+    return layerNormCandidates(ln);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
   if (llvm::isa<graph::UpsampleOp, graph::DepthToSpaceOp>(op)) {
@@ -587,6 +589,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerTable(t, plan, io, builder);
   if (auto h = dyn_cast<graph::HostOp>(op))
     return lowerSoftmax(h, plan, io, builder);
+  if (auto ln = dyn_cast<graph::LayerNormOp>(op))
+    return lowerLayerNorm(ln, plan, io, builder);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return lowerConcat(c, plan, io, builder);
   if (auto u = dyn_cast<graph::UpsampleOp>(op))

@@ -311,7 +311,7 @@ llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
                                            const LayerIO &io,
                                            ProgramBuilder &b);
 /// A quantized softmax (a QLinearSoftmax graph.host over trailing axes):
-/// tiles of whole rows through VSOFTMAX (SoftmaxCodegen.cpp).
+/// tiles of whole rows through VSOFTMAX (RowCodegen.cpp).
 llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
                                                const TilePlan &plan,
                                                const LayerIO &io,
@@ -322,6 +322,16 @@ std::vector<TilePlan> softmaxCandidates(graph::HostOp op);
 std::string softmaxRejection(graph::HostOp op);
 /// Whether `op` is a graph.host the NPU runs as VSOFTMAX.
 bool isNpuSoftmax(mlir::Operation *op);
+/// A quantized layer norm (graph-fold-qdq's fold of DequantizeLinear ->
+/// LayerNormalization -> QuantizeLinear): tiles of whole rows through
+/// VLAYERNORM (RowCodegen.cpp).
+llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
+                                                 const TilePlan &plan,
+                                                 const LayerIO &io,
+                                                 ProgramBuilder &b);
+std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op);
+/// Why the NPU cannot run the quantized layer norm `op` (empty: it can).
+std::string layerNormRejection(graph::LayerNormOp op);
 std::vector<TilePlan> tableCandidates(graph::TableOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 

@@ -66,6 +66,8 @@ bool hasUniformZeroPoint(Type t) {
 std::string npuRejection(Operation *op) {
   if (auto host = dyn_cast<HostOp>(op))
     return softmaxRejection(host);
+  if (auto ln = dyn_cast<LayerNormOp>(op))
+    return layerNormRejection(ln);
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     if (conv.getLayout() != Layout::NHWC)
       return "convolution is not in NHWC (run graph-to-nhwc first)";

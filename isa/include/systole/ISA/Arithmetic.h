@@ -39,6 +39,17 @@ int32_t mulValue(int32_t a, int32_t b, int32_t aZp, int32_t bZp, int32_t oZp,
 void softmaxRow(const int8_t *x, uint64_t n, const float table[256], float c,
                 int32_t zp, bool u8, uint8_t *out);
 
+/// VLAYERNORM on one row of `n` codes `x` (int8 domain): ONNX Runtime's
+/// DequantizeLinear -> LayerNormalization (LayerNormImpl, float stash) ->
+/// QuantizeLinear. x_i = fl((x_i - xZp) * xScale); s = sum x_i and s2 =
+/// sum fl(x_i * x_i) in row order from +0; mean = s / n, d = sqrt(fl(s2 /
+/// n - fl(mean * mean)) + eps); y_i = fl(fl((x_i - mean) / d) * gamma_i)
+/// (+ beta_i), quantized as MlasQuantizeLinear (divide, clamp, rne) to
+/// int8 codes with `yZp`. `beta` may be null (no bias term).
+void layerNormRow(const int8_t *x, uint64_t n, float xScale, int32_t xZp,
+                  const float *gamma, const float *beta, float eps,
+                  float yScale, int32_t yZp, int8_t *out);
+
 } // namespace systole::isa
 
 #endif // SYSTOLE_ISA_ARITHMETIC_H

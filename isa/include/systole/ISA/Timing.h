@@ -34,8 +34,14 @@ struct DmaTiming {
 };
 DmaTiming dmaTiming(const Instruction &inst, const HwConfig &cfg);
 
+/// Cycles VLAYERNORM spends per group of rows between its two passes: the
+/// row statistics (s / n, s2 / n, mean * mean, ms - mean^2, + eps, sqrt),
+/// one fp32 operation per cycle.
+constexpr uint64_t kLayerNormStatCycles = 6;
+
 /// Cycles a compute-queue instruction occupies its unit (MATMUL, REQUANT,
-/// VADD, VMUL, POOL, DWCONV; FENCE = 1). 0 for LOAD/STORE/END.
+/// VADD, VMUL, VLUT, VSOFTMAX, VLAYERNORM, POOL, DWCONV; FENCE = 1). 0 for
+/// LOAD/STORE/END.
 uint64_t computeCycles(const Instruction &inst, const HwConfig &cfg);
 
 /// Whether `inst` runs on the post-processor beside the array

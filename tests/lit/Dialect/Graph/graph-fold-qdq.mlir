@@ -120,3 +120,40 @@ func.func @pad_value(%x: tensor<1x1x2x2x!x>) -> (tensor<1x1x4x4x!x>, tensor<1x1x
   %q2 = graph.quantize %p2 : tensor<1x1x4x4xf32> -> tensor<1x1x4x4x!y>
   return %q0, %q1, %q2 : tensor<1x1x4x4x!x>, tensor<1x1x4x4x!y>, tensor<1x1x4x4x!y>
 }
+
+// -----
+
+// DequantizeLinear -> LayerNormalization -> QuantizeLinear is one layer
+// norm from codes to codes (the NPU's VLAYERNORM); scale and bias stay
+// float, and the dequantize stays for its other reader (the residual).
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.02:5>
+// CHECK-LABEL: func @layer_norm_island
+// CHECK: %[[DQ:.*]] = graph.dequantize %arg0
+// CHECK: %[[LN:.*]] = graph.layer_norm %arg0, %{{.*}}, %{{.*}} {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64} : (tensor<4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8x!quant.uniform<i8:f32, 2.000000e-02:5>>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[LN]], %[[DQ]]
+func.func @layer_norm_island(%x: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>) {
+  %s = arith.constant dense<1.5> : tensor<8xf32>
+  %b = arith.constant dense<0.25> : tensor<8xf32>
+  %f = graph.dequantize %x : tensor<4x8x!x> -> tensor<4x8xf32>
+  %n = graph.layer_norm %f, %s, %b {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64} : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %q = graph.quantize %n : tensor<4x8xf32> -> tensor<4x8x!y>
+  return %q, %f : tensor<4x8x!y>, tensor<4x8xf32>
+}
+
+// -----
+
+// A layer norm whose float result has another reader stays float.
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.02:5>
+// CHECK-LABEL: func @layer_norm_read_twice
+// CHECK: graph.layer_norm %{{.*}} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK: graph.quantize
+func.func @layer_norm_read_twice(%x: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>) {
+  %s = arith.constant dense<1.5> : tensor<8xf32>
+  %f = graph.dequantize %x : tensor<4x8x!x> -> tensor<4x8xf32>
+  %n = graph.layer_norm %f, %s {axis = 1 : i64, epsilon = 1.0E-5 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %q = graph.quantize %n : tensor<4x8xf32> -> tensor<4x8x!y>
+  return %q, %n : tensor<4x8x!y>, tensor<4x8xf32>
+}

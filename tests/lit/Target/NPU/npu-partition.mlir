@@ -157,3 +157,20 @@ func.func @softmax_axes(%x: tensor<2x3x5x!sx>) -> (tensor<2x3x5x!sy>, tensor<2x3
   %b = graph.host "QLinearSoftmax"(%x) attributes {params = {axes = array<i64: 1>, x_scale = 5.000000e-02 : f32, y_scale = 3.906250e-03 : f32, y_zero_point = -128 : i64, signed = true}} : (tensor<2x3x5x!sx>) -> tensor<2x3x5x!sy> {}
   return %a, %b : tensor<2x3x5x!sy>, tensor<2x3x5x!sy>
 }
+
+// A quantized layer norm with constant float scale and bias is the NPU's
+// (VLAYERNORM); with a computed scale it runs on the host in float between
+// a dequantize and a quantize, and says why.
+// CHECK-LABEL: func @layer_norm_placement
+// CHECK: graph.layer_norm %arg0, %{{.*}} {{.*}}npu.placement = #npu<placement npu>
+// CHECK: graph.dequantize %arg0 {{.*}}npu.placement = #npu<placement host>
+// CHECK: graph.layer_norm {{.*}}npu.host_reason = "layer norm on the NPU needs constant float32 scale and bias (runs in float)", npu.placement = #npu<placement host>
+// CHECK: graph.quantize {{.*}}npu.placement = #npu<placement host>
+!lx = !quant.uniform<i8:f32, 0.05:-3>
+!ly = !quant.uniform<i8:f32, 0.02:5>
+func.func @layer_norm_placement(%x: tensor<3x8x!lx>, %s2: tensor<8xf32>) -> (tensor<3x8x!ly>, tensor<3x8x!ly>) {
+  %s = arith.constant dense<1.5> : tensor<8xf32>
+  %a = graph.layer_norm %x, %s {axis = 1 : i64, epsilon = 1.0E-5 : f64} : (tensor<3x8x!lx>, tensor<8xf32>) -> tensor<3x8x!ly>
+  %b = graph.layer_norm %x, %s2 {axis = 1 : i64, epsilon = 1.0E-5 : f64} : (tensor<3x8x!lx>, tensor<8xf32>) -> tensor<3x8x!ly>
+  return %a, %b : tensor<3x8x!ly>, tensor<3x8x!ly>
+}

@@ -164,6 +164,36 @@ struct FoldQuantizedIsland : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// Q(layer_norm(DQ(x), scale, bias)) with x 8-bit per tensor: one
+/// layer_norm from x's codes to the Q's, meaning exactly that island
+/// (ORT's LayerNormImpl between the two; the NPU runs it as VLAYERNORM,
+/// the host in float between a dequantize and a quantize again). Scale and
+/// bias stay float.
+struct FoldQuantizedLayerNorm : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    auto ln = q.getInput().getDefiningOp<LayerNormOp>();
+    if (!ln || !ln->hasOneUse())
+      return rewriter.notifyMatchFailure(q, "not a layer norm's only use");
+    auto dq = ln.getInput().getDefiningOp<DequantizeOp>();
+    auto in = dq ? dyn_cast<quant::UniformQuantizedType>(
+                       getElementTypeOrSelf(dq.getInput().getType()))
+                 : nullptr;
+    auto out = dyn_cast<quant::UniformQuantizedType>(
+        getElementTypeOrSelf(q.getOutput().getType()));
+    if (!in || !out || in.getStorageTypeIntegralWidth() != 8 ||
+        out.getStorageTypeIntegralWidth() != 8 ||
+        !getElementTypeOrSelf(ln.getOutput().getType()).isF32())
+      return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");
+    auto folded = rewriter.create<LayerNormOp>(
+        ln.getLoc(), q.getOutput().getType(), dq.getInput(), ln.getScale(),
+        ln.getBias(), ln.getAxisAttr(), ln.getEpsilonAttr());
+    rewriter.replaceOp(q, folded.getOutput());
+    return success();
+  }
+};
+
 /// Q(DQ(x)): nothing if the parameters agree, else an explicit requantize.
 struct FoldQuantizeOfDequantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -257,7 +287,8 @@ struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
-    patterns.add<FoldQuantizedIsland>(&getContext(), /*benefit=*/2);
+    patterns.add<FoldQuantizedIsland, FoldQuantizedLayerNorm>(&getContext(),
+                                                              /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
     patterns.add<HoistDequantizeOverTranspose, SinkReshapeBelowQuantize,
                  SinkReshapeBelowClip>(&getContext(), /*benefit=*/3);

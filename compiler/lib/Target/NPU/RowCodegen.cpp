@@ -1,4 +1,8 @@
-//===- SoftmaxCodegen.cpp - Quantized softmax as VSOFTMAX layers ----------===//
+//===- RowCodegen.cpp - Row-wise vector layers: softmax, layer norm ------===//
+//
+// Ops whose rows need a reduction before their outputs (a sum in fp32, in
+// row order as ONNX Runtime's kernels sum) run on the vector unit with a
+// lane per row: VSOFTMAX and VLAYERNORM (docs/isa.md).
 //
 // A quantized Softmax (DequantizeLinear -> Softmax -> QuantizeLinear) is no
 // float softmax in ONNX Runtime: its QDQ transformer fuses it into
@@ -15,10 +19,19 @@
 // table (256 fp32 words) is loaded into the accumulator once, by the first
 // item; nothing else in the layer writes the accumulator.
 //
+// A quantized LayerNormalization (DequantizeLinear -> LayerNormalization
+// -> QuantizeLinear, one graph.layer_norm from codes to codes after
+// graph-fold-qdq) runs as VLAYERNORM: ORT's LayerNormImpl on the
+// dequantized row and MLAS's QuantizeLinear, in the int8 domain (uint8
+// codes and zero points shifted by -128, which changes no value). Its scale
+// and bias (fp32, one per normalized element) are loaded into the
+// accumulator once, by the first item.
+//
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
 
 #include "systole/Conversion/OrtMath.h"
+#include "systole/Dialect/Graph/ConstantTensors.h"
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
@@ -77,6 +90,46 @@ std::optional<SoftmaxParams> softmaxParams(graph::HostOp op, std::string *why) {
   s.yZeroPoint = zp.getInt();
   s.isSigned = sg.getValue();
   return s;
+}
+
+/// A quantized layer_norm's rows, or nullopt with the reason in `why`.
+struct LayerNormRows {
+  int64_t rows = 0, cols = 0;
+  QParams x, y;
+  DenseElementsAttr scale, bias;
+};
+
+std::optional<LayerNormRows> layerNormRows(graph::LayerNormOp op,
+                                           std::string *why) {
+  auto fail = [&](const char *msg) -> std::optional<LayerNormRows> {
+    if (why)
+      *why = msg;
+    return std::nullopt;
+  };
+  auto isQ8 = [](Type t) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
+    return q && q.getStorageTypeIntegralWidth() == 8;
+  };
+  if (!isQ8(op.getInput().getType()) || !isQ8(op.getOutput().getType()))
+    return fail("layer norm on the NPU must be 8-bit per-tensor quantized "
+                "(between a DequantizeLinear and a QuantizeLinear)");
+  LayerNormRows r;
+  r.scale = graph::constantBehind(op.getScale());
+  if (op.getBias())
+    r.bias = graph::constantBehind(op.getBias());
+  if (!r.scale || !r.scale.getElementType().isF32() ||
+      (op.getBias() && (!r.bias || !r.bias.getElementType().isF32())))
+    return fail("layer norm on the NPU needs constant float32 scale and bias");
+  auto type = cast<ShapedType>(op.getInput().getType());
+  r.cols = 1;
+  for (int64_t d = op.getAxis(); d < type.getRank(); ++d)
+    r.cols *= type.getDimSize(d);
+  r.rows = type.getNumElements() / std::max<int64_t>(r.cols, 1);
+  if (r.cols < 1 || r.cols > kMaxField)
+    return fail("layer norm rows exceed the vector unit's field widths");
+  r.x = perTensorParams(op.getInput().getType());
+  r.y = perTensorParams(op.getOutput().getType());
+  return r;
 }
 
 } // namespace
@@ -167,6 +220,103 @@ llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
     DmaBox o = in;
     o.dram = io.output + r0 * n0, o.sram = out;
     o.flipSign = false; // VSOFTMAX writes storage bytes
+    it.stores.push_back(makeStore(o));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
+std::string layerNormRejection(graph::LayerNormOp op) {
+  std::string why;
+  return layerNormRows(op, &why) ? "" : why;
+}
+
+std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op) {
+  auto r = layerNormRows(op, nullptr);
+  return r ? rowCandidates(r->rows) : std::vector<TilePlan>{};
+}
+
+llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
+                                                 const TilePlan &plan,
+                                                 const LayerIO &io,
+                                                 ProgramBuilder &b) {
+  std::string why;
+  auto r = layerNormRows(op, &why);
+  if (!r)
+    return loweringError(op, why);
+  int64_t rows = std::min(plan.rows.value(), r->rows), n0 = r->cols;
+  if (rows > kMaxField)
+    return loweringError(op, "layer norm tile exceeds the VLAYERNORM/DMA "
+                             "field widths");
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  // Scale at accumulator word 0, bias after it (nothing else in the layer
+  // uses the accumulator).
+  bool bias = static_cast<bool>(r->bias);
+  uint64_t words = (bias ? 2 : 1) * n0;
+  if (b.hw.accumulatorWords() < words)
+    return loweringError(op, "accumulator of " +
+                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
+                                 " bytes cannot hold the layer norm's " +
+                                 llvm::Twine(words) + " scale and bias words");
+  uint64_t scaleDram = 0, biasDram = 0;
+  if (io.materializeConstants) {
+    std::vector<float> v(r->scale.getValues<float>().begin(),
+                         r->scale.getValues<float>().end());
+    scaleDram = b.constantBase + b.addConstant(v.data(), v.size() * 4);
+    if (bias) {
+      std::vector<float> w(r->bias.getValues<float>().begin(),
+                           r->bias.getValues<float>().end());
+      biasDram = b.constantBase + b.addConstant(w.data(), w.size() * 4);
+    }
+  }
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < r->rows; r0 += rows) {
+    int64_t rt = std::min(rows, r->rows - r0);
+    size_t slot = items.size() % 2;
+    uint64_t data = (*slots)[0][slot], out = (*slots)[1][slot];
+    Item it;
+    if (r0 == 0) {
+      for (auto [dram, at] : {std::pair<uint64_t, uint64_t>{scaleDram, 0},
+                              {biasDram, uint64_t(n0)}}) {
+        if (at && !bias)
+          break;
+        DmaBox t;
+        t.acc = true, t.elemBytes = 4;
+        t.dram = dram, t.sram = at, t.n[0] = n0;
+        it.loads.push_back(makeLoad(t));
+      }
+    }
+    DmaBox in;
+    in.dram = io.inputs[0] + r0 * n0, in.sram = data;
+    in.n[0] = rt * n0;
+    in.flipSign = r->x.isUnsigned;
+    if (rt * n0 > kMaxField) {
+      in.n[0] = n0, in.n[1] = rt;
+      in.s[1] = n0, in.t[1] = n0;
+    }
+    it.loads.push_back(makeLoad(in));
+    Instruction v(Opcode::Vlayernorm);
+    v.set(Field::Vlayernorm_bias, bias);
+    v.set(Field::Vlayernorm_x_zp, r->x.zeroPoint);
+    v.set(Field::Vlayernorm_y_zp, r->y.zeroPoint);
+    v.set(Field::Vlayernorm_a_addr, static_cast<int64_t>(data));
+    v.set(Field::Vlayernorm_gamma_addr, 0);
+    v.set(Field::Vlayernorm_beta_addr, bias ? n0 : 0);
+    v.set(Field::Vlayernorm_o_addr, static_cast<int64_t>(out));
+    v.set(Field::Vlayernorm_n0, n0);
+    v.set(Field::Vlayernorm_n1, rt);
+    v.set(Field::Vlayernorm_a_s1, n0);
+    v.set(Field::Vlayernorm_o_s1, n0);
+    v.setF32(Field::Vlayernorm_eps, float(op.getEpsilon().convertToDouble()));
+    v.setF32(Field::Vlayernorm_x_scale, r->x.scale);
+    v.setF32(Field::Vlayernorm_y_scale, r->y.scale);
+    it.computes.push_back(v);
+    DmaBox o = in;
+    o.dram = io.output + r0 * n0, o.sram = out;
+    o.flipSign = r->y.isUnsigned; // the int8 domain back to uint8 codes
     it.stores.push_back(makeStore(o));
     items.push_back(std::move(it));
   }
