@@ -537,6 +537,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return softmaxCandidates(h);
   if (auto ln = dyn_cast<graph::LayerNormOp>(op))
     return layerNormCandidates(ln);
+  if (auto tr = dyn_cast<graph::TransposeOp>(op))
+    return transposeCandidates(tr);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
   if (llvm::isa<graph::UpsampleOp, graph::DepthToSpaceOp>(op)) {
@@ -591,6 +593,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerSoftmax(h, plan, io, builder);
   if (auto ln = dyn_cast<graph::LayerNormOp>(op))
     return lowerLayerNorm(ln, plan, io, builder);
+  if (auto tr = dyn_cast<graph::TransposeOp>(op))
+    return lowerTranspose(tr, plan, io, builder);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return lowerConcat(c, plan, io, builder);
   if (auto u = dyn_cast<graph::UpsampleOp>(op))

@@ -306,6 +306,22 @@ llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
                                                     ProgramBuilder &b);
+/// A transpose that keeps the innermost dim as a DMA copy: after dropping
+/// size-1 dims and merging dims adjacent in both orders, the output is
+/// size[0] x size[1] x size[2] runs of `c` contiguous bytes, whose input
+/// strides (bytes) are `stride` (TableCodegen.cpp).
+struct TransposeBoxes {
+  int64_t c = 1;
+  int64_t size[3] = {1, 1, 1}, stride[3] = {0, 0, 0};
+};
+/// nullopt when `op` moves the innermost dim, has more than three outer
+/// dims after merging, or exceeds the DMA/VLUT field widths.
+std::optional<TransposeBoxes> transposeBoxes(graph::TransposeOp op);
+std::vector<TilePlan> transposeCandidates(graph::TransposeOp op);
+llvm::Expected<std::vector<Item>> lowerTranspose(graph::TransposeOp op,
+                                                 const TilePlan &plan,
+                                                 const LayerIO &io,
+                                                 ProgramBuilder &b);
 llvm::Expected<std::vector<Item>> lowerPad(graph::PadOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,

@@ -68,6 +68,8 @@ std::string npuRejection(Operation *op) {
     return softmaxRejection(host);
   if (auto ln = dyn_cast<LayerNormOp>(op))
     return layerNormRejection(ln);
+  if (llvm::isa<TransposeOp>(op)) // the NPU's kind (isHostBoundaryOp)
+    return "";
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     if (conv.getLayout() != Layout::NHWC)
       return "convolution is not in NHWC (run graph-to-nhwc first)";
@@ -256,9 +258,16 @@ std::string npuRejection(Operation *op) {
   return "no NPU lowering for this op";
 }
 
-/// Boundary ops the runtime's builtin host kernels implement.
+/// Boundary ops the runtime's builtin host kernels implement. An 8-bit
+/// transpose that keeps the innermost dim (attention's head split and
+/// merge, Swin's window partition) is a strided DMA copy on the NPU instead.
 bool isHostBoundaryOp(Operation *op) {
-  return llvm::isa<QuantizeOp, DequantizeOp, TransposeOp>(op);
+  if (auto t = dyn_cast<TransposeOp>(op))
+    return !(isI8PerTensor(t.getInput().getType()) &&
+             getElementTypeOrSelf(t.getInput().getType()) ==
+                 getElementTypeOrSelf(t.getOutput().getType()) &&
+             transposeBoxes(t));
+  return llvm::isa<QuantizeOp, DequantizeOp>(op);
 }
 
 bool isF32(Type t) { return getElementTypeOrSelf(t).isF32(); }

@@ -20,6 +20,11 @@
 // input rows with the side padding, and one pixel of pad bytes, broadcast,
 // the padding rows.
 //
+// A transpose of an 8-bit tensor that keeps the innermost dim (attention's
+// head split and merge, Swin's window partition) copies runs of that dim:
+// a strided LOAD gathers them in output order, the identity table, one
+// contiguous STORE.
+//
 // A concat copies each input's rows into its channel slice of the output
 // (DRAM pixel stride = the output's channels) through that input's table:
 // Q(DQ_i(code)) (requantTable; identity when the parameters agree), and,
@@ -450,6 +455,98 @@ llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
         makeStore(rowsBox(io.output + p0 * Co, res, pt, Co, Co)));
     items.push_back(std::move(it));
   }
+  return items;
+}
+
+std::optional<TransposeBoxes> transposeBoxes(graph::TransposeOp op) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  ArrayRef<int64_t> perm = op.getPerm();
+  int64_t rank = in.getRank();
+  if (rank == 0 || perm.back() != rank - 1)
+    return std::nullopt;
+  // Input strides in bytes (row-major), then the output's dims in order
+  // with their input strides, size-1 dims dropped and a dim merged into
+  // the one before it when both are adjacent in the input too.
+  std::vector<int64_t> stride(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    stride[d] = stride[d + 1] * in.getDimSize(d + 1);
+  std::vector<std::pair<int64_t, int64_t>> dims; // (size, input stride)
+  for (int64_t p : perm) {
+    int64_t size = in.getDimSize(p);
+    if (size == 1)
+      continue;
+    if (!dims.empty() && dims.back().second == stride[p] * size) {
+      dims.back() = {dims.back().first * size, stride[p]};
+      continue;
+    }
+    dims.push_back({size, stride[p]});
+  }
+  // The innermost run (the last dim, with what merged into it) is
+  // contiguous; at most three dims outside it (the DMA box's n1..n3).
+  if (dims.empty() || dims.back().second != 1 || dims.size() > 4)
+    return std::nullopt;
+  TransposeBoxes t;
+  t.c = dims.back().first;
+  dims.pop_back();
+  while (dims.size() < 3)
+    dims.insert(dims.begin(), {1, 0});
+  for (int k = 0; k < 3; ++k)
+    t.size[k] = dims[k].first, t.stride[k] = dims[k].second;
+  if (t.c > kMaxField || t.size[1] > kMaxField || t.size[2] > kMaxField ||
+      t.size[1] * t.size[2] > kMaxField)
+    return std::nullopt;
+  return t;
+}
+
+std::vector<TilePlan> transposeCandidates(graph::TransposeOp op) {
+  auto t = transposeBoxes(op);
+  return t ? rowCandidates(t->size[1]) : std::vector<TilePlan>{};
+}
+
+/// An item loads, for one index of the outermost dim and a run of the
+/// middle one, the input's runs of C bytes in output order (a strided DMA
+/// box), copies them through the identity VLUT and stores them as one
+/// contiguous run of the output.
+llvm::Expected<std::vector<Item>> lowerTranspose(graph::TransposeOp op,
+                                                 const TilePlan &plan,
+                                                 const LayerIO &io,
+                                                 ProgramBuilder &b) {
+  auto t = transposeBoxes(op);
+  auto q = tables::quantized8(op.getInput().getType());
+  if (!t || !q)
+    return loweringError(op, "this transpose is no strided copy of whole "
+                             "innermost runs");
+  int64_t C = t->c, inner = t->size[2] * C;
+  int64_t rows = std::min(plan.rows.value(), t->size[1]);
+  auto slots = allocateSlotPairs(op, b.hw, {rows * inner, rows * inner, 256},
+                                 io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  uint64_t lutDram = identityLut(q, io, b);
+  std::vector<Item> items;
+  for (int64_t i0 = 0; i0 < t->size[0]; ++i0)
+    for (int64_t i1 = 0; i1 < t->size[1]; i1 += rows) {
+      int64_t rt = std::min(rows, t->size[1] - i1);
+      size_t s = items.size() % 2;
+      uint64_t data = (*slots)[0][s], res = (*slots)[1][s],
+               lut = (*slots)[2][s];
+      Item it;
+      DmaBox box;
+      box.dram = io.inputs[0] + i0 * t->stride[0] + i1 * t->stride[1];
+      box.sram = data;
+      box.n[0] = C, box.n[1] = t->size[2], box.n[2] = rt;
+      box.s[1] = t->stride[2], box.s[2] = t->stride[1];
+      box.t[1] = C, box.t[2] = inner;
+      box.flipSign = !q.isSigned();
+      it.loads.push_back(makeLoad(box));
+      if (items.size() < 2)
+        it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
+      it.computes.push_back(vlut(data, res, lut, rt * t->size[2], C, false));
+      for (const DmaBox &o : contiguousBoxes(
+               io.output + (i0 * t->size[1] + i1) * inner, res, rt * inner))
+        it.stores.push_back(makeStore(o));
+      items.push_back(std::move(it));
+    }
   return items;
 }
 
