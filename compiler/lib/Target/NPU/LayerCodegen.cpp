@@ -513,6 +513,27 @@ std::vector<TilePlan> rowCandidates(int64_t outRows) {
   return plans;
 }
 
+std::vector<TilePlan> fittingRowCandidates(int64_t rows, int64_t bytesPerRow,
+                                           const isa::HwConfig &hw) {
+  // Tiles up to what two slot pairs of the scratchpad hold, down to a
+  // sixteenth of that: smaller tiles only add per-item costs, and pricing
+  // them (thousands of items for a layer of thousands of rows) is what made
+  // planning slow.
+  int64_t fit = std::max<int64_t>(1, int64_t(hw.sram.scratchpadBytes) /
+                                         std::max<int64_t>(bytesPerRow, 1));
+  int64_t smallest = std::max<int64_t>(1, std::min(fit, rows) / 16);
+  std::vector<TilePlan> plans;
+  for (TilePlan p : rowCandidates(rows))
+    if (*p.rows <= fit && *p.rows >= smallest)
+      plans.push_back(p);
+  if (plans.empty()) {
+    TilePlan p;
+    p.rows = std::min(fit, rows);
+    plans.push_back(p);
+  }
+  return plans;
+}
+
 std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
                                      bool kSplit) {
   if (auto conv = dyn_cast<graph::Conv2DOp>(op))
@@ -532,13 +553,13 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return rowCandidates(rows);
   }
   if (auto t = dyn_cast<graph::TableOp>(op))
-    return tableCandidates(t);
+    return tableCandidates(t, hw);
   if (auto h = dyn_cast<graph::HostOp>(op))
-    return softmaxCandidates(h);
+    return softmaxCandidates(h, hw);
   if (auto ln = dyn_cast<graph::LayerNormOp>(op))
-    return layerNormCandidates(ln);
+    return layerNormCandidates(ln, hw);
   if (auto tr = dyn_cast<graph::TransposeOp>(op))
-    return transposeCandidates(tr);
+    return transposeCandidates(tr, hw);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return concatCandidates(c);
   if (llvm::isa<graph::UpsampleOp, graph::DepthToSpaceOp>(op)) {

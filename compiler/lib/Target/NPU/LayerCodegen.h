@@ -317,7 +317,8 @@ struct TransposeBoxes {
 /// nullopt when `op` moves the innermost dim, has more than three outer
 /// dims after merging, or exceeds the DMA/VLUT field widths.
 std::optional<TransposeBoxes> transposeBoxes(graph::TransposeOp op);
-std::vector<TilePlan> transposeCandidates(graph::TransposeOp op);
+std::vector<TilePlan> transposeCandidates(graph::TransposeOp op,
+                                          const isa::HwConfig &hw);
 llvm::Expected<std::vector<Item>> lowerTranspose(graph::TransposeOp op,
                                                  const TilePlan &plan,
                                                  const LayerIO &io,
@@ -332,7 +333,8 @@ llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
                                                const TilePlan &plan,
                                                const LayerIO &io,
                                                ProgramBuilder &b);
-std::vector<TilePlan> softmaxCandidates(graph::HostOp op);
+std::vector<TilePlan> softmaxCandidates(graph::HostOp op,
+                                        const isa::HwConfig &hw);
 /// Why the NPU cannot run the graph.host `op` (empty: it can; only a
 /// QLinearSoftmax over trailing axes).
 std::string softmaxRejection(graph::HostOp op);
@@ -345,10 +347,12 @@ llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
                                                  const TilePlan &plan,
                                                  const LayerIO &io,
                                                  ProgramBuilder &b);
-std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op);
+std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op,
+                                          const isa::HwConfig &hw);
 /// Why the NPU cannot run the quantized layer norm `op` (empty: it can).
 std::string layerNormRejection(graph::LayerNormOp op);
-std::vector<TilePlan> tableCandidates(graph::TableOp op);
+std::vector<TilePlan> tableCandidates(graph::TableOp op,
+                                      const isa::HwConfig &hw);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 
 /// Double-buffered scratchpad slots: a pair for each of `bytes`, or an
@@ -365,6 +369,10 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
 /// the array rows `r`, largest first, down to `r`.
 std::vector<int64_t> kChunkCandidates(int64_t k, int64_t r);
 std::vector<TilePlan> rowCandidates(int64_t outRows);
+/// rowCandidates of `rows` that fit the scratchpad at `bytesPerRow` (all
+/// slots of a row together), down to a sixteenth of the largest that does.
+std::vector<TilePlan> fittingRowCandidates(int64_t rows, int64_t bytesPerRow,
+                                           const isa::HwConfig &hw);
 
 /// How the operands of an elementwise add/mul of shapes `lhs`, `rhs` meet:
 /// equal shapes, or one side a per-channel vector (every dim 1 but the last,

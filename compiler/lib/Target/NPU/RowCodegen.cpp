@@ -144,9 +144,12 @@ std::string softmaxRejection(graph::HostOp op) {
   return softmaxParams(op, &why) ? "" : why;
 }
 
-std::vector<TilePlan> softmaxCandidates(graph::HostOp op) {
+std::vector<TilePlan> softmaxCandidates(graph::HostOp op,
+                                        const isa::HwConfig &hw) {
   auto s = softmaxParams(op, nullptr);
-  return s ? rowCandidates(s->rows) : std::vector<TilePlan>{};
+  // Two slot pairs (input, output) of whole rows.
+  return s ? fittingRowCandidates(s->rows, 4 * s->cols, hw)
+           : std::vector<TilePlan>{};
 }
 
 llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
@@ -231,9 +234,11 @@ std::string layerNormRejection(graph::LayerNormOp op) {
   return layerNormRows(op, &why) ? "" : why;
 }
 
-std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op) {
+std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op,
+                                          const isa::HwConfig &hw) {
   auto r = layerNormRows(op, nullptr);
-  return r ? rowCandidates(r->rows) : std::vector<TilePlan>{};
+  return r ? fittingRowCandidates(r->rows, 4 * r->cols, hw)
+           : std::vector<TilePlan>{};
 }
 
 llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,

@@ -82,7 +82,8 @@ constexpr int64_t kMaxField = 0xffff; // VLUT n0/n1, DMA counts
 
 } // namespace
 
-std::vector<TilePlan> tableCandidates(graph::TableOp op) {
+std::vector<TilePlan> tableCandidates(graph::TableOp op,
+                                      const isa::HwConfig &hw) {
   if (isFusedIntoProducer(op))
     return {};
   auto type = cast<ShapedType>(op.getInput().getType());
@@ -96,7 +97,7 @@ std::vector<TilePlan> tableCandidates(graph::TableOp op) {
       chunks.push_back(c);
   std::vector<TilePlan> plans;
   for (int64_t c : chunks)
-    for (TilePlan p : rowCandidates(outer)) {
+    for (TilePlan p : fittingRowCandidates(outer, 4 * c, hw)) {
       p.channels = c;
       plans.push_back(p);
     }
@@ -498,9 +499,11 @@ std::optional<TransposeBoxes> transposeBoxes(graph::TransposeOp op) {
   return t;
 }
 
-std::vector<TilePlan> transposeCandidates(graph::TransposeOp op) {
+std::vector<TilePlan> transposeCandidates(graph::TransposeOp op,
+                                          const isa::HwConfig &hw) {
   auto t = transposeBoxes(op);
-  return t ? rowCandidates(t->size[1]) : std::vector<TilePlan>{};
+  return t ? fittingRowCandidates(t->size[1], 4 * t->size[2] * t->c, hw)
+           : std::vector<TilePlan>{};
 }
 
 /// An item loads, for one index of the outermost dim and a run of the
