@@ -1,7 +1,7 @@
 // Scratchpad and accumulator SRAMs (behavioral memories) with the DMA ports,
 // and the compute engines that produce the values of the compute
 // instructions (docs/isa.md §4): the systolic array (npu_matmul_unit) and
-// the streaming REQUANT, VADD/VMUL, POOL and DWCONV engines. Each starts in
+// the streaming REQUANT, VADD/VMUL, POOL, DWCONV and VSOFTMAX engines. Each starts in
 // its instruction's issue cycle and follows the computeCycles formula as its
 // schedule, so its last result is written at the edge ending the completion
 // cycle the controller (npu_controller) computes; `exec` / `pp_exec` (that
@@ -95,7 +95,7 @@ module npu_datapath
       .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
       .c_wr_data(mm_c_data), .overrun(mm_overrun));
 
-  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV) ----
+  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX) ----
   // Each starts in the issue cycle of its instruction and writes its results
   // beat by beat during the occupancy, the last at the edge ending the
   // completion cycle (the computeCycles formulas are their schedules). The
@@ -150,6 +150,16 @@ module npu_datapath
       .acc_raddr(dw_acc_addr), .acc_rdata(dw_acc_data),
       .acc_we(dw_we), .acc_waddr(dw_waddr), .acc_wdata(dw_wdata));
 
+  logic sm_busy;
+  logic [63:0] sm_a_addr[L], sm_t_addr[L], sm_waddr[L];
+  logic [7:0] sm_a_data[L], sm_wdata[L];
+  logic [31:0] sm_t_data[L];
+  logic sm_we[L];
+  npu_softmax_unit u_softmax (
+      .clk, .rst, .start(c_start && c_op == OP_VSOFTMAX), .inst(c_inst), .busy(sm_busy),
+      .a_raddr(sm_a_addr), .a_rdata(sm_a_data), .t_raddr(sm_t_addr), .t_rdata(sm_t_data),
+      .o_we(sm_we), .o_waddr(sm_waddr), .o_wdata(sm_wdata));
+
   // Read ports of the behavioral memories. An idle engine's address may be
   // anything: out-of-range reads are masked (they feed nothing).
   always_comb
@@ -162,6 +172,8 @@ module npu_datapath
       vu_b_data[l] = sp_read(vu_b_addr[l]);
       pl_rdata[l] = sp_read(pl_raddr[l]);
       dw_acc_data[l] = acc_read(dw_acc_addr[l]);
+      sm_a_data[l] = sp_read(sm_a_addr[l]);
+      sm_t_data[l] = acc_read(sm_t_addr[l]);
     end
   always_comb
     for (int i = 0; i < L * DT; i++) begin
@@ -174,22 +186,23 @@ module npu_datapath
   // next one, unless the next instruction of its kind issues then. A
   // mismatch is a bug in the RTL; the co-simulation reports it
   // (fault_internal).
-  function automatic logic [1:0] engine_of(input logic [7:0] op);
+  function automatic logic [2:0] engine_of(input logic [7:0] op);
     case (op)
-      OP_REQUANT: return 2'd0;
-      OP_VADD, OP_VMUL, OP_VLUT: return 2'd1;
-      OP_POOL: return 2'd2;
-      default: return 2'd3;  // DWCONV
+      OP_REQUANT: return 3'd0;
+      OP_VADD, OP_VMUL, OP_VLUT: return 3'd1;
+      OP_POOL: return 3'd2;
+      OP_VSOFTMAX: return 3'd4;
+      default: return 3'd3;  // DWCONV
     endcase
   endfunction
-  logic [3:0] engine_busy;
-  assign engine_busy = {dw_busy, pl_busy, vu_busy, rq_busy};
+  logic [4:0] engine_busy;
+  assign engine_busy = {sm_busy, dw_busy, pl_busy, vu_busy, rq_busy};
   function automatic logic is_engine_op(input logic [7:0] op);
     return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_VLUT || op == OP_POOL ||
-           op == OP_DWCONV;
+           op == OP_DWCONV || op == OP_VSOFTMAX;
   endfunction
-  logic [3:0] done_q;  // engines whose instruction completed last cycle
-  logic [3:0] done_now, start_now;
+  logic [4:0] done_q;  // engines whose instruction completed last cycle
+  logic [4:0] done_now, start_now;
   always_comb begin
     done_now = '0;
     start_now = '0;
@@ -234,6 +247,7 @@ module npu_datapath
         if (vu_we[l]) sp[vu_waddr[l]] = vu_wdata[l];
         if (pl_we[l]) sp[pl_waddr[l]] = pl_wdata[l];
         if (dw_we[l]) acc[dw_waddr[l]] = dw_wdata[l];
+        if (sm_we[l]) sp[sm_waddr[l]] = sm_wdata[l];
       end
     end
   end

@@ -90,6 +90,22 @@ package npu_postproc_pkg;
     pool_avg = npu_fp32_toint_pkg::rne_int(npu_fp32_add_pkg::fadd(
         npu_fp32_div_pkg::fdiv(npu_fp32_div_pkg::fdiv(facc, div), osc), npu_fp32_itof_pkg::itof(ozp)));
   endfunction
+  // VSOFTMAX, one element (isa::softmaxRow): table entry e, c and the row's
+  // sum give q = rne(fl(fl(e * c) / sum)), converted as ORT's kernel does
+  // (int8: cvtss2si to int32, out of range INT32_MIN; uint8: cvtss2si to
+  // int64, low 32 bits), + zp modulo 2^32; above 255 (unsigned with u8)
+  // the byte is 0xff, otherwise the low byte.
+  function automatic logic [7:0] softmax_byte(input logic [31:0] e, input logic [31:0] c,
+                                              input logic [31:0] sum, input logic [31:0] zp,
+                                              input logic u8);
+    logic [31:0] q, w;
+    logic over;
+    q = npu_fp32_div_pkg::fdiv(npu_fp32_mul_pkg::fmul(e, c), sum);
+    w = (u8 ? npu_fp32_toint_pkg::rne_int64_lo(q) : npu_fp32_toint_pkg::rne_int(q)) + zp;
+    over = u8 ? w > 32'd255 : $signed(w) > 32'sd255;
+    softmax_byte = over ? 8'hff : w[7:0];
+  endfunction
+
   // isa.md §4 domains of the u8 flag (VADD, VMUL, POOL): u8 values are
   // stored bytes ^ 0x80 and u8 parameters (zero points, clamps) unsigned;
   // int8 both sign-extended.

@@ -36,6 +36,11 @@ package npu_timing_pkg;
       OP_VLUT:
         return 2 * ceil_lanes(64'(I[VLUT_N0_LSB +: VLUT_N0_W]) * 64'(I[VLUT_N1_LSB +: VLUT_N1_W])) +
                PIPE_DEPTH;
+      // Lanes take rows; per group of LANES rows the maximum (n0), the sum
+      // (n0 + 1) and the outputs (n0 + 1).
+      OP_VSOFTMAX:
+        return ceil_lanes(64'(I[VSOFTMAX_N1_LSB +: VSOFTMAX_N1_W])) *
+               (3 * 64'(I[VSOFTMAX_N0_LSB +: VSOFTMAX_N0_W]) + 2) + PIPE_DEPTH;
       OP_POOL:
         return 64'(I[POOL_OH_LSB +: POOL_OH_W]) * 64'(I[POOL_OW_LSB +: POOL_OW_W]) *
                64'(I[POOL_KH_LSB +: POOL_KH_W]) * 64'(I[POOL_KW_LSB +: POOL_KW_W]) *

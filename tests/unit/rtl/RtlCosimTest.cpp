@@ -183,6 +183,10 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   isa::HwConfig cfg = preset(presetName);
   unsigned clean = 0, paddingBound = 0, conflicts = 0, luts = 0, lutColumns = 0;
   unsigned overlapped = 0, maxInArray = 0;
+  // VSOFTMAX in clean runs: all, uint8, in place, with a partial last lane
+  // group, with one column.
+  unsigned softmaxes = 0, softmaxU8 = 0, softmaxInPlace = 0,
+           softmaxPartial = 0, softmaxOneColumn = 0, softmaxWild = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -220,6 +224,18 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
       luts += ok && op == Opcode::Vlut;
       lutColumns +=
           ok && op == Opcode::Vlut && I.getFlag(isa::Field::Vlut_per_column);
+      if (ok && op == Opcode::Vsoftmax) {
+        ++softmaxes;
+        softmaxU8 += I.getFlag(isa::Field::Vsoftmax_u8);
+        softmaxInPlace += I.raw(isa::Field::Vsoftmax_a_addr) ==
+                          I.raw(isa::Field::Vsoftmax_o_addr);
+        softmaxPartial +=
+            I.raw(isa::Field::Vsoftmax_n1) % cfg.vector.lanes != 0;
+        softmaxOneColumn += I.raw(isa::Field::Vsoftmax_n0) == 1;
+        // Tables 2 and 3: e * c overflows, NaN / inf / negative entries.
+        softmaxWild += I.raw(isa::Field::Vsoftmax_table_addr) >=
+                       Generator::kSoftmaxAcc + 2 * 256;
+      }
       conflicts +=
           ok &&
           ((op == Opcode::Matmul &&
@@ -236,6 +252,17 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(luts, 5u) << presetName;
   EXPECT_GE(lutColumns, 2u) << presetName;
   EXPECT_GE(conflicts, 5u) << presetName;
+  std::printf("%s: %u VSOFTMAX (%u uint8, %u in place, %u with a partial "
+              "lane group, %u with one column, %u on the overflowing or "
+              "arbitrary tables)\n",
+              presetName, softmaxes, softmaxU8, softmaxInPlace, softmaxPartial,
+              softmaxOneColumn, softmaxWild);
+  EXPECT_GE(softmaxes, 15u) << presetName;
+  EXPECT_GE(softmaxU8, 3u) << presetName;
+  EXPECT_GE(softmaxInPlace, 3u) << presetName;
+  EXPECT_GE(softmaxPartial, 3u) << presetName;
+  EXPECT_GE(softmaxOneColumn, 1u) << presetName;
+  EXPECT_GE(softmaxWild, 3u) << presetName;
   if (cfg.array.matmulInflight > 1) {
     std::printf("%s: %u MATMULs issued into a busy array, at most %u in it\n",
                 presetName, overlapped, maxInArray);

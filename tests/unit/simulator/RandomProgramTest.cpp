@@ -3,7 +3,9 @@
 // Random but valid, token-synchronized programs (fixed seeds): a double-
 // buffered pipeline of tiles, each loaded with a random DMA box, processed by
 // a random mix of compute instructions and stored. Both backends must leave
-// identical DRAM, scratchpad and accumulator contents.
+// identical DRAM, scratchpad and accumulator contents. VSOFTMAX reads one of
+// four fp32 tables loaded into ACC: ORT's exp tables, one with entries so
+// large that e * c overflows, one with any bit patterns among them.
 //
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
@@ -12,6 +14,8 @@
 #include "systole/ISA/Timing.h"
 #include "systole/ISA/Verifier.h"
 
+#include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace systole;
@@ -35,12 +39,37 @@ public:
   static constexpr uint64_t kScalesAcc = 3000, kOut = 32768, kAccOut = 49152;
   // REQUANT's table, or up to 8 per-column VLUT tables.
   static constexpr uint64_t kLutBytes = 8 * 256;
+  // VSOFTMAX's tables of 256 fp32 words: in DRAM (bytes) and in ACC (words).
+  static constexpr uint64_t kSoftmaxTables = 4, kSoftmaxDram = 57344;
+  static constexpr uint64_t kSoftmaxAcc = 3072;
 
 private:
   uint64_t r(uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); }
   bool coin(unsigned pct = 50) { return rng() % 100 < pct; }
   float scale() {
     return std::ldexp(float(r(1 << 20, 1 << 21)), -int(r(20, 32)));
+  }
+  // VSOFTMAX's c (floor(1 / y_scale) in ORT): the usual 256, a y_scale of
+  // any size, or powers of two that put q past 2^31 and 2^63 (the
+  // conversions' out-of-range cases), or any bit pattern.
+  float softmaxC() {
+    switch (r(0, 5)) {
+    case 0:
+      return 256.0f;
+    case 1:
+      return 1.0f;
+    case 2:
+      return std::floor(1.0f / (float(r(1, 1000)) * 1e-5f));
+    case 3:
+    case 4:
+      return std::ldexp(1.0f, int(r(20, 80)));
+    default: {
+      uint32_t bits = uint32_t(rng());
+      float f;
+      std::memcpy(&f, &bits, 4);
+      return f;
+    }
+    }
   }
   bool fits(const Instruction &I, const std::vector<Range> &reads,
             const std::vector<Range> &writes) {
@@ -88,6 +117,23 @@ std::vector<uint8_t> Generator::dram() {
     uint32_t bits = bitsOf(scale());
     std::memcpy(&d[kScalesDram + 4 * i], &bits, 4);
   }
+  // The VSOFTMAX tables: exp((i - 255 + shift) * x_scale), table 0
+  // unshifted (entries <= 1, as ORT makes them), 1 shifted up, 2 with a
+  // third of the entries near FLT_MAX (fl(e * c) = inf), 3 with a quarter
+  // any bit pattern (NaN, inf, negative, subnormal, zero).
+  for (unsigned t = 0; t < kSoftmaxTables; ++t) {
+    float xScale = float(r(1, 200)) * 1e-3f;
+    int shift = t == 0 ? 0 : int(r(1, 40));
+    for (unsigned i = 0; i < 256; ++i) {
+      float v = std::exp(float(int(i) - 255 + shift) * xScale);
+      uint32_t bits = bitsOf(v);
+      if (t == 2 && coin(33))
+        bits = bitsOf(std::ldexp(float(r(1 << 23, (1 << 24) - 1)), int(r(90, 104))));
+      if (t == 3 && coin(25))
+        bits = uint32_t(rng());
+      std::memcpy(&d[kSoftmaxDram + 1024 * t + 4 * i], &bits, 4);
+    }
+  }
   return d;
 }
 
@@ -131,13 +177,15 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
       {isa::MemSpace::Scratchpad, kLut, kLut + kLutBytes},
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024},
-      {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64}};
+      {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64},
+      {isa::MemSpace::Accumulator, kSoftmaxAcc,
+       kSoftmaxAcc + 256 * kSoftmaxTables}};
   std::vector<Range> writes = {
       {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
-    unsigned kind = burst ? 0 : r(0, 7);
+    unsigned kind = burst ? 0 : r(0, 8);
     Instruction I;
     if (kind <= 1) { // MATMUL
       // In a burst: the same tile (c_addr, c_stride, N) or, one time in
@@ -281,6 +329,23 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Vlut_n1, n1)
           .with(F::Vlut_a_s1, inPlace ? oS1 : r(0, 50))
           .with(F::Vlut_o_s1, oS1);
+    } else if (kind == 8) { // VSOFTMAX
+      // Rows: one column, one lane group or several, ending part way.
+      uint64_t n0 = coin(15) ? 1 : r(1, 40), n1 = r(1, 20);
+      uint64_t o = oBase(b) + r(0, 2000), oS1 = n0 + r(0, 9);
+      bool inPlace = coin(30);
+      I = Instruction(Opcode::Vsoftmax);
+      I.with(F::Vsoftmax_u8, coin(40))
+          .with(F::Vsoftmax_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vsoftmax_a_addr, inPlace ? o : aBase(b) + r(0, 3000))
+          .with(F::Vsoftmax_table_addr,
+                kSoftmaxAcc + 256 * r(0, kSoftmaxTables - 1))
+          .with(F::Vsoftmax_o_addr, o)
+          .with(F::Vsoftmax_n0, n0)
+          .with(F::Vsoftmax_n1, n1)
+          .with(F::Vsoftmax_a_s1, inPlace ? oS1 : r(0, 50))
+          .with(F::Vsoftmax_o_s1, oS1);
+      I.setF32(F::Vsoftmax_c, softmaxC());
     } else if (kind == 4) { // POOL
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
                ch = r(1, 12);
@@ -367,6 +432,16 @@ std::vector<Instruction> Generator::program(unsigned T) {
       .with(F::Load_n3, 1);
   out.push_back(S);
   out.push_back(dma(Opcode::Load, 24000, kLut, kLutBytes));
+  Instruction tables(Opcode::Load);
+  tables.with(F::Load_sram, isa::Memory_acc)
+      .with(F::Load_elem_bytes, 4)
+      .with(F::Load_dram_addr, kSoftmaxDram)
+      .with(F::Load_sram_addr, kSoftmaxAcc)
+      .with(F::Load_n0, 256 * kSoftmaxTables)
+      .with(F::Load_n1, 1)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1);
+  out.push_back(tables);
   // Interleave the queues' instructions in a plausible program order: tile
   // t's loads, then its compute, then its stores.
   for (unsigned t = 0; t < T; ++t) {
@@ -424,6 +499,7 @@ isa::HwConfig randomConfig() {
 TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
   uint64_t totalCycles = 0, instructions = 0, inPlace = 0, luts = 0;
+  uint64_t softmaxes = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -435,6 +511,7 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
                << llvm::toString(std::move(e));
       const Instruction &I = prog[i];
       luts += I.opcode() == Opcode::Vlut;
+      softmaxes += I.opcode() == Opcode::Vsoftmax;
       if (I.opcode() == Opcode::Vadd)
         inPlace += !I.getFlag(F::Vadd_a_bcast) &&
                    I.raw(F::Vadd_a_addr) == I.raw(F::Vadd_o_addr);
@@ -462,4 +539,5 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   EXPECT_GT(totalCycles, instructions); // sanity: timing happened
   EXPECT_GT(inPlace, 0u);
   EXPECT_GT(luts, 0u);
+  EXPECT_GT(softmaxes, 20u);
 }
