@@ -421,7 +421,12 @@ TEST(Verifier, VsoftmaxOutputInPlaceOrApart) {
   EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_a_addr, 10)
                                  .with(F::Vsoftmax_a_s1, 4)
                                  .with(F::Vsoftmax_o_s1, 4)),
-                       "in place, but its rows overlap"));
+                       "rows overlap (0 < o_s1 4 < n0 8)"));
+  // Overlapping output rows are rejected apart from A too.
+  EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_a_addr, 100)
+                                 .with(F::Vsoftmax_a_s1, 8)
+                                 .with(F::Vsoftmax_o_s1, 2)),
+                       "rows overlap (0 < o_s1 2 < n0 8)"));
   EXPECT_TRUE(contains(check(S.with(F::Vsoftmax_n1, 0)), "n1"));
   // VLAYERNORM: the same rule.
   Instruction L(Opcode::Vlayernorm);
