@@ -1,7 +1,7 @@
 // Scratchpad and accumulator SRAMs (behavioral memories) with the DMA ports,
 // and the compute engines that produce the values of the compute
 // instructions (docs/isa.md §4): the systolic array (npu_matmul_unit) and
-// the streaming REQUANT, VADD/VMUL, POOL, DWCONV and VSOFTMAX engines. Each starts in
+// the streaming REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX and VLAYERNORM engines. Each starts in
 // its instruction's issue cycle and follows the computeCycles formula as its
 // schedule, so its last result is written at the edge ending the completion
 // cycle the controller (npu_controller) computes; `exec` / `pp_exec` (that
@@ -95,7 +95,7 @@ module npu_datapath
       .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
       .c_wr_data(mm_c_data), .overrun(mm_overrun));
 
-  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX) ----
+  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX, VLAYERNORM) ----
   // Each starts in the issue cycle of its instruction and writes its results
   // beat by beat during the occupancy, the last at the edge ending the
   // completion cycle (the computeCycles formulas are their schedules). The
@@ -160,6 +160,21 @@ module npu_datapath
       .a_raddr(sm_a_addr), .a_rdata(sm_a_data), .t_raddr(sm_t_addr), .t_rdata(sm_t_data),
       .o_we(sm_we), .o_waddr(sm_waddr), .o_wdata(sm_wdata));
 
+  // VLAYERNORM: its lanes are on one column at a time, so gamma and beta
+  // take one ACC port each.
+  logic ln_busy;
+  logic [63:0] ln_a_addr[L], ln_waddr[L], ln_g_addr, ln_b_addr;
+  logic [7:0] ln_a_data[L], ln_wdata[L];
+  logic [31:0] ln_g_data, ln_b_data;
+  logic ln_we[L];
+  npu_layernorm_unit u_layernorm (
+      .clk, .rst, .start(c_start && c_op == OP_VLAYERNORM), .inst(c_inst), .busy(ln_busy),
+      .a_raddr(ln_a_addr), .a_rdata(ln_a_data), .g_raddr(ln_g_addr), .g_rdata(ln_g_data),
+      .b_raddr(ln_b_addr), .b_rdata(ln_b_data), .o_we(ln_we), .o_waddr(ln_waddr),
+      .o_wdata(ln_wdata));
+  assign ln_g_data = acc_read(ln_g_addr);
+  assign ln_b_data = acc_read(ln_b_addr);
+
   // Read ports of the behavioral memories. An idle engine's address may be
   // anything: out-of-range reads are masked (they feed nothing).
   always_comb
@@ -174,6 +189,7 @@ module npu_datapath
       dw_acc_data[l] = acc_read(dw_acc_addr[l]);
       sm_a_data[l] = sp_read(sm_a_addr[l]);
       sm_t_data[l] = acc_read(sm_t_addr[l]);
+      ln_a_data[l] = sp_read(ln_a_addr[l]);
     end
   always_comb
     for (int i = 0; i < L * DT; i++) begin
@@ -192,17 +208,18 @@ module npu_datapath
       OP_VADD, OP_VMUL, OP_VLUT: return 3'd1;
       OP_POOL: return 3'd2;
       OP_VSOFTMAX: return 3'd4;
+      OP_VLAYERNORM: return 3'd5;
       default: return 3'd3;  // DWCONV
     endcase
   endfunction
-  logic [4:0] engine_busy;
-  assign engine_busy = {sm_busy, dw_busy, pl_busy, vu_busy, rq_busy};
+  logic [5:0] engine_busy;
+  assign engine_busy = {ln_busy, sm_busy, dw_busy, pl_busy, vu_busy, rq_busy};
   function automatic logic is_engine_op(input logic [7:0] op);
     return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_VLUT || op == OP_POOL ||
-           op == OP_DWCONV || op == OP_VSOFTMAX;
+           op == OP_DWCONV || op == OP_VSOFTMAX || op == OP_VLAYERNORM;
   endfunction
-  logic [4:0] done_q;  // engines whose instruction completed last cycle
-  logic [4:0] done_now, start_now;
+  logic [5:0] done_q;  // engines whose instruction completed last cycle
+  logic [5:0] done_now, start_now;
   always_comb begin
     done_now = '0;
     start_now = '0;
@@ -248,6 +265,7 @@ module npu_datapath
         if (pl_we[l]) sp[pl_waddr[l]] = pl_wdata[l];
         if (dw_we[l]) acc[dw_waddr[l]] = dw_wdata[l];
         if (sm_we[l]) sp[sm_waddr[l]] = sm_wdata[l];
+        if (ln_we[l]) sp[ln_waddr[l]] = ln_wdata[l];
       end
     end
   end

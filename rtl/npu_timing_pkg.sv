@@ -41,6 +41,11 @@ package npu_timing_pkg;
       OP_VSOFTMAX:
         return ceil_lanes(64'(I[VSOFTMAX_N1_LSB +: VSOFTMAX_N1_W])) *
                (3 * 64'(I[VSOFTMAX_N0_LSB +: VSOFTMAX_N0_W]) + 2) + PIPE_DEPTH;
+      // Lanes take rows; per group of LANES rows the sums (n0), the row
+      // statistics (isa::kLayerNormStatCycles = 6) and the outputs (n0).
+      OP_VLAYERNORM:
+        return ceil_lanes(64'(I[VLAYERNORM_N1_LSB +: VLAYERNORM_N1_W])) *
+               (2 * 64'(I[VLAYERNORM_N0_LSB +: VLAYERNORM_N0_W]) + 6) + PIPE_DEPTH;
       OP_POOL:
         return 64'(I[POOL_OH_LSB +: POOL_OH_W]) * 64'(I[POOL_OW_LSB +: POOL_OW_W]) *
                64'(I[POOL_KH_LSB +: POOL_KH_W]) * 64'(I[POOL_KW_LSB +: POOL_KW_W]) *

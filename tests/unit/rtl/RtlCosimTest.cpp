@@ -187,6 +187,10 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   // group, with one column.
   unsigned softmaxes = 0, softmaxU8 = 0, softmaxInPlace = 0,
            softmaxPartial = 0, softmaxOneColumn = 0, softmaxWild = 0;
+  // VLAYERNORM in clean runs: all, with beta, without, in place, with a
+  // partial last lane group, with one column.
+  unsigned norms = 0, normBias = 0, normNoBias = 0, normInPlace = 0,
+           normPartial = 0, normOneColumn = 0;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -236,6 +240,17 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
         softmaxWild += I.raw(isa::Field::Vsoftmax_table_addr) >=
                        Generator::kSoftmaxAcc + 2 * 256;
       }
+      if (ok && op == Opcode::Vlayernorm) {
+        ++norms;
+        bool bias = I.getFlag(isa::Field::Vlayernorm_bias);
+        normBias += bias;
+        normNoBias += !bias;
+        normInPlace += I.raw(isa::Field::Vlayernorm_a_addr) ==
+                       I.raw(isa::Field::Vlayernorm_o_addr);
+        normPartial +=
+            I.raw(isa::Field::Vlayernorm_n1) % cfg.vector.lanes != 0;
+        normOneColumn += I.raw(isa::Field::Vlayernorm_n0) == 1;
+      }
       conflicts +=
           ok &&
           ((op == Opcode::Matmul &&
@@ -263,6 +278,16 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(softmaxPartial, 3u) << presetName;
   EXPECT_GE(softmaxOneColumn, 1u) << presetName;
   EXPECT_GE(softmaxWild, 3u) << presetName;
+  std::printf("%s: %u VLAYERNORM (%u with beta, %u without, %u in place, "
+              "%u with a partial lane group, %u with one column)\n",
+              presetName, norms, normBias, normNoBias, normInPlace,
+              normPartial, normOneColumn);
+  EXPECT_GE(norms, 15u) << presetName;
+  EXPECT_GE(normBias, 3u) << presetName;
+  EXPECT_GE(normNoBias, 3u) << presetName;
+  EXPECT_GE(normInPlace, 3u) << presetName;
+  EXPECT_GE(normPartial, 3u) << presetName;
+  EXPECT_GE(normOneColumn, 1u) << presetName;
   if (cfg.array.matmulInflight > 1) {
     std::printf("%s: %u MATMULs issued into a busy array, at most %u in it\n",
                 presetName, overlapped, maxInArray);

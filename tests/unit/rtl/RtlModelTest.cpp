@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 using namespace systole;
 
@@ -72,13 +73,27 @@ Run runModel(const rt::Model &m, sim::BackendKind backend,
   return r;
 }
 
+// `mustUse`: opcodes the compiled program must contain (counted in its NPU
+// segments and printed), so that a test of their RTL engines cannot pass
+// without running them.
 void expectRtlEqualsCycle(const std::string &onnx, const std::string &hw,
                           const std::string &inputNpy,
-                          const std::string &refNpy) {
+                          const std::string &refNpy,
+                          const std::vector<isa::Opcode> &mustUse = {}) {
   std::string npu = compileModel(onnx, hw);
   ASSERT_FALSE(npu.empty());
   auto m = rt::Model::loadFile(npu);
   ASSERT_TRUE(bool(m)) << llvm::toString(m.takeError());
+  for (isa::Opcode op : mustUse) {
+    uint64_t n = 0;
+    for (const isa::Segment &s : (*m)->program().segments)
+      if (s.isNpu())
+        for (const isa::Instruction &I : s.npu().instructions)
+          n += I.opcode() == op;
+    std::printf("%s on %s: %llu %s\n", onnx.c_str(), hw.c_str(),
+                (unsigned long long)n, isa::opcodeInfo(op).mnemonic);
+    ASSERT_GT(n, 0u) << "no " << isa::opcodeInfo(op).mnemonic << " in " << onnx;
+  }
   auto input = readNpy(inputNpy);
   ASSERT_TRUE(bool(input)) << llvm::toString(input.takeError());
   Run c = runModel(**m, sim::BackendKind::Cycle, *input);
@@ -149,4 +164,26 @@ TEST(RtlModel, MobileNetV2OnRtl8x8) {
                       "references into build/cache/models, or point "
                       "SYSTOLE_MODEL_CACHE at a cache that has them)";
   expectRtlEqualsCycle(onnx, "rtl-8x8", input, ref);
+}
+
+// A two-layer transformer encoder (opset 17 LayerNormalization and
+// Softmax, int8 QDQ) on the 8x8 config: its attention softmaxes and layer
+// norms compile to VSOFTMAX and VLAYERNORM, asserted present, so the test
+// runs both engines of the RTL against SystemC and ORT. From the model
+// cache like MobileNetV2 (tools/setup.sh).
+TEST(RtlModel, EncoderOpset17OnRtl8x8) {
+  const char *cache = std::getenv("SYSTOLE_MODEL_CACHE");
+  std::string dir =
+      std::string(cache ? cache : SYSTOLE_MODEL_CACHE) + "/encoder_opset17/";
+  const std::string onnx = dir + "encoder_opset17_int8_qdq.onnx",
+                    input = dir + "inputs/input_0.npy",
+                    ref = dir + "ref_qdq/output_0.npy";
+  for (const std::string &f : {onnx, input, ref})
+    if (!std::filesystem::exists(f))
+      GTEST_SKIP() << "model cache file missing: " << f
+                   << " (run tools/setup.sh to build the model zoo and ORT "
+                      "references into build/cache/models, or point "
+                      "SYSTOLE_MODEL_CACHE at a cache that has them)";
+  expectRtlEqualsCycle(onnx, "rtl-8x8", input, ref,
+                       {isa::Opcode::Vsoftmax, isa::Opcode::Vlayernorm});
 }

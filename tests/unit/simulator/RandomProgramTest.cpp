@@ -6,6 +6,8 @@
 // identical DRAM, scratchpad and accumulator contents. VSOFTMAX reads one of
 // four fp32 tables loaded into ACC: ORT's exp tables, one with entries so
 // large that e * c overflows, one with any bit patterns among them.
+// VLAYERNORM reads its gamma and beta from eight 64-word vectors loaded into
+// ACC: ORT-like scales and offsets, one wide, one with any bit patterns.
 //
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
@@ -42,6 +44,9 @@ public:
   // VSOFTMAX's tables of 256 fp32 words: in DRAM (bytes) and in ACC (words).
   static constexpr uint64_t kSoftmaxTables = 4, kSoftmaxDram = 57344;
   static constexpr uint64_t kSoftmaxAcc = 3072;
+  // VLAYERNORM's gamma / beta vectors of 64 fp32 words (DRAM bytes, ACC words).
+  static constexpr uint64_t kNormVectors = 8, kNormDram = 61440;
+  static constexpr uint64_t kNormAcc = 2048;
 
 private:
   uint64_t r(uint64_t lo, uint64_t hi) { return lo + rng() % (hi - lo + 1); }
@@ -134,6 +139,18 @@ std::vector<uint8_t> Generator::dram() {
       std::memcpy(&d[kSoftmaxDram + 1024 * t + 4 * i], &bits, 4);
     }
   }
+  // The VLAYERNORM vectors: even ones gamma-like (around 1, a few
+  // negative), odd ones beta-like (around 0); 6 ten times wider, 7 with a
+  // tenth any bit pattern.
+  for (unsigned v = 0; v < kNormVectors; ++v)
+    for (unsigned i = 0; i < 64; ++i) {
+      float x = float(r(0, 2000)) / 1000.0f - 1.0f;
+      float f = v % 2 ? 0.5f * x : 1.0f + 0.4f * x * (coin(10) ? -3.0f : 1.0f);
+      uint32_t bits = bitsOf(v == 6 ? 10.0f * f : f);
+      if (v == 7 && coin(10))
+        bits = uint32_t(rng());
+      std::memcpy(&d[kNormDram + 256 * v + 4 * i], &bits, 4);
+    }
   return d;
 }
 
@@ -179,13 +196,14 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024},
       {isa::MemSpace::Accumulator, kScalesAcc, kScalesAcc + 64},
       {isa::MemSpace::Accumulator, kSoftmaxAcc,
-       kSoftmaxAcc + 256 * kSoftmaxTables}};
+       kSoftmaxAcc + 256 * kSoftmaxTables},
+      {isa::MemSpace::Accumulator, kNormAcc, kNormAcc + 64 * kNormVectors}};
   std::vector<Range> writes = {
       {isa::MemSpace::Scratchpad, oBase(b), oBase(b) + 4096},
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
-    unsigned kind = burst ? 0 : r(0, 8);
+    unsigned kind = burst ? 0 : r(0, 9);
     Instruction I;
     if (kind <= 1) { // MATMUL
       // In a burst: the same tile (c_addr, c_stride, N) or, one time in
@@ -346,6 +364,30 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Vsoftmax_a_s1, inPlace ? oS1 : r(0, 50))
           .with(F::Vsoftmax_o_s1, oS1);
       I.setF32(F::Vsoftmax_c, softmaxC());
+    } else if (kind == 9) { // VLAYERNORM
+      // Rows: one column (var 0: with eps 0, d = 0 and 0/0), one lane group
+      // or several, ending part way; gamma and beta from any of the vectors.
+      uint64_t n0 = coin(15) ? 1 : r(1, 64), n1 = r(1, 20);
+      uint64_t o = oBase(b) + r(0, 2000), oS1 = n0 + r(0, 9);
+      bool inPlace = coin(30);
+      auto vec = [&] {
+        return kNormAcc + 64 * r(0, kNormVectors - 1) + r(0, 64 - n0);
+      };
+      I = Instruction(Opcode::Vlayernorm);
+      I.with(F::Vlayernorm_bias, coin(60))
+          .with(F::Vlayernorm_x_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vlayernorm_y_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vlayernorm_a_addr, inPlace ? o : aBase(b) + r(0, 3000))
+          .with(F::Vlayernorm_gamma_addr, vec())
+          .with(F::Vlayernorm_beta_addr, vec())
+          .with(F::Vlayernorm_o_addr, o)
+          .with(F::Vlayernorm_n0, n0)
+          .with(F::Vlayernorm_n1, n1)
+          .with(F::Vlayernorm_a_s1, inPlace ? oS1 : r(0, 50))
+          .with(F::Vlayernorm_o_s1, oS1);
+      I.setF32(F::Vlayernorm_eps, coin(20) ? 0.0f : 1e-5f);
+      I.setF32(F::Vlayernorm_x_scale, float(r(1, 1000)) * 1e-4f);
+      I.setF32(F::Vlayernorm_y_scale, float(r(1, 1000)) * 1e-4f);
     } else if (kind == 4) { // POOL
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
                ch = r(1, 12);
@@ -442,6 +484,16 @@ std::vector<Instruction> Generator::program(unsigned T) {
       .with(F::Load_n2, 1)
       .with(F::Load_n3, 1);
   out.push_back(tables);
+  Instruction norms(Opcode::Load);
+  norms.with(F::Load_sram, isa::Memory_acc)
+      .with(F::Load_elem_bytes, 4)
+      .with(F::Load_dram_addr, kNormDram)
+      .with(F::Load_sram_addr, kNormAcc)
+      .with(F::Load_n0, 64 * kNormVectors)
+      .with(F::Load_n1, 1)
+      .with(F::Load_n2, 1)
+      .with(F::Load_n3, 1);
+  out.push_back(norms);
   // Interleave the queues' instructions in a plausible program order: tile
   // t's loads, then its compute, then its stores.
   for (unsigned t = 0; t < T; ++t) {
@@ -499,7 +551,7 @@ isa::HwConfig randomConfig() {
 TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
   uint64_t totalCycles = 0, instructions = 0, inPlace = 0, luts = 0;
-  uint64_t softmaxes = 0;
+  uint64_t softmaxes = 0, layerNorms = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -512,6 +564,7 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
       const Instruction &I = prog[i];
       luts += I.opcode() == Opcode::Vlut;
       softmaxes += I.opcode() == Opcode::Vsoftmax;
+      layerNorms += I.opcode() == Opcode::Vlayernorm;
       if (I.opcode() == Opcode::Vadd)
         inPlace += !I.getFlag(F::Vadd_a_bcast) &&
                    I.raw(F::Vadd_a_addr) == I.raw(F::Vadd_o_addr);
@@ -540,4 +593,5 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   EXPECT_GT(inPlace, 0u);
   EXPECT_GT(luts, 0u);
   EXPECT_GT(softmaxes, 20u);
+  EXPECT_GT(layerNorms, 20u);
 }

@@ -1,6 +1,6 @@
 //===- EngineTestUtil.h - Shared harness of the streaming engine tests ----===//
 //
-// What the four engine tests (tb/{Requant,Vector,Pool,Dwconv}UnitTest.cpp)
+// What the engine tests (tb/{Requant,Vector,Pool,Dwconv}UnitTest.cpp)
 // share: loading a config, the random generators, driving a Verilated tb
 // wrapper (reset, clock, the instruction words), and for the window engines
 // (POOL, DWCONV) the contract's write schedule and the loop that drives one
