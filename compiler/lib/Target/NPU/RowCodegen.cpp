@@ -132,6 +132,74 @@ std::optional<LayerNormRows> layerNormRows(graph::LayerNormOp op,
   return r;
 }
 
+/// fp32 words the first item loads into the accumulator: `words` from
+/// `dram` (0 while the planner prices the layer).
+struct AccVector {
+  uint64_t dram = 0;
+  int64_t words = 0;
+};
+
+/// The items of a row layer: `total` rows of `n0` bytes, `tile` rows per
+/// item in double-buffered slots. The first item also loads `vectors` into
+/// the accumulator from word 0 on, one after the other (nothing else in the
+/// layer uses it); each item loads its rows (`flipIn`: uint8 codes into the
+/// int8 domain), runs `compute(data, out, rows)` into a slot of its own
+/// and stores the result (`flipOut`: back to uint8).
+llvm::Expected<std::vector<Item>> rowTileItems(
+    Operation *op, const LayerIO &io, ProgramBuilder &b, int64_t total,
+    int64_t n0, int64_t tile, llvm::ArrayRef<AccVector> vectors, bool flipIn,
+    bool flipOut,
+    llvm::function_ref<Instruction(uint64_t, uint64_t, int64_t)> compute) {
+  int64_t rows = std::min(tile, total);
+  if (rows > kMaxField)
+    return loweringError(op, "row tile exceeds the vector unit's and the "
+                             "DMA's field widths");
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  uint64_t words = 0;
+  for (const AccVector &v : vectors)
+    words += v.words;
+  if (b.hw.accumulatorWords() < words)
+    return loweringError(op, "accumulator of " +
+                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
+                                 " bytes cannot hold the layer's " +
+                                 llvm::Twine(words) + " fp32 words");
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < total; r0 += rows) {
+    int64_t rt = std::min(rows, total - r0);
+    size_t slot = items.size() % 2;
+    uint64_t data = (*slots)[0][slot], out = (*slots)[1][slot];
+    Item it;
+    uint64_t at = 0;
+    for (const AccVector &v : r0 ? llvm::ArrayRef<AccVector>() : vectors) {
+      DmaBox t;
+      t.acc = true, t.elemBytes = 4;
+      t.dram = v.dram, t.sram = at, t.n[0] = v.words;
+      it.loads.push_back(makeLoad(t));
+      at += v.words;
+    }
+    DmaBox in;
+    in.dram = io.inputs[0] + r0 * n0, in.sram = data;
+    in.n[0] = rt * n0;
+    in.flipSign = flipIn;
+    // One run of rt * n0 bytes unless that exceeds the 16-bit count.
+    if (rt * n0 > kMaxField) {
+      in.n[0] = n0, in.n[1] = rt;
+      in.s[1] = n0, in.t[1] = n0;
+    }
+    it.loads.push_back(makeLoad(in));
+    it.computes.push_back(compute(data, out, rt));
+    DmaBox o = in;
+    o.dram = io.output + r0 * n0, o.sram = out;
+    o.flipSign = flipOut;
+    it.stores.push_back(makeStore(o));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
 } // namespace
 
 bool isNpuSoftmax(Operation *op) {
@@ -160,73 +228,35 @@ llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
   auto s = softmaxParams(op, &why);
   if (!s)
     return loweringError(op, why);
-  int64_t rows = std::min(plan.rows.value(), s->rows), n0 = s->cols;
-  if (rows > kMaxField)
-    return loweringError(op, "softmax tile exceeds the VSOFTMAX/DMA field "
-                             "widths");
-  auto slots =
-      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
-  if (!slots)
-    return slots.takeError();
-  // The table in the accumulator: 256 words at its base (no other
-  // accumulator use in this layer).
-  if (b.hw.accumulatorWords() < 256)
-    return loweringError(op, "accumulator of " +
-                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
-                                 " bytes cannot hold the 256-word softmax "
-                                 "table");
-  uint64_t tableDram = 0;
+  int64_t n0 = s->cols;
+  AccVector table{0, 256};
   if (io.materializeConstants) {
     // The natural order (entry k for a code k - 255 below the row's
     // maximum): the unsigned table.
     std::vector<float> t =
         conversion::qlinearSoftmaxTable(s->xScale, n0, /*isSigned=*/false);
-    tableDram = b.constantBase + b.addConstant(t.data(), t.size() * 4, true);
+    table.dram = b.constantBase + b.addConstant(t.data(), t.size() * 4, true);
   }
   float c = std::floor(1.0f / s->yScale);
-  std::vector<Item> items;
-  for (int64_t r0 = 0; r0 < s->rows; r0 += rows) {
-    int64_t rt = std::min(rows, s->rows - r0);
-    size_t slot = items.size() % 2;
-    uint64_t data = (*slots)[0][slot], out = (*slots)[1][slot];
-    Item it;
-    if (r0 == 0) {
-      DmaBox t;
-      t.acc = true, t.elemBytes = 4;
-      t.dram = tableDram, t.sram = 0, t.n[0] = 256;
-      it.loads.push_back(makeLoad(t));
-    }
-    DmaBox in;
-    in.dram = io.inputs[0] + r0 * n0, in.sram = data;
-    in.n[0] = rt * n0;
-    in.flipSign = !s->isSigned;
-    // One run of rt * n0 bytes unless that exceeds the 16-bit count.
-    if (rt * n0 > kMaxField) {
-      in.n[0] = n0, in.n[1] = rt;
-      in.s[1] = n0, in.t[1] = n0;
-    }
-    it.loads.push_back(makeLoad(in));
-    Instruction v(Opcode::Vsoftmax);
-    v.set(Field::Vsoftmax_u8, !s->isSigned);
-    v.set(Field::Vsoftmax_zp, s->isSigned
-                                  ? s->yZeroPoint
-                                  : int64_t(int8_t(uint8_t(s->yZeroPoint))));
-    v.set(Field::Vsoftmax_a_addr, static_cast<int64_t>(data));
-    v.set(Field::Vsoftmax_table_addr, 0);
-    v.set(Field::Vsoftmax_o_addr, static_cast<int64_t>(out));
-    v.set(Field::Vsoftmax_n0, n0);
-    v.set(Field::Vsoftmax_n1, rt);
-    v.set(Field::Vsoftmax_a_s1, n0);
-    v.set(Field::Vsoftmax_o_s1, n0);
-    v.setF32(Field::Vsoftmax_c, c);
-    it.computes.push_back(v);
-    DmaBox o = in;
-    o.dram = io.output + r0 * n0, o.sram = out;
-    o.flipSign = false; // VSOFTMAX writes storage bytes
-    it.stores.push_back(makeStore(o));
-    items.push_back(std::move(it));
-  }
-  return items;
+  // VSOFTMAX writes storage bytes: nothing to flip on the way out.
+  return rowTileItems(
+      op, io, b, s->rows, n0, plan.rows.value(), {table}, !s->isSigned, false,
+      [&](uint64_t data, uint64_t out, int64_t rt) {
+        Instruction v(Opcode::Vsoftmax);
+        v.set(Field::Vsoftmax_u8, !s->isSigned);
+        v.set(Field::Vsoftmax_zp,
+              s->isSigned ? s->yZeroPoint
+                          : int64_t(int8_t(uint8_t(s->yZeroPoint))));
+        v.set(Field::Vsoftmax_a_addr, static_cast<int64_t>(data));
+        v.set(Field::Vsoftmax_table_addr, 0);
+        v.set(Field::Vsoftmax_o_addr, static_cast<int64_t>(out));
+        v.set(Field::Vsoftmax_n0, n0);
+        v.set(Field::Vsoftmax_n1, rt);
+        v.set(Field::Vsoftmax_a_s1, n0);
+        v.set(Field::Vsoftmax_o_s1, n0);
+        v.setF32(Field::Vsoftmax_c, c);
+        return v;
+      });
 }
 
 std::string layerNormRejection(graph::LayerNormOp op) {
@@ -249,83 +279,40 @@ llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
   auto r = layerNormRows(op, &why);
   if (!r)
     return loweringError(op, why);
-  int64_t rows = std::min(plan.rows.value(), r->rows), n0 = r->cols;
-  if (rows > kMaxField)
-    return loweringError(op, "layer norm tile exceeds the VLAYERNORM/DMA "
-                             "field widths");
-  auto slots =
-      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
-  if (!slots)
-    return slots.takeError();
-  // Scale at accumulator word 0, bias after it (nothing else in the layer
-  // uses the accumulator).
+  int64_t n0 = r->cols;
   bool bias = static_cast<bool>(r->bias);
-  uint64_t words = (bias ? 2 : 1) * n0;
-  if (b.hw.accumulatorWords() < words)
-    return loweringError(op, "accumulator of " +
-                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
-                                 " bytes cannot hold the layer norm's " +
-                                 llvm::Twine(words) + " scale and bias words");
-  uint64_t scaleDram = 0, biasDram = 0;
-  if (io.materializeConstants) {
-    std::vector<float> v(r->scale.getValues<float>().begin(),
-                         r->scale.getValues<float>().end());
-    scaleDram = b.constantBase + b.addConstant(v.data(), v.size() * 4);
-    if (bias) {
-      std::vector<float> w(r->bias.getValues<float>().begin(),
-                           r->bias.getValues<float>().end());
-      biasDram = b.constantBase + b.addConstant(w.data(), w.size() * 4);
+  // Scale at accumulator word 0, bias after it.
+  std::vector<AccVector> vectors = {{0, n0}};
+  if (bias)
+    vectors.push_back({0, n0});
+  if (io.materializeConstants)
+    for (size_t i = 0; i < vectors.size(); ++i) {
+      DenseElementsAttr attr = i ? r->bias : r->scale;
+      std::vector<float> f(attr.getValues<float>().begin(),
+                           attr.getValues<float>().end());
+      vectors[i].dram = b.constantBase + b.addConstant(f.data(), f.size() * 4);
     }
-  }
-  std::vector<Item> items;
-  for (int64_t r0 = 0; r0 < r->rows; r0 += rows) {
-    int64_t rt = std::min(rows, r->rows - r0);
-    size_t slot = items.size() % 2;
-    uint64_t data = (*slots)[0][slot], out = (*slots)[1][slot];
-    Item it;
-    if (r0 == 0) {
-      for (auto [dram, at] : {std::pair<uint64_t, uint64_t>{scaleDram, 0},
-                              {biasDram, uint64_t(n0)}}) {
-        if (at && !bias)
-          break;
-        DmaBox t;
-        t.acc = true, t.elemBytes = 4;
-        t.dram = dram, t.sram = at, t.n[0] = n0;
-        it.loads.push_back(makeLoad(t));
-      }
-    }
-    DmaBox in;
-    in.dram = io.inputs[0] + r0 * n0, in.sram = data;
-    in.n[0] = rt * n0;
-    in.flipSign = r->x.isUnsigned;
-    if (rt * n0 > kMaxField) {
-      in.n[0] = n0, in.n[1] = rt;
-      in.s[1] = n0, in.t[1] = n0;
-    }
-    it.loads.push_back(makeLoad(in));
-    Instruction v(Opcode::Vlayernorm);
-    v.set(Field::Vlayernorm_bias, bias);
-    v.set(Field::Vlayernorm_x_zp, r->x.zeroPoint);
-    v.set(Field::Vlayernorm_y_zp, r->y.zeroPoint);
-    v.set(Field::Vlayernorm_a_addr, static_cast<int64_t>(data));
-    v.set(Field::Vlayernorm_gamma_addr, 0);
-    v.set(Field::Vlayernorm_beta_addr, bias ? n0 : 0);
-    v.set(Field::Vlayernorm_o_addr, static_cast<int64_t>(out));
-    v.set(Field::Vlayernorm_n0, n0);
-    v.set(Field::Vlayernorm_n1, rt);
-    v.set(Field::Vlayernorm_a_s1, n0);
-    v.set(Field::Vlayernorm_o_s1, n0);
-    v.setF32(Field::Vlayernorm_eps, float(op.getEpsilon().convertToDouble()));
-    v.setF32(Field::Vlayernorm_x_scale, r->x.scale);
-    v.setF32(Field::Vlayernorm_y_scale, r->y.scale);
-    it.computes.push_back(v);
-    DmaBox o = in;
-    o.dram = io.output + r0 * n0, o.sram = out;
-    o.flipSign = r->y.isUnsigned; // the int8 domain back to uint8 codes
-    it.stores.push_back(makeStore(o));
-    items.push_back(std::move(it));
-  }
-  return items;
+  return rowTileItems(
+      op, io, b, r->rows, n0, plan.rows.value(), vectors, r->x.isUnsigned,
+      r->y.isUnsigned, [&](uint64_t data, uint64_t out, int64_t rt) {
+        Instruction v(Opcode::Vlayernorm);
+        v.set(Field::Vlayernorm_bias, bias);
+        v.set(Field::Vlayernorm_x_zp, r->x.zeroPoint);
+        v.set(Field::Vlayernorm_y_zp, r->y.zeroPoint);
+        v.set(Field::Vlayernorm_a_addr, static_cast<int64_t>(data));
+        v.set(Field::Vlayernorm_gamma_addr, 0);
+        v.set(Field::Vlayernorm_beta_addr, bias ? n0 : 0);
+        v.set(Field::Vlayernorm_o_addr, static_cast<int64_t>(out));
+        v.set(Field::Vlayernorm_n0, n0);
+        v.set(Field::Vlayernorm_n1, rt);
+        v.set(Field::Vlayernorm_a_s1, n0);
+        v.set(Field::Vlayernorm_o_s1, n0);
+        v.setF32(Field::Vlayernorm_eps,
+                 float(op.getEpsilon().convertToDouble()));
+        v.setF32(Field::Vlayernorm_x_scale, r->x.scale);
+        v.setF32(Field::Vlayernorm_y_scale, r->y.scale);
+        return v;
+      });
 }
 
 } // namespace systole::npu
