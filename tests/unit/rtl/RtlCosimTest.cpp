@@ -185,8 +185,8 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   unsigned overlapped = 0, maxInArray = 0;
   // VSOFTMAX in clean runs: all, uint8, in place, with a partial last lane
   // group, with one column.
-  unsigned softmaxes = 0, softmaxU8 = 0, softmaxInPlace = 0,
-           softmaxPartial = 0, softmaxOneColumn = 0, softmaxWild = 0;
+  unsigned softmaxes = 0, softmaxU8 = 0, softmaxInPlace = 0, softmaxPartial = 0,
+           softmaxOneColumn = 0, softmaxWild = 0;
   // VLAYERNORM in clean runs: all, with beta, without, in place, with a
   // partial last lane group, with one column.
   unsigned norms = 0, normBias = 0, normNoBias = 0, normInPlace = 0,
@@ -247,8 +247,7 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
         normNoBias += !bias;
         normInPlace += I.raw(isa::Field::Vlayernorm_a_addr) ==
                        I.raw(isa::Field::Vlayernorm_o_addr);
-        normPartial +=
-            I.raw(isa::Field::Vlayernorm_n1) % cfg.vector.lanes != 0;
+        normPartial += I.raw(isa::Field::Vlayernorm_n1) % cfg.vector.lanes != 0;
         normOneColumn += I.raw(isa::Field::Vlayernorm_n0) == 1;
       }
       conflicts +=
@@ -280,8 +279,8 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(softmaxWild, 3u) << presetName;
   std::printf("%s: %u VLAYERNORM (%u with beta, %u without, %u in place, "
               "%u with a partial lane group, %u with one column)\n",
-              presetName, norms, normBias, normNoBias, normInPlace,
-              normPartial, normOneColumn);
+              presetName, norms, normBias, normNoBias, normInPlace, normPartial,
+              normOneColumn);
   EXPECT_GE(norms, 15u) << presetName;
   EXPECT_GE(normBias, 3u) << presetName;
   EXPECT_GE(normNoBias, 3u) << presetName;

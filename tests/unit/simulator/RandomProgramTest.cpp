@@ -133,7 +133,8 @@ std::vector<uint8_t> Generator::dram() {
       float v = std::exp(float(int(i) - 255 + shift) * xScale);
       uint32_t bits = bitsOf(v);
       if (t == 2 && coin(33))
-        bits = bitsOf(std::ldexp(float(r(1 << 23, (1 << 24) - 1)), int(r(90, 104))));
+        bits = bitsOf(
+            std::ldexp(float(r(1 << 23, (1 << 24) - 1)), int(r(90, 104))));
       if (t == 3 && coin(25))
         bits = uint32_t(rng());
       std::memcpy(&d[kSoftmaxDram + 1024 * t + 4 * i], &bits, 4);

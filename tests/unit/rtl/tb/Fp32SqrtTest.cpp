@@ -115,11 +115,11 @@ TEST(Fp32Units, SqrtAgainstHostIeee) {
     check(m), check(0x80000000u | m);
   for (int i = 0; i < kVectors; ++i)
     check(gen.f32());
-  for (uint32_t a : {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
-                     0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u,
-                     0x7fbfffffu, 0x00000001u, 0x80000001u, 0x007fffffu,
-                     0x00800000u, 0x7f7fffffu, 0xff7fffffu, 0x3f800000u,
-                     0xbf800000u})
+  for (uint32_t a :
+       {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+        0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fbfffffu, 0x00000001u,
+        0x80000001u, 0x007fffffu, 0x00800000u, 0x7f7fffffu, 0xff7fffffu,
+        0x3f800000u, 0xbf800000u})
     check(a);
   EXPECT_EQ(failures, 0);
   EXPECT_GT(exact, 2000u);

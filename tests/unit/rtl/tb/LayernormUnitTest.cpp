@@ -42,16 +42,15 @@ float fromBits(uint32_t b) {
 // What a VLAYERNORM's rows and elements exercised.
 struct Cases {
   int bias = 0, inPlace = 0, partialGroup = 0, oneColumn = 0, sharedOut = 0;
-  int nanD = 0;     // rows with sqrt(var + eps) NaN (var + eps < 0)
-  int zeroD = 0;    // rows with d = 0
-  int clamped = 0;  // elements clamped to lo or hi (NaN included)
-  int inRange = 0;  // elements rounded inside [lo, hi]
+  int nanD = 0;    // rows with sqrt(var + eps) NaN (var + eps < 0)
+  int zeroD = 0;   // rows with d = 0
+  int clamped = 0; // elements clamped to lo or hi (NaN included)
+  int inRange = 0; // elements rounded inside [lo, hi]
 };
 
 // The row statistics and the clamp of every element, as isa::layerNormRow
 // computes them, classified.
-void classify(const isa::Instruction &I, const sim::MachineState &s,
-              Cases &c) {
+void classify(const isa::Instruction &I, const sim::MachineState &s, Cases &c) {
   const uint64_t n0 = I.raw(F::Vlayernorm_n0), n1 = I.raw(F::Vlayernorm_n1);
   const float xs = I.getF32(F::Vlayernorm_x_scale),
               ys = I.getF32(F::Vlayernorm_y_scale),
@@ -172,12 +171,12 @@ isa::Instruction randomLayerNorm(Gen &g, const isa::HwConfig &cfg, int index) {
 std::string describe(const isa::Instruction &I) {
   std::ostringstream os;
   os << " vlayernorm";
-  for (auto f : {F::Vlayernorm_n0, F::Vlayernorm_n1, F::Vlayernorm_a_addr,
-                 F::Vlayernorm_a_s1, F::Vlayernorm_o_addr, F::Vlayernorm_o_s1,
-                 F::Vlayernorm_gamma_addr, F::Vlayernorm_beta_addr,
-                 F::Vlayernorm_bias, F::Vlayernorm_x_zp, F::Vlayernorm_y_zp,
-                 F::Vlayernorm_eps, F::Vlayernorm_x_scale,
-                 F::Vlayernorm_y_scale})
+  for (auto f :
+       {F::Vlayernorm_n0, F::Vlayernorm_n1, F::Vlayernorm_a_addr,
+        F::Vlayernorm_a_s1, F::Vlayernorm_o_addr, F::Vlayernorm_o_s1,
+        F::Vlayernorm_gamma_addr, F::Vlayernorm_beta_addr, F::Vlayernorm_bias,
+        F::Vlayernorm_x_zp, F::Vlayernorm_y_zp, F::Vlayernorm_eps,
+        F::Vlayernorm_x_scale, F::Vlayernorm_y_scale})
     os << " " << I.raw(f);
   return os.str();
 }
@@ -242,9 +241,9 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
     c.oneColumn += n0 == 1;
     c.sharedOut += n1 > 1 && I.raw(F::Vlayernorm_o_s1) == 0;
     classify(I, state, c);
-    ASSERT_NO_FATAL_FAILURE(runOne(dut, g, cfg, state, I,
-                                   " instruction " + std::to_string(k) +
-                                       describe(I)));
+    ASSERT_NO_FATAL_FAILURE(
+        runOne(dut, g, cfg, state, I,
+               " instruction " + std::to_string(k) + describe(I)));
     if (::testing::Test::HasFailure())
       return;
   }

@@ -47,15 +47,14 @@ struct Cases {
 };
 
 // The q of every element, as isa::softmaxRow computes it, classified.
-void classify(const isa::Instruction &I, const sim::MachineState &s,
-              Cases &c) {
+void classify(const isa::Instruction &I, const sim::MachineState &s, Cases &c) {
   const uint64_t n0 = I.raw(F::Vsoftmax_n0), n1 = I.raw(F::Vsoftmax_n1);
   const bool u8 = I.getFlag(F::Vsoftmax_u8);
   const float cf = I.getF32(F::Vsoftmax_c);
   const uint64_t t = I.raw(F::Vsoftmax_table_addr);
   for (uint64_t j = 0; j < n1; ++j) {
-    const uint8_t *x = &s.scratchpad[I.raw(F::Vsoftmax_a_addr) +
-                                     j * I.raw(F::Vsoftmax_a_s1)];
+    const uint8_t *x =
+        &s.scratchpad[I.raw(F::Vsoftmax_a_addr) + j * I.raw(F::Vsoftmax_a_s1)];
     int m = -128;
     for (uint64_t i = 0; i < n0; ++i)
       m = std::max(m, int(int8_t(x[i])));
@@ -157,10 +156,10 @@ isa::Instruction randomSoftmax(Gen &g, const isa::HwConfig &cfg, int index) {
 std::string describe(const isa::Instruction &I) {
   std::ostringstream os;
   os << " vsoftmax";
-  for (auto f : {F::Vsoftmax_n0, F::Vsoftmax_n1, F::Vsoftmax_a_addr,
-                 F::Vsoftmax_a_s1, F::Vsoftmax_o_addr, F::Vsoftmax_o_s1,
-                 F::Vsoftmax_table_addr, F::Vsoftmax_u8, F::Vsoftmax_zp,
-                 F::Vsoftmax_c})
+  for (auto f :
+       {F::Vsoftmax_n0, F::Vsoftmax_n1, F::Vsoftmax_a_addr, F::Vsoftmax_a_s1,
+        F::Vsoftmax_o_addr, F::Vsoftmax_o_s1, F::Vsoftmax_table_addr,
+        F::Vsoftmax_u8, F::Vsoftmax_zp, F::Vsoftmax_c})
     os << " " << I.raw(f);
   return os.str();
 }
@@ -214,9 +213,9 @@ void runRandom(const isa::HwConfig &cfg, uint64_t seed, int count) {
     c.oneColumn += n0 == 1;
     c.sharedOut += n1 > 1 && I.raw(F::Vsoftmax_o_s1) == 0;
     classify(I, state, c);
-    ASSERT_NO_FATAL_FAILURE(runOne(dut, g, cfg, state, I,
-                                   " instruction " + std::to_string(k) +
-                                       describe(I)));
+    ASSERT_NO_FATAL_FAILURE(
+        runOne(dut, g, cfg, state, I,
+               " instruction " + std::to_string(k) + describe(I)));
     if (::testing::Test::HasFailure())
       return;
   }
