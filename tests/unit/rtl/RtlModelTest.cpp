@@ -145,45 +145,50 @@ TEST(RtlModel, DigitsQopOnTiny4x4) {
                        kDigits + "ref_qop/output_1.npy");
 }
 
-// MobileNetV2 int8 on the 8x8 config: ~50 k instructions, 9.1 M cycles,
-// about 1 min for compile + both backends (measured, docs/rtl.md). The model
-// and its ORT reference are generated into the model cache by
-// tools/setup.sh, not committed: a missing file skips the test visibly
-// (naming the file); anything else that goes wrong is a failure.
-TEST(RtlModel, MobileNetV2OnRtl8x8) {
+/// A zoo model of the cache (tools/setup.sh builds it and its ORT
+/// reference; not committed): its QDQ form, first input and reference, and
+/// the first of them that is missing (empty when none is).
+struct CacheModel {
+  std::string onnx, input, ref, missing;
+};
+
+static CacheModel cacheModel(const std::string &name) {
   const char *cache = std::getenv("SYSTOLE_MODEL_CACHE");
   std::string dir =
-      std::string(cache ? cache : SYSTOLE_MODEL_CACHE) + "/mobilenet_v2/";
-  const std::string onnx = dir + "mobilenet_v2_int8_qdq.onnx",
-                    input = dir + "inputs/input_0.npy",
-                    ref = dir + "ref_qdq/output_0.npy";
-  for (const std::string &f : {onnx, input, ref})
-    if (!std::filesystem::exists(f))
-      GTEST_SKIP() << "model cache file missing: " << f
-                   << " (run tools/setup.sh to build the model zoo and ORT "
-                      "references into build/cache/models, or point "
-                      "SYSTOLE_MODEL_CACHE at a cache that has them)";
-  expectRtlEqualsCycle(onnx, "rtl-8x8", input, ref);
+      std::string(cache ? cache : SYSTOLE_MODEL_CACHE) + "/" + name + "/";
+  CacheModel m{dir + name + "_int8_qdq.onnx", dir + "inputs/input_0.npy",
+               dir + "ref_qdq/output_0.npy", ""};
+  for (const std::string &f : {m.onnx, m.input, m.ref})
+    if (m.missing.empty() && !std::filesystem::exists(f))
+      m.missing = f;
+  return m;
+}
+
+// A missing cache file skips the test visibly (naming the file); anything
+// else that goes wrong is a failure.
+#define SKIP_IF_MISSING(m)                                                     \
+  if (!(m).missing.empty())                                                    \
+  GTEST_SKIP() << "model cache file missing: " << (m).missing                  \
+               << " (run tools/setup.sh to build the model zoo and ORT "       \
+                  "references into build/cache/models, or point "              \
+                  "SYSTOLE_MODEL_CACHE at a cache that has them)"
+
+// MobileNetV2 int8 on the 8x8 config: ~50 k instructions, 9.1 M cycles,
+// about 1 min for compile + both backends (measured, docs/rtl.md).
+TEST(RtlModel, MobileNetV2OnRtl8x8) {
+  CacheModel m = cacheModel("mobilenet_v2");
+  SKIP_IF_MISSING(m);
+  expectRtlEqualsCycle(m.onnx, "rtl-8x8", m.input, m.ref);
 }
 
 // A two-layer transformer encoder (opset 17 LayerNormalization and
 // Softmax, int8 QDQ) on the 8x8 config: its attention softmaxes and layer
 // norms compile to VSOFTMAX and VLAYERNORM, asserted present, so the test
 // runs both engines of the RTL against SystemC and ORT. From the model
-// cache like MobileNetV2 (tools/setup.sh).
+// cache like MobileNetV2.
 TEST(RtlModel, EncoderOpset17OnRtl8x8) {
-  const char *cache = std::getenv("SYSTOLE_MODEL_CACHE");
-  std::string dir =
-      std::string(cache ? cache : SYSTOLE_MODEL_CACHE) + "/encoder_opset17/";
-  const std::string onnx = dir + "encoder_opset17_int8_qdq.onnx",
-                    input = dir + "inputs/input_0.npy",
-                    ref = dir + "ref_qdq/output_0.npy";
-  for (const std::string &f : {onnx, input, ref})
-    if (!std::filesystem::exists(f))
-      GTEST_SKIP() << "model cache file missing: " << f
-                   << " (run tools/setup.sh to build the model zoo and ORT "
-                      "references into build/cache/models, or point "
-                      "SYSTOLE_MODEL_CACHE at a cache that has them)";
-  expectRtlEqualsCycle(onnx, "rtl-8x8", input, ref,
+  CacheModel m = cacheModel("encoder_opset17");
+  SKIP_IF_MISSING(m);
+  expectRtlEqualsCycle(m.onnx, "rtl-8x8", m.input, m.ref,
                        {isa::Opcode::Vsoftmax, isa::Opcode::Vlayernorm});
 }
