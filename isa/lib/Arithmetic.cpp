@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace systole::isa {
 
@@ -107,19 +108,93 @@ void layerNormRow(const int8_t *x, uint64_t n, float xScale, int32_t xZp,
   float m2 = mean * mean;
   float var = ms - m2;
   float d = std::sqrt(var + eps);
-  // MlasQuantizeLinear's bounds: the int8 domain's [-128, 127] less yZp.
-  float lo = float(-128 - yZp), hi = float(127 - yZp);
   for (uint64_t i = 0; i < n; ++i) {
     float c = dq(i) - mean;
     float norm = c / d;
     float y = norm * gamma[i];
     if (beta)
       y = y + beta[i];
-    float v = y / yScale;
-    v = v > lo ? v : lo; // _mm_max_ps: NaN becomes lo
-    v = v < hi ? v : hi;
-    out[i] = int8_t(int32_t(std::nearbyint(v)) + yZp);
+    out[i] = quantizeLinear(y, yScale, yZp);
   }
+}
+
+int8_t quantizeLinear(float y, float yScale, int32_t yZp) {
+  // MlasQuantizeLinear's bounds: the int8 domain's [-128, 127] less yZp.
+  float lo = float(-128 - yZp), hi = float(127 - yZp);
+  float v = y / yScale;
+  v = maxps(v, lo); // NaN becomes lo
+  v = minps(v, hi);
+  return int8_t(int32_t(std::nearbyint(v)) + yZp);
+}
+
+int8_t binaryValue(uint64_t op, int32_t a, int32_t b, float aScale, int32_t aZp,
+                   float bScale, int32_t bZp, float oScale, int32_t oZp) {
+  float x = float(a - aZp) * aScale, y = float(b - bZp) * bScale;
+  float r;
+  switch (op) {
+  case BinaryOp_add:
+    r = x + y;
+    break;
+  case BinaryOp_sub:
+    r = x - y;
+    break;
+  case BinaryOp_mul:
+    r = x * y;
+    break;
+  default:
+    r = x / y;
+    break;
+  }
+  return quantizeLinear(r, oScale, oZp);
+}
+
+float eigenRowSum(const float *v, uint64_t n, uint64_t phase) {
+  constexpr uint64_t kPacket = 4;
+  uint64_t start = std::min<uint64_t>((kPacket - phase % kPacket) % kPacket, n);
+  uint64_t size = n - start;
+  uint64_t end1 = start + size / kPacket * kPacket;
+  uint64_t end2 = start + size / (2 * kPacket) * (2 * kPacket);
+  if (end1 == start) {
+    float s = v[0];
+    for (uint64_t i = 1; i < n; ++i)
+      s = s + v[i];
+    return s;
+  }
+  float p[kPacket], q[kPacket];
+  for (uint64_t k = 0; k < kPacket; ++k)
+    p[k] = v[start + k];
+  if (end1 > start + kPacket) {
+    for (uint64_t k = 0; k < kPacket; ++k)
+      q[k] = v[start + kPacket + k];
+    for (uint64_t i = start + 2 * kPacket; i < end2; i += 2 * kPacket)
+      for (uint64_t k = 0; k < kPacket; ++k) {
+        p[k] = p[k] + v[i + k];
+        q[k] = q[k] + v[i + kPacket + k];
+      }
+    for (uint64_t k = 0; k < kPacket; ++k)
+      p[k] = p[k] + q[k];
+    if (end1 > end2)
+      for (uint64_t k = 0; k < kPacket; ++k)
+        p[k] = p[k] + v[end2 + k];
+  }
+  float lo = p[0] + p[2], hi = p[1] + p[3];
+  float s = lo + hi;
+  for (uint64_t i = 0; i < start; ++i)
+    s = s + v[i];
+  for (uint64_t i = end1; i < n; ++i)
+    s = s + v[i];
+  return s;
+}
+
+int8_t reduceRow(const int8_t *x, uint64_t n, uint64_t phase, bool mean,
+                 float xScale, int32_t xZp, float yScale, int32_t yZp) {
+  std::vector<float> v(n);
+  for (uint64_t i = 0; i < n; ++i)
+    v[i] = float(int32_t(x[i]) - xZp) * xScale;
+  float s = eigenRowSum(v.data(), n, phase);
+  if (mean)
+    s = s / float(n);
+  return quantizeLinear(s, yScale, yZp);
 }
 
 } // namespace systole::isa

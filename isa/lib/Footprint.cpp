@@ -154,6 +154,26 @@ llvm::StringRef systole::isa::memSpaceName(MemSpace s) {
   return "";
 }
 
+std::optional<ElementwiseFields> systole::isa::elementwiseFields(Opcode op) {
+#define SYSTOLE_ELEMENTWISE(Op)                                                \
+  ElementwiseFields {                                                          \
+    F::Op##_a_addr, F::Op##_b_addr, F::Op##_o_addr, F::Op##_n0, F::Op##_n1,    \
+        F::Op##_a_s1, F::Op##_b_s1, F::Op##_o_s1, F::Op##_a_bcast,             \
+        F::Op##_b_bcast, F::Op##_bank_conflict                                 \
+  }
+  switch (op) {
+  case Opcode::Vadd:
+    return SYSTOLE_ELEMENTWISE(Vadd);
+  case Opcode::Vmul:
+    return SYSTOLE_ELEMENTWISE(Vmul);
+  case Opcode::Vbinary:
+    return SYSTOLE_ELEMENTWISE(Vbinary);
+  default:
+    return std::nullopt;
+  }
+#undef SYSTOLE_ELEMENTWISE
+}
+
 std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
   std::vector<Access> out;
   auto U = [&](Field f) { return I.raw(f); };
@@ -229,21 +249,25 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     break;
   }
   case Opcode::Vadd:
-  case Opcode::Vmul: {
-    bool add = I.opcode() == Opcode::Vadd;
-    auto f = [&](Field a, Field m) { return U(add ? a : m); };
-    uint64_t n0 = f(F::Vadd_n0, F::Vmul_n0), n1 = f(F::Vadd_n1, F::Vmul_n1);
-    bool ab = f(F::Vadd_a_bcast, F::Vmul_a_bcast);
-    bool bb = f(F::Vadd_b_bcast, F::Vmul_b_bcast);
-    out.push_back(box(
-        MemSpace::Scratchpad, false, f(F::Vadd_a_addr, F::Vmul_a_addr),
-        {{n1, f(F::Vadd_a_s1, F::Vmul_a_s1)}}, n0 ? (ab ? 1 : n0) : 0, "A"));
-    out.push_back(box(
-        MemSpace::Scratchpad, false, f(F::Vadd_b_addr, F::Vmul_b_addr),
-        {{n1, f(F::Vadd_b_s1, F::Vmul_b_s1)}}, n0 ? (bb ? 1 : n0) : 0, "B"));
-    out.push_back(box(MemSpace::Scratchpad, true,
-                      f(F::Vadd_o_addr, F::Vmul_o_addr),
-                      {{n1, f(F::Vadd_o_s1, F::Vmul_o_s1)}}, n0, "O"));
+  case Opcode::Vmul:
+  case Opcode::Vbinary: {
+    ElementwiseFields e = *elementwiseFields(I.opcode());
+    uint64_t n0 = U(e.n0), n1 = U(e.n1);
+    bool ab = U(e.aBcast), bb = U(e.bBcast);
+    out.push_back(box(MemSpace::Scratchpad, false, U(e.aAddr), {{n1, U(e.aS1)}},
+                      n0 ? (ab ? 1 : n0) : 0, "A"));
+    out.push_back(box(MemSpace::Scratchpad, false, U(e.bAddr), {{n1, U(e.bS1)}},
+                      n0 ? (bb ? 1 : n0) : 0, "B"));
+    out.push_back(
+        box(MemSpace::Scratchpad, true, U(e.oAddr), {{n1, U(e.oS1)}}, n0, "O"));
+    break;
+  }
+  case Opcode::Vreduce: {
+    uint64_t n0 = U(F::Vreduce_n0), n1 = U(F::Vreduce_n1);
+    out.push_back(box(MemSpace::Scratchpad, false, U(F::Vreduce_a_addr),
+                      {{n1, U(F::Vreduce_a_s1)}}, n0, "A"));
+    out.push_back(box(MemSpace::Scratchpad, true, U(F::Vreduce_o_addr),
+                      {{n1, U(F::Vreduce_o_s1)}}, n0 ? 1 : 0, "O"));
     break;
   }
   case Opcode::Vlut: {

@@ -150,6 +150,8 @@ llvm::StringRef systole::isa::enumTypeName(EnumType type) {
     return "PoolMode";
   case EnumType::AddMode:
     return "AddMode";
+  case EnumType::BinaryOp:
+    return "BinaryOp";
   case EnumType::QueueSel:
     return "QueueSel";
   }

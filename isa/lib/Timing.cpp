@@ -1,5 +1,6 @@
 //===- Timing.cpp - Cycle formulas, DMA bursts, bank sets -----------------===//
 #include "systole/ISA/Timing.h"
+#include "systole/ISA/Footprint.h"
 
 #include "IntMath.h"
 
@@ -176,18 +177,14 @@ bool systole::isa::matmulBankConflict(const Instruction &I,
 
 bool systole::isa::vectorBankConflict(const Instruction &I,
                                       const HwConfig &cfg) {
-  bool add = I.opcode() == Opcode::Vadd;
-  if (!add && I.opcode() != Opcode::Vmul)
+  std::optional<ElementwiseFields> e = elementwiseFields(I.opcode());
+  if (!e)
     return false;
-  auto f = [&](Field a, Field m) { return I.raw(add ? a : m); };
-  uint64_t n0 = f(F::Vadd_n0, F::Vmul_n0), n1 = f(F::Vadd_n1, F::Vmul_n1);
+  auto U = [&](Field f) { return I.raw(f); };
+  uint64_t n0 = U(e->n0), n1 = U(e->n1);
   BankSet a(cfg), b(cfg);
-  a.markProgression(f(F::Vadd_a_addr, F::Vmul_a_addr),
-                    f(F::Vadd_a_bcast, F::Vmul_a_bcast) ? 1 : n0, n1,
-                    f(F::Vadd_a_s1, F::Vmul_a_s1));
-  b.markProgression(f(F::Vadd_b_addr, F::Vmul_b_addr),
-                    f(F::Vadd_b_bcast, F::Vmul_b_bcast) ? 1 : n0, n1,
-                    f(F::Vadd_b_s1, F::Vmul_b_s1));
+  a.markProgression(U(e->aAddr), U(e->aBcast) ? 1 : n0, n1, U(e->aS1));
+  b.markProgression(U(e->bAddr), U(e->bBcast) ? 1 : n0, n1, U(e->bS1));
   return a.intersects(b);
 }
 
@@ -200,10 +197,10 @@ void systole::isa::setBankConflictFlag(Instruction &I, const HwConfig &cfg) {
                  matmulBankConflict(I, cfg));
     break;
   case Opcode::Vadd:
-    I.setRaw(F::Vadd_bank_conflict, vectorBankConflict(I, cfg));
-    break;
   case Opcode::Vmul:
-    I.setRaw(F::Vmul_bank_conflict, vectorBankConflict(I, cfg));
+  case Opcode::Vbinary:
+    I.setRaw(elementwiseFields(I.opcode())->bankConflict,
+             vectorBankConflict(I, cfg));
     break;
   default:
     break;
@@ -229,10 +226,10 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
   case Opcode::Requant:
     return satAdd(satMul(U(F::Requant_m), ceilDiv(U(F::Requant_n), lanes)), P);
   case Opcode::Vadd:
-  case Opcode::Vmul: {
-    bool add = I.opcode() == Opcode::Vadd;
-    uint64_t L = satMul(U(add ? F::Vadd_n0 : F::Vmul_n0),
-                        U(add ? F::Vadd_n1 : F::Vmul_n1));
+  case Opcode::Vmul:
+  case Opcode::Vbinary: {
+    ElementwiseFields e = *elementwiseFields(I.opcode());
+    uint64_t L = satMul(U(e.n0), U(e.n1));
     uint64_t beats = ceilDiv(L, lanes);
     return satAdd(vectorBankConflict(I, cfg) ? satMul(beats, 2) : beats, P);
   }
@@ -258,6 +255,12 @@ uint64_t systole::isa::computeCycles(const Instruction &I,
         satMul(ceilDiv(U(F::Vlayernorm_n1), lanes),
                satAdd(satMul(U(F::Vlayernorm_n0), 2), kLayerNormStatCycles)),
         P);
+  case Opcode::Vreduce:
+    // Lanes take rows; per group of `lanes` rows one add per element
+    // (n0) and the finish (kReduceFinishCycles).
+    return satAdd(satMul(ceilDiv(U(F::Vreduce_n1), lanes),
+                         satAdd(U(F::Vreduce_n0), kReduceFinishCycles)),
+                  P);
   case Opcode::Pool:
     return satAdd(satMul(satMul(satMul(U(F::Pool_oh), U(F::Pool_ow)),
                                 satMul(U(F::Pool_kh), U(F::Pool_kw))),

@@ -102,21 +102,18 @@ llvm::Error checkDwconvOutputs(const Instruction &I) {
 llvm::Error checkStreamingOverlaps(const Instruction &I) {
   switch (I.opcode()) {
   case Opcode::Vadd:
-  case Opcode::Vmul: {
-    bool add = I.opcode() == Opcode::Vadd;
-    auto f = [&](Field a, Field m) { return I.raw(add ? a : m); };
-    uint64_t n0 = f(F::Vadd_n0, F::Vmul_n0), n1 = f(F::Vadd_n1, F::Vmul_n1);
-    uint64_t oS1 = f(F::Vadd_o_s1, F::Vmul_o_s1);
-    StridedRuns O{"O", f(F::Vadd_o_addr, F::Vmul_o_addr), n1, oS1, 1, 0, n0};
+  case Opcode::Vmul:
+  case Opcode::Vbinary: {
+    ElementwiseFields e = *elementwiseFields(I.opcode());
+    uint64_t n0 = I.raw(e.n0), n1 = I.raw(e.n1);
+    uint64_t oS1 = I.raw(e.oS1);
+    StridedRuns O{"O", I.raw(e.oAddr), n1, oS1, 1, 0, n0};
     for (bool isA : {true, false}) {
-      bool bcast = isA ? f(F::Vadd_a_bcast, F::Vmul_a_bcast)
-                       : f(F::Vadd_b_bcast, F::Vmul_b_bcast);
+      bool bcast = I.raw(isA ? e.aBcast : e.bBcast);
       StridedRuns in{isA ? "A" : "B",
-                     isA ? f(F::Vadd_a_addr, F::Vmul_a_addr)
-                         : f(F::Vadd_b_addr, F::Vmul_b_addr),
+                     I.raw(isA ? e.aAddr : e.bAddr),
                      n1,
-                     isA ? f(F::Vadd_a_s1, F::Vmul_a_s1)
-                         : f(F::Vadd_b_s1, F::Vmul_b_s1),
+                     I.raw(isA ? e.aS1 : e.bS1),
                      1,
                      0,
                      bcast ? 1 : n0};
@@ -192,6 +189,17 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
                              ": an output must be disjoint from its input or "
                              "be the identical box (in place)");
     break;
+  }
+  case Opcode::Vreduce: {
+    // Lanes read whole rows and write one byte each: no result may land on
+    // an input another lane still reads.
+    uint64_t n1 = I.raw(F::Vreduce_n1);
+    StridedRuns O{
+        "O", I.raw(F::Vreduce_o_addr), n1, I.raw(F::Vreduce_o_s1), 1, 0, 1};
+    StridedRuns A{"A", I.raw(F::Vreduce_a_addr), n1, I.raw(F::Vreduce_a_s1), 1,
+                  0,   I.raw(F::Vreduce_n0)};
+    return requireDisjoint(I, O, A,
+                           ": the results must be disjoint from the rows");
   }
   case Opcode::Requant:
     if (I.getFlag(F::Requant_lut)) {
@@ -276,10 +284,9 @@ llvm::Error checkBankConflictFlag(const Instruction &I, const HwConfig &cfg) {
     f = F::Matmul_bank_conflict;
     break;
   case Opcode::Vadd:
-    f = F::Vadd_bank_conflict;
-    break;
   case Opcode::Vmul:
-    f = F::Vmul_bank_conflict;
+  case Opcode::Vbinary:
+    f = elementwiseFields(I.opcode())->bankConflict;
     break;
   default:
     return llvm::Error::success();
@@ -396,6 +403,18 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
   case Opcode::Vlayernorm:
     if (auto err = requirePositive(I, {F::Vlayernorm_n0, F::Vlayernorm_n1}))
       return err;
+    break;
+  case Opcode::Vbinary:
+    if (auto err = requirePositive(I, {F::Vbinary_n0, F::Vbinary_n1}))
+      return err;
+    break;
+  case Opcode::Vreduce:
+    if (auto err = requirePositive(I, {F::Vreduce_n0, F::Vreduce_n1}))
+      return err;
+    if (I.raw(F::Vreduce_n1) > 1 && I.raw(F::Vreduce_o_s1) == 0)
+      return fieldError(I, F::Vreduce_o_s1,
+                        "is 0 with more than one row: the rows' results "
+                        "would share one byte");
     break;
   case Opcode::Pool:
     if (auto err =

@@ -97,15 +97,23 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     break;
   }
   case Opcode::Vadd:
-  case Opcode::Vmul: {
-    bool add = I.opcode() == Opcode::Vadd;
-    uint64_t n0 = U(add ? F::Vadd_n0 : F::Vmul_n0),
-             n1 = U(add ? F::Vadd_n1 : F::Vmul_n1);
-    bool ab = I.getFlag(add ? F::Vadd_a_bcast : F::Vmul_a_bcast);
-    bool bb = I.getFlag(add ? F::Vadd_b_bcast : F::Vmul_b_bcast);
-    c.vectorOps = n0 * n1;
+  case Opcode::Vmul:
+  case Opcode::Vbinary: {
+    isa::ElementwiseFields e = *isa::elementwiseFields(I.opcode());
+    uint64_t n0 = U(e.n0), n1 = U(e.n1);
+    bool ab = I.getFlag(e.aBcast), bb = I.getFlag(e.bBcast);
+    // VBINARY: two dequantizations, the operation and the quantization.
+    c.vectorOps = (I.opcode() == Opcode::Vbinary ? 4 : 1) * n0 * n1;
     c.spReadBytes = (ab ? 1 : n0) * n1 + (bb ? 1 : n0) * n1;
     c.spWriteBytes = n0 * n1;
+    break;
+  }
+  case Opcode::Vreduce: {
+    // One pass over A: a dequantization and an add per element.
+    uint64_t L = U(F::Vreduce_n0) * U(F::Vreduce_n1);
+    c.vectorOps = 2 * L;
+    c.spReadBytes = L;
+    c.spWriteBytes = U(F::Vreduce_n1);
     break;
   }
   case Opcode::Vlut: {
@@ -451,6 +459,47 @@ static void executeVector(const Instruction &I, MachineState &S) {
                 &out[j * n0], n0);
 }
 
+static void executeFloatBinary(const Instruction &I, MachineState &S) {
+  const uint64_t n0 = I.raw(F::Vbinary_n0), n1 = I.raw(F::Vbinary_n1);
+  const bool ab = I.getFlag(F::Vbinary_a_bcast),
+             bb = I.getFlag(F::Vbinary_b_bcast);
+  uint8_t *sp = S.scratchpad.data();
+  // All inputs are read before any output is written (outputs may alias).
+  std::vector<int8_t> out(n0 * n1);
+  for (uint64_t j = 0; j < n1; ++j) {
+    auto a = reinterpret_cast<const int8_t *>(sp + I.raw(F::Vbinary_a_addr) +
+                                              j * I.raw(F::Vbinary_a_s1));
+    auto b = reinterpret_cast<const int8_t *>(sp + I.raw(F::Vbinary_b_addr) +
+                                              j * I.raw(F::Vbinary_b_s1));
+    for (uint64_t i = 0; i < n0; ++i)
+      out[j * n0 + i] = isa::binaryValue(
+          I.raw(F::Vbinary_op), a[ab ? 0 : i], b[bb ? 0 : i],
+          I.getF32(F::Vbinary_a_scale), int32_t(I.get(F::Vbinary_a_zp)),
+          I.getF32(F::Vbinary_b_scale), int32_t(I.get(F::Vbinary_b_zp)),
+          I.getF32(F::Vbinary_o_scale), int32_t(I.get(F::Vbinary_o_zp)));
+  }
+  for (uint64_t j = 0; j < n1; ++j)
+    std::memcpy(sp + I.raw(F::Vbinary_o_addr) + j * I.raw(F::Vbinary_o_s1),
+                &out[j * n0], n0);
+}
+
+static void executeReduce(const Instruction &I, MachineState &S) {
+  const uint64_t n0 = I.raw(F::Vreduce_n0), n1 = I.raw(F::Vreduce_n1);
+  uint8_t *sp = S.scratchpad.data();
+  // All rows are read before any result is written (the verifier keeps
+  // them apart anyway).
+  std::vector<int8_t> out(n1);
+  for (uint64_t j = 0; j < n1; ++j)
+    out[j] = isa::reduceRow(
+        reinterpret_cast<const int8_t *>(sp + I.raw(F::Vreduce_a_addr) +
+                                         j * I.raw(F::Vreduce_a_s1)),
+        n0, (I.raw(F::Vreduce_phase) + j * n0) % 4, I.getFlag(F::Vreduce_mean),
+        I.getF32(F::Vreduce_x_scale), int32_t(I.get(F::Vreduce_x_zp)),
+        I.getF32(F::Vreduce_y_scale), int32_t(I.get(F::Vreduce_y_zp)));
+  for (uint64_t j = 0; j < n1; ++j)
+    sp[I.raw(F::Vreduce_o_addr) + j * I.raw(F::Vreduce_o_s1)] = uint8_t(out[j]);
+}
+
 static void executeLut(const Instruction &I, MachineState &S) {
   const uint64_t n0 = I.raw(F::Vlut_n0), n1 = I.raw(F::Vlut_n1);
   const uint8_t flip = I.getFlag(F::Vlut_u8) ? 0 : 0x80;
@@ -634,6 +683,10 @@ void sim::executeInstruction(const Instruction &I, MachineState &S) {
     return executeSoftmax(I, S);
   case Opcode::Vlayernorm:
     return executeLayerNorm(I, S);
+  case Opcode::Vbinary:
+    return executeFloatBinary(I, S);
+  case Opcode::Vreduce:
+    return executeReduce(I, S);
   case Opcode::Pool:
     return executePool(I, S);
   case Opcode::Dwconv:

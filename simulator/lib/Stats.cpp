@@ -47,6 +47,8 @@ Unit sim::executingUnit(const isa::Instruction &I) {
   case isa::Opcode::Vlut:
   case isa::Opcode::Vsoftmax:
   case isa::Opcode::Vlayernorm:
+  case isa::Opcode::Vbinary:
+  case isa::Opcode::Vreduce:
   case isa::Opcode::Pool:
   case isa::Opcode::Dwconv:
     return Unit::VectorUnit;

@@ -110,6 +110,43 @@ TEST(Timing, VlayernormTwoPassesAroundTheRowStatistics) {
   EXPECT_EQ(accWords(), 12u);
 }
 
+TEST(Timing, VbinaryBeatsAsVaddAndItsBankConflict) {
+  HwConfig cfg = preset("tiny-4x4"); // 4 lanes, depth 2, 4 KiB banks
+  // 5 rows of 6: ceil(30 / 4) = 8 beats + depth 2.
+  Instruction I(Opcode::Vbinary);
+  I.with(F::Vbinary_n0, 6).with(F::Vbinary_n1, 5);
+  I.with(F::Vbinary_a_s1, 6).with(F::Vbinary_b_addr, 4096);
+  I.with(F::Vbinary_b_bcast, 1).with(F::Vbinary_b_s1, 1);
+  I.with(F::Vbinary_o_addr, 8192).with(F::Vbinary_o_s1, 6);
+  EXPECT_FALSE(vectorBankConflict(I, cfg));
+  EXPECT_EQ(computeCycles(I, cfg), 10u);
+  // B in A's bank: two cycles per beat, and the flag must say so.
+  I.with(F::Vbinary_b_addr, 64);
+  EXPECT_TRUE(vectorBankConflict(I, cfg));
+  EXPECT_EQ(computeCycles(I, cfg), 18u);
+  setBankConflictFlag(I, cfg);
+  EXPECT_EQ(I.raw(F::Vbinary_bank_conflict), 1u);
+  // The per-row B is one byte per row: 5 bytes.
+  for (const Access &a : accessRanges(I))
+    if (a.operand == std::string("B"))
+      EXPECT_EQ(a.end - a.begin, 5u);
+}
+
+TEST(Timing, VreduceRowsPerLaneAndTheFinish) {
+  HwConfig cfg = preset("tiny-4x4");
+  // 5 rows of 6: ceil(5 / 4) = 2 groups of 6 adds + 4 finishing cycles,
+  // + depth 2.
+  Instruction I(Opcode::Vreduce);
+  I.with(F::Vreduce_n0, 6).with(F::Vreduce_n1, 5);
+  I.with(F::Vreduce_a_s1, 6).with(F::Vreduce_o_addr, 100);
+  I.with(F::Vreduce_o_s1, 1);
+  EXPECT_EQ(computeCycles(I, cfg), 22u);
+  // One result byte per row.
+  for (const Access &a : accessRanges(I))
+    if (a.write)
+      EXPECT_EQ(a.end - a.begin, 5u);
+}
+
 TEST(Timing, WorkedExampleOutputStationary) {
   HwConfig cfg = preset("tiny-4x4"); // 16 KiB SP, 4 banks of 4 KiB
   Instruction I = matmul(Dataflow_os, 4, 8, 4, false);

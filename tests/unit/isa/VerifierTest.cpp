@@ -441,6 +441,45 @@ TEST(Verifier, VsoftmaxOutputInPlaceOrApart) {
             "identical box (in place)");
 }
 
+TEST(Verifier, VreduceResultsApartFromTheRowsAndEachOther) {
+  Instruction R(Opcode::Vreduce);
+  R.with(F::Vreduce_n0, 8)
+      .with(F::Vreduce_n1, 2)
+      .with(F::Vreduce_a_s1, 8)
+      .with(F::Vreduce_o_addr, 100)
+      .with(F::Vreduce_o_s1, 1);
+  EXPECT_EQ(check(R), "");
+  // Row 1's result on row 1's bytes: rejected even though row 0 is done.
+  EXPECT_TRUE(contains(check(R.with(F::Vreduce_o_addr, 9)),
+                       "the results must be disjoint from the rows"));
+  EXPECT_TRUE(contains(
+      check(R.with(F::Vreduce_o_addr, 100).with(F::Vreduce_o_s1, 0)), "o_s1"));
+  EXPECT_TRUE(contains(check(R.with(F::Vreduce_n0, 0)), "n0"));
+}
+
+TEST(Verifier, VbinaryFollowsTheElementwiseRules) {
+  HwConfig cfg = preset("tiny-4x4");
+  Instruction V(Opcode::Vbinary);
+  V.with(F::Vbinary_n0, 8)
+      .with(F::Vbinary_n1, 2)
+      .with(F::Vbinary_a_s1, 8)
+      .with(F::Vbinary_b_addr, 4096)
+      .with(F::Vbinary_b_bcast, 1)
+      .with(F::Vbinary_b_s1, 1)
+      .with(F::Vbinary_o_addr, 8192)
+      .with(F::Vbinary_o_s1, 8);
+  EXPECT_EQ(check(V), "");
+  // In place on A is allowed; overlapping B's per-row bytes is not.
+  EXPECT_EQ(check(V.with(F::Vbinary_o_addr, 0)), "");
+  EXPECT_TRUE(contains(check(V.with(F::Vbinary_o_addr, 4090)), "overlaps"));
+  // The bank-conflict flag must match the footprint rule (check() sets
+  // it as the compiler does; unset it reads as a wrong flag).
+  V.with(F::Vbinary_o_addr, 8192).with(F::Vbinary_b_addr, 64);
+  EXPECT_EQ(check(V), "");
+  EXPECT_TRUE(contains(errorText(validateInstruction(V, cfg)),
+                       "vbinary.bank_conflict: is 0, but A and B share"));
+}
+
 TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {
   // 2x2 windows, stride 2, over a 4x4 input whose pixels (4 channels) are 8
   // bytes apart: the output pixels can live in the input's gaps.

@@ -458,6 +458,105 @@ TEST(Vlayernorm, RowStatisticsScaleBiasAndQuantizeLinear) {
   EXPECT_EQ(m.sp(103), 16);
 }
 
+TEST(Vbinary, DequantizeOperateQuantizeWithAPerRowOperand) {
+  Machine m;
+  // Two rows of A {10, 20, -6, 0} and {6, 2, 2, 2}, a_zp 2, a_scale 0.25:
+  // {2, 4.5, -2, -0.5} and {1, 0, 0, 0}. B one code per row (b_bcast,
+  // b_s1 1): {4, -2}, b_scale 0.5: 2 and -1.
+  int8_t a[8] = {10, 20, -6, 0, 6, 2, 2, 2}, b[2] = {4, -2};
+  std::memcpy(&m.s.scratchpad[0], a, 8);
+  std::memcpy(&m.s.scratchpad[32], b, 2);
+  Instruction I(Opcode::Vbinary);
+  I.with(F::Vbinary_op, isa::BinaryOp_sub)
+      .with(F::Vbinary_b_bcast, 1)
+      .with(F::Vbinary_a_zp, 2)
+      .with(F::Vbinary_o_zp, -1)
+      .with(F::Vbinary_b_addr, 32)
+      .with(F::Vbinary_o_addr, 100)
+      .with(F::Vbinary_n0, 4)
+      .with(F::Vbinary_n1, 2)
+      .with(F::Vbinary_a_s1, 4)
+      .with(F::Vbinary_b_s1, 1)
+      .with(F::Vbinary_o_s1, 4);
+  I.setF32(F::Vbinary_a_scale, 0.25f);
+  I.setF32(F::Vbinary_b_scale, 0.5f);
+  I.setF32(F::Vbinary_o_scale, 1.0f);
+  m.run(I);
+  // a - b = {0, 2.5, -4, -2.5} and {2, 1, 1, 1}: rne (ties to even), - 1.
+  int8_t sub[8] = {-1, 1, -5, -3, 1, 0, 0, 0};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), sub[i]) << i;
+  // a / b = {1, 2.25, -1, -0.25} and {-1, -0, -0, -0}; / 0.25: {4, 9, -4,
+  // -1} and {-4, -0, -0, -0}, - 1.
+  I.setF32(F::Vbinary_o_scale, 0.25f);
+  m.run(I.with(F::Vbinary_op, isa::BinaryOp_div));
+  int8_t div[8] = {3, 8, -5, -2, -5, -1, -1, -1};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), div[i]) << i;
+  // Division by a zero operand: x / 0 = +-inf clamps to [-128 + 1, 127 +
+  // 1]'s ends, 0 / 0 = NaN goes to the lower bound (_mm_max_ps).
+  m.s.scratchpad[33] = 0; // row 1's b: 0
+  m.run(I);
+  int8_t byZero[4] = {127, -128, -128, -128};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(m.sp(104 + i), byZero[i]) << i;
+  // add and mul, B now elementwise (b_bcast 0, b_s1 4): B = A's codes.
+  std::memcpy(&m.s.scratchpad[32], a, 8);
+  I.with(F::Vbinary_b_bcast, 0).with(F::Vbinary_b_s1, 4);
+  I.with(F::Vbinary_b_zp, 2).with(F::Vbinary_o_zp, 0);
+  I.setF32(F::Vbinary_b_scale, 0.25f);
+  I.setF32(F::Vbinary_o_scale, 0.5f);
+  m.run(I.with(F::Vbinary_op, isa::BinaryOp_add));
+  // 2a = {4, 9, -4, -1} / 0.5 = {8, 18, -8, -2}; row 1 {4, 0, 0, 0}.
+  int8_t add[8] = {8, 18, -8, -2, 4, 0, 0, 0};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), add[i]) << i;
+  m.run(I.with(F::Vbinary_op, isa::BinaryOp_mul));
+  // a^2 = {4, 20.25, 4, 0.25} / 0.5 = {8, 40.5 -> 40, 8, 0.5 -> 0}.
+  int8_t mul[8] = {8, 40, 8, 0, 2, 0, 0, 0};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), mul[i]) << i;
+}
+
+TEST(Vreduce, EigenPacketOrderFromTheRowsAlignment) {
+  Machine m;
+  // Codes x_scale 0.1: v = fl(code * 0.1f). Summed in order from v0 the
+  // row is 43.800003; Eigen from an aligned v0 sums (v0 + v2) + (v1 + v3)
+  // (one packet, predux), then v4, v5: 43.8. The mean / 6 and / 0.2 is
+  // 36.499996 against 36.500004 in order: 36 against 37.
+  int8_t a[6] = {93, 43, 120, -18, 123, 77};
+  std::memcpy(&m.s.scratchpad[0], a, 6);
+  std::memcpy(&m.s.scratchpad[6], a, 6);
+  Instruction I(Opcode::Vreduce);
+  I.with(F::Vreduce_mean, 1)
+      .with(F::Vreduce_n0, 6)
+      .with(F::Vreduce_n1, 1)
+      .with(F::Vreduce_a_s1, 6)
+      .with(F::Vreduce_o_addr, 100)
+      .with(F::Vreduce_o_s1, 1);
+  I.setF32(F::Vreduce_x_scale, 0.1f);
+  I.setF32(F::Vreduce_y_scale, 0.2f);
+  m.run(I);
+  EXPECT_EQ(m.sp(100), 36);
+  // Phase 1: the first aligned element is v3, no whole packet fits in
+  // the 3 after it: in order from v0.
+  m.run(I.with(F::Vreduce_phase, 1));
+  EXPECT_EQ(m.sp(100), 37);
+  // Two rows at phase 0: row 1 starts 6 elements on, at phase 2 (one
+  // packet v2..v5, then v0, v1): 43.8 again, 36.
+  m.run(I.with(F::Vreduce_phase, 0).with(F::Vreduce_n1, 2));
+  EXPECT_EQ(m.sp(100), 36);
+  EXPECT_EQ(m.sp(101), 36);
+  // Sum, y_scale 0.5, y_zp -100: 43.8 / 0.5 = 87.6 -> 88, - 100.
+  I.setF32(F::Vreduce_y_scale, 0.5f);
+  m.run(I.with(F::Vreduce_mean, 0).with(F::Vreduce_y_zp, -100));
+  EXPECT_EQ(m.sp(100), -12);
+  // x_zp 93 zeroes v0 and shifts the rest: {0, -5, 2.7, -11.1, 3, -1.6}
+  // (each fl((code - 93) * 0.1f)): -12.000001 / 0.5 -> -24, - 100.
+  m.run(I.with(F::Vreduce_x_zp, 93));
+  EXPECT_EQ(m.sp(100), -124);
+}
+
 TEST(Pool, MaxAvgIntAvgFloatWithValidRegion) {
   Machine m;
   // 3x3 input tile, 1 channel, row stride 3: values 1..9, window 2x2 stride 1

@@ -50,6 +50,32 @@ void layerNormRow(const int8_t *x, uint64_t n, float xScale, int32_t xZp,
                   const float *gamma, const float *beta, float eps,
                   float yScale, int32_t yZp, int8_t *out);
 
+/// MlasQuantizeLinear of one fp32 value to an int8-domain code with `yZp`:
+/// v = fl(y / yScale), clamped to [-128 - yZp, 127 - yZp] (NaN -> the lower
+/// bound, _mm_max_ps), rne, + yZp.
+int8_t quantizeLinear(float y, float yScale, int32_t yZp);
+
+/// VBINARY's value of one element: Q(op(fl((a - aZp) * aScale), fl((b -
+/// bZp) * bScale))), `op` an isa::BinaryOp (one IEEE operation), quantized
+/// with quantizeLinear.
+int8_t binaryValue(uint64_t op, int32_t a, int32_t b, float aScale, int32_t aZp,
+                   float bScale, int32_t bZp, float oScale, int32_t oZp);
+
+/// Eigen's sum of `n` floats `v` (redux_impl, LinearVectorizedTraversal, SSE
+/// packets of 4) where v[0] lies `phase` elements (mod 4) past a 16-byte
+/// boundary: packets from the first aligned element, two accumulators over
+/// pairs of packets, one more packet if odd, predux (p0 + p2) + (p1 + p3),
+/// then the elements before the aligned start and after the last packet in
+/// order. Without a whole packet: v[0] + v[1] + ... in order.
+float eigenRowSum(const float *v, uint64_t n, uint64_t phase);
+
+/// VREDUCE on one row of `n` codes `x` (int8 domain): ORT's ReduceSum or
+/// ReduceMean (`mean`: the sum / n) over the dequantized row
+/// fl((x_i - xZp) * xScale), summed as eigenRowSum, quantized with
+/// quantizeLinear.
+int8_t reduceRow(const int8_t *x, uint64_t n, uint64_t phase, bool mean,
+                 float xScale, int32_t xZp, float yScale, int32_t yZp);
+
 } // namespace systole::isa
 
 #endif // SYSTOLE_ISA_ARITHMETIC_H

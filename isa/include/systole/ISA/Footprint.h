@@ -51,6 +51,16 @@ struct Access {
   uint64_t rows = 0, pitch = 0, run = 0;
 };
 std::vector<Access> accessRanges(const Instruction &inst);
+
+/// The operand fields of the elementwise two-input vector instructions
+/// (VADD, VMUL, VBINARY), which address their operands alike: A and B
+/// (`*_bcast`: one element per row) into O, n1 rows of n0 elements.
+struct ElementwiseFields {
+  Field aAddr, bAddr, oAddr, n0, n1, aS1, bS1, oS1, aBcast, bBcast,
+      bankConflict;
+};
+/// `op`'s fields, or nullopt when it is not such an instruction.
+std::optional<ElementwiseFields> elementwiseFields(Opcode op);
 /// Whether two accesses of one space touch a common address: exact when
 /// both are rows of one pitch or one is a single run, else their hulls.
 /// The data-race checker needs this answer (conservative, never capped) for

@@ -50,6 +50,7 @@ enum class EnumType : uint8_t {
   Dataflow,
   PoolMode,
   AddMode,
+  BinaryOp,
   QueueSel
 };
 

@@ -39,8 +39,14 @@ DmaTiming dmaTiming(const Instruction &inst, const HwConfig &cfg);
 /// one fp32 operation per cycle.
 constexpr uint64_t kLayerNormStatCycles = 6;
 
+/// Cycles VREDUCE spends per group of rows after its n0 additions: the two
+/// packet accumulators combined, Eigen's predux (two levels) and the
+/// division of the mean, one fp32 operation per cycle.
+constexpr uint64_t kReduceFinishCycles = 4;
+
 /// Cycles a compute-queue instruction occupies its unit (MATMUL, REQUANT,
-/// VADD, VMUL, VLUT, VSOFTMAX, VLAYERNORM, POOL, DWCONV; FENCE = 1). 0 for
+/// VADD, VMUL, VLUT, VSOFTMAX, VLAYERNORM, VBINARY, VREDUCE, POOL,
+/// DWCONV; FENCE = 1). 0 for
 /// LOAD/STORE/END.
 uint64_t computeCycles(const Instruction &inst, const HwConfig &cfg);
 
