@@ -453,7 +453,7 @@ void appendEpilogue(Item &item, const AccTile &tile, const Epilogue &e,
 }
 
 unsigned numActivationOperands(Operation *op) {
-  if (llvm::isa<graph::AddOp, graph::MulOp>(op))
+  if (llvm::isa<graph::AddOp, graph::MulOp, graph::SubOp, graph::DivOp>(op))
     return 2;
   if (auto c = dyn_cast<graph::ConcatOp>(op))
     return c.getInputs().size();
@@ -492,6 +492,20 @@ BinaryBroadcast binaryBroadcast(ShapedType lhs, ShapedType rhs) {
     return BinaryBroadcast::RhsScalar;
   if (scalarOf(lhs, rhs))
     return BinaryBroadcast::LhsScalar;
+  // Every dim equal but the last, 1 on the small side (leading 1s implied).
+  auto rowOf = [](ShapedType small, ShapedType full) {
+    int64_t extra = full.getRank() - small.getRank();
+    if (extra < 0 || full.getRank() == 0 || full.getShape().back() == 1)
+      return false;
+    for (int64_t d = 0; d + 1 < full.getRank(); ++d)
+      if ((d < extra ? 1 : small.getDimSize(d - extra)) != full.getDimSize(d))
+        return false;
+    return small.getRank() > 0 && small.getShape().back() == 1;
+  };
+  if (rowOf(rhs, lhs))
+    return BinaryBroadcast::RhsRow;
+  if (rowOf(lhs, rhs))
+    return BinaryBroadcast::LhsRow;
   return BinaryBroadcast::None;
 }
 
@@ -547,7 +561,7 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
         cast<ShapedType>(pool.getOutput().getType()).getDimSize(1));
   if (isFusedIntoProducer(op))
     return {}; // applied by its producer's epilogue
-  if (llvm::isa<graph::AddOp, graph::MulOp>(op)) {
+  if (llvm::isa<graph::AddOp, graph::MulOp, graph::SubOp, graph::DivOp>(op)) {
     auto t = cast<ShapedType>(op->getResult(0).getType());
     int64_t rows = t.getNumElements() / t.getShape().back();
     return rowCandidates(rows);
@@ -558,6 +572,8 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return softmaxCandidates(h, hw);
   if (auto ln = dyn_cast<graph::LayerNormOp>(op))
     return layerNormCandidates(ln, hw);
+  if (auto r = dyn_cast<graph::ReduceOp>(op))
+    return reduceCandidates(r, hw);
   if (auto tr = dyn_cast<graph::TransposeOp>(op))
     return transposeCandidates(tr, hw);
   if (auto c = dyn_cast<graph::ConcatOp>(op))
@@ -614,6 +630,10 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerSoftmax(h, plan, io, builder);
   if (auto ln = dyn_cast<graph::LayerNormOp>(op))
     return lowerLayerNorm(ln, plan, io, builder);
+  if (auto r = dyn_cast<graph::ReduceOp>(op))
+    return lowerReduce(r, plan, io, builder);
+  if (llvm::isa<graph::SubOp, graph::DivOp>(op))
+    return lowerFloatBinary(op, plan, io, builder);
   if (auto tr = dyn_cast<graph::TransposeOp>(op))
     return lowerTranspose(tr, plan, io, builder);
   if (auto c = dyn_cast<graph::ConcatOp>(op))

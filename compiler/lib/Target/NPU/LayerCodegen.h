@@ -270,6 +270,12 @@ llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
                                            ProgramBuilder &builder);
+/// A quantized sub or div (graph-fold-qdq's fold of DequantizeLinear ->
+/// Sub/Div -> QuantizeLinear): row tiles through VBINARY (VectorCodegen.cpp).
+llvm::Expected<std::vector<Item>> lowerFloatBinary(mlir::Operation *op,
+                                                   const TilePlan &plan,
+                                                   const LayerIO &io,
+                                                   ProgramBuilder &builder);
 llvm::Expected<std::vector<Item>> lowerPool(graph::PoolOp op,
                                             const TilePlan &plan,
                                             const LayerIO &io,
@@ -351,6 +357,17 @@ std::vector<TilePlan> layerNormCandidates(graph::LayerNormOp op,
                                           const isa::HwConfig &hw);
 /// Why the NPU cannot run the quantized layer norm `op` (empty: it can).
 std::string layerNormRejection(graph::LayerNormOp op);
+/// A quantized mean or sum over trailing axes (graph-fold-qdq's fold of
+/// DequantizeLinear -> ReduceMean/ReduceSum -> QuantizeLinear): tiles of
+/// whole rows through VREDUCE (RowCodegen.cpp).
+llvm::Expected<std::vector<Item>> lowerReduce(graph::ReduceOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &b);
+std::vector<TilePlan> reduceCandidates(graph::ReduceOp op,
+                                       const isa::HwConfig &hw);
+/// Why the NPU cannot run the reduce `op` (empty: it can).
+std::string reduceRejection(graph::ReduceOp op);
 std::vector<TilePlan> tableCandidates(graph::TableOp op,
                                       const isa::HwConfig &hw);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
@@ -374,16 +391,19 @@ std::vector<TilePlan> rowCandidates(int64_t outRows);
 std::vector<TilePlan> fittingRowCandidates(int64_t rows, int64_t bytesPerRow,
                                            const isa::HwConfig &hw);
 
-/// How the operands of an elementwise add/mul of shapes `lhs`, `rhs` meet:
-/// equal shapes, or one side a per-channel vector (every dim 1 but the last,
-/// which equals the other side's) or a scalar (one element).
+/// How the operands of an elementwise op of shapes `lhs`, `rhs` meet: equal
+/// shapes, or one side a per-channel vector (every dim 1 but the last,
+/// which equals the other side's), a scalar (one element) or a per-row
+/// value (the other side's shape with a last dim of 1: a row's mean).
 enum class BinaryBroadcast {
   None,
   Equal,
   LhsVector,
   RhsVector,
   LhsScalar,
-  RhsScalar
+  RhsScalar,
+  LhsRow,
+  RhsRow
 };
 BinaryBroadcast binaryBroadcast(mlir::ShapedType lhs, mlir::ShapedType rhs);
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
+#include "systole/Dialect/Graph/QuantizedTypes.h"
 
 #include "systole/Target/NPU/Annotations.h"
 #include "systole/Target/NPU/Passes.h"
@@ -30,10 +31,8 @@ using namespace systole::npu;
 
 namespace {
 
-bool isI8PerTensor(Type t) {
-  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-  return q && q.getStorageTypeIntegralWidth() == 8;
-}
+/// 8-bit (int8 or uint8) per-tensor quantized.
+bool isQuantized8(Type t) { return static_cast<bool>(quantized8(t)); }
 
 /// uint8 runs sign-flipped on the NPU; exact for the integer units, but the
 /// vector unit's fp32 formulas need their uint8 mode, not wired up yet.
@@ -47,7 +46,7 @@ bool isNpuResult(Type t) {
   Type e = getElementTypeOrSelf(t);
   if (auto i = dyn_cast<IntegerType>(e))
     return i.getWidth() == 32;
-  return isI8PerTensor(t);
+  return isQuantized8(t);
 }
 
 /// Weights may be per-axis, but the array subtracts one zero point from B.
@@ -59,7 +58,7 @@ bool hasUniformZeroPoint(Type t) {
         return false;
     return pa.getStorageTypeIntegralWidth() == 8;
   }
-  return isI8PerTensor(e);
+  return isQuantized8(e);
 }
 
 /// Why the NPU cannot run `op`, or an empty string if it can.
@@ -68,12 +67,32 @@ std::string npuRejection(Operation *op) {
     return softmaxRejection(host);
   if (auto ln = dyn_cast<LayerNormOp>(op))
     return layerNormRejection(ln);
+  if (auto r = dyn_cast<ReduceOp>(op))
+    return reduceRejection(r);
+  if (llvm::isa<SubOp, DivOp>(op)) {
+    // graph-fold-qdq's fold of DequantizeLinear -> Sub/Div ->
+    // QuantizeLinear: VBINARY (int8 and uint8 operands alike, each in the
+    // int8 domain).
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    if (!isQuantized8(lhs.getType()) || !isQuantized8(rhs.getType()) ||
+        !isQuantized8(op->getResult(0).getType()))
+      return "sub/div on the NPU must be 8-bit per-tensor quantized "
+             "(between DequantizeLinears and a QuantizeLinear)";
+    if (isConstantTensor(lhs) && isConstantTensor(rhs))
+      return "sub/div of two constants (folded, not computed)";
+    if (binaryBroadcast(cast<ShapedType>(lhs.getType()),
+                        cast<ShapedType>(rhs.getType())) ==
+        BinaryBroadcast::None)
+      return "broadcasting sub/div is supported on the NPU for a per-row, "
+             "per-channel or scalar operand only";
+    return "";
+  }
   if (llvm::isa<TransposeOp>(op)) // the NPU's kind (isHostBoundaryOp)
     return "";
   if (auto conv = dyn_cast<Conv2DOp>(op)) {
     if (conv.getLayout() != Layout::NHWC)
       return "convolution is not in NHWC (run graph-to-nhwc first)";
-    if (!isI8PerTensor(conv.getInput().getType()) ||
+    if (!isQuantized8(conv.getInput().getType()) ||
         !isNpuResult(conv.getOutput().getType()))
       return "convolution input must be int8 per-tensor quantized and its "
              "output int8 or int32";
@@ -106,7 +125,7 @@ std::string npuRejection(Operation *op) {
     return "";
   }
   if (auto mm = dyn_cast<MatMulOp>(op)) {
-    if (!isI8PerTensor(mm.getLhs().getType()) ||
+    if (!isQuantized8(mm.getLhs().getType()) ||
         !isNpuResult(mm.getOutput().getType()))
       return "matmul input must be int8 per-tensor quantized and its output "
              "int8 or int32";
@@ -115,7 +134,7 @@ std::string npuRejection(Operation *op) {
     // An activation rhs (attention: Q x K^T, scores x V) is read from DRAM
     // like the lhs, so it must be int8/uint8 per tensor as well.
     if (isConstantTensor(mm.getRhs()) ? !hasUniformZeroPoint(rhsT)
-                                      : !isI8PerTensor(rhsT))
+                                      : !isQuantized8(rhsT))
       return "matmul right-hand side must be an int8 matrix with one zero "
              "point";
     // A batched rhs needs the same batch dims on the lhs (no broadcast).
@@ -130,8 +149,8 @@ std::string npuRejection(Operation *op) {
   if (llvm::isa<AddOp, MulOp>(op)) {
     Value lhs = op->getOperand(0), rhs = op->getOperand(1);
     Type out = op->getResult(0).getType();
-    if (!isI8PerTensor(lhs.getType()) || !isI8PerTensor(rhs.getType()) ||
-        !isI8PerTensor(out))
+    if (!isQuantized8(lhs.getType()) || !isQuantized8(rhs.getType()) ||
+        !isQuantized8(out))
       return "add/mul operands must be int8 per-tensor quantized";
     // uint8 runs in the vector unit's uint8 mode (the uint8 kernel's
     // arithmetic); a mix of int8 and uint8 has no such kernel in ORT.
@@ -153,16 +172,20 @@ std::string npuRejection(Operation *op) {
     // Equal shapes, or one operand broadcast as a per-channel vector (all
     // dims 1 but the last, equal to the output's: NHWC squeeze-excitation)
     // or a scalar (vector unit strides of 0, ISA VADD/VMUL).
+    // (A per-row operand is not one of them: which kernel ORT's broadcast
+    // loop calls for it has not been matched.)
     auto shape = [](Value v) { return cast<ShapedType>(v.getType()); };
+    BinaryBroadcast bc = binaryBroadcast(shape(lhs), shape(rhs));
     if (shape(lhs).getShape() != shape(rhs).getShape() &&
-        binaryBroadcast(shape(lhs), shape(rhs)) == BinaryBroadcast::None)
+        (bc == BinaryBroadcast::None || bc == BinaryBroadcast::LhsRow ||
+         bc == BinaryBroadcast::RhsRow))
       return "broadcasting add/mul is supported on the NPU for a per-channel "
              "vector or a scalar operand only";
     return "";
   }
   if (auto pool = dyn_cast<PoolOp>(op)) {
     if (pool.getLayout() != Layout::NHWC ||
-        !isI8PerTensor(pool.getInput().getType()))
+        !isQuantized8(pool.getInput().getType()))
       return "pooling must be int8 NHWC";
     if (pool.getKind() != PoolKind::Max) {
       // POOL's avg_float is QLinearAveragePool: the output is quantized
@@ -170,7 +193,7 @@ std::string npuRejection(Operation *op) {
       // which is ORT's only when no window reaches past the ONNX pads, and
       // ceil_mode is folded into the bottom/right pads at import: those
       // must mirror top/left.
-      if (!isI8PerTensor(pool.getOutput().getType()))
+      if (!isQuantized8(pool.getOutput().getType()))
         return "average pooling's result must be 8-bit per-tensor quantized";
       auto pads = pool.getPads();
       if (pool.getCountIncludePad() &&
@@ -184,14 +207,14 @@ std::string npuRejection(Operation *op) {
     // A quantized upsample has no host kernel: the NPU copies it (strided
     // stores), whatever its size; a float one is host code.
     if (up.getLayout() != Layout::NHWC ||
-        !isI8PerTensor(up.getInput().getType()))
+        !isQuantized8(up.getInput().getType()))
       return "upsampling must be 8-bit per-tensor quantized NHWC";
     return "";
   }
   if (auto d2s = dyn_cast<DepthToSpaceOp>(op)) {
     // Like upsampling: quantized, the NPU copies it; float, host code.
     if (d2s.getLayout() != Layout::NHWC ||
-        !isI8PerTensor(d2s.getInput().getType()))
+        !isQuantized8(d2s.getInput().getType()))
       return "DepthToSpace must be 8-bit per-tensor quantized NHWC";
     if (d2s.getCrd())
       return "a CRD DepthToSpace runs as a channel gather and a DCR one "
@@ -203,7 +226,7 @@ std::string npuRejection(Operation *op) {
     // concat, ...): the DMA writes the value around each row tile.
     auto in = cast<ShapedType>(pad.getInput().getType());
     ArrayRef<int64_t> p = pad.getPads();
-    if (in.getRank() != 4 || !isI8PerTensor(pad.getInput().getType()) ||
+    if (in.getRank() != 4 || !isQuantized8(pad.getInput().getType()) ||
         pad.getInput().getType() !=
             pad.getOutput().getType().clone(in.getShape()))
       return "Pad must be 8-bit per-tensor quantized, rank 4, its result "
@@ -216,14 +239,14 @@ std::string npuRejection(Operation *op) {
   }
   if (auto s2d = dyn_cast<SpaceToDepthOp>(op)) {
     if (s2d.getLayout() != Layout::NHWC ||
-        !isI8PerTensor(s2d.getInput().getType()))
+        !isQuantized8(s2d.getInput().getType()))
       return "SpaceToDepth must be 8-bit per-tensor quantized NHWC";
     return "";
   }
   if (auto gap = dyn_cast<GlobalAvgPoolOp>(op)) {
     if (gap.getLayout() != Layout::NHWC ||
-        !isI8PerTensor(gap.getInput().getType()) ||
-        !isI8PerTensor(gap.getOutput().getType()))
+        !isQuantized8(gap.getInput().getType()) ||
+        !isQuantized8(gap.getOutput().getType()))
       return "global average pooling must be int8 NHWC";
     if (isUnsigned8(gap.getInput().getType()) ||
         isUnsigned8(gap.getOutput().getType()))
@@ -236,7 +259,7 @@ std::string npuRejection(Operation *op) {
     // kernel; a float one is host code).
     auto in = cast<ShapedType>(slice.getInput().getType());
     auto out = cast<ShapedType>(slice.getOutput().getType());
-    if (!isI8PerTensor(in) ||
+    if (!isQuantized8(in) ||
         slice.getOutput().getType() !=
             slice.getInput().getType().clone(out.getShape()) ||
         in.getRank() < 1)
@@ -263,7 +286,7 @@ std::string npuRejection(Operation *op) {
 /// merge, Swin's window partition) is a strided DMA copy on the NPU instead.
 bool isHostBoundaryOp(Operation *op) {
   if (auto t = dyn_cast<TransposeOp>(op))
-    return !(isI8PerTensor(t.getInput().getType()) &&
+    return !(isQuantized8(t.getInput().getType()) &&
              getElementTypeOrSelf(t.getInput().getType()) ==
                  getElementTypeOrSelf(t.getOutput().getType()) &&
              transposeBoxes(t));
@@ -294,11 +317,6 @@ std::string hostRejection(Operation *op) {
                 DepthToSpaceOp, SpaceToDepthOp>(op))
     return "";
   return "no host lowering for this op";
-}
-
-bool isQuantized8(Type t) {
-  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-  return q && q.getStorageTypeIntegralWidth() == 8;
 }
 
 /// A constant quantized operand, dequantized at compile time as ONNX's

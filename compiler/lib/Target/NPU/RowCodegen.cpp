@@ -1,8 +1,8 @@
-//===- RowCodegen.cpp - Row-wise vector layers: softmax, layer norm ------===//
+//===- RowCodegen.cpp - Row-wise vector layers: softmax, norm, reduce ----===//
 //
-// Ops whose rows need a reduction before their outputs (a sum in fp32, in
-// row order as ONNX Runtime's kernels sum) run on the vector unit with a
-// lane per row: VSOFTMAX and VLAYERNORM (docs/isa.md).
+// Ops whose rows need a reduction (a sum in fp32, in the order ONNX
+// Runtime's kernels sum) run on the vector unit with a lane per row:
+// VSOFTMAX, VLAYERNORM and VREDUCE (docs/isa.md).
 //
 // A quantized Softmax (DequantizeLinear -> Softmax -> QuantizeLinear) is no
 // float softmax in ONNX Runtime: its QDQ transformer fuses it into
@@ -27,11 +27,19 @@
 // and bias (fp32, one per normalized element) are loaded into the
 // accumulator once, by the first item.
 //
+// A quantized ReduceMean or ReduceSum over trailing axes (the first and
+// fourth steps of an exporter's LayerNorm at opset 13) runs as VREDUCE:
+// Eigen's row sum of the dequantized row, whose packet order depends on
+// where the row starts in ORT's 16-byte aligned buffer (the item's `phase`,
+// its first row's element offset modulo 4), then MLAS's QuantizeLinear. A
+// row's result is one byte; the items store them contiguously.
+//
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
 
 #include "systole/Conversion/OrtMath.h"
 #include "systole/Dialect/Graph/ConstantTensors.h"
+#include "systole/Dialect/Graph/QuantizedTypes.h"
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 
@@ -106,11 +114,8 @@ std::optional<LayerNormRows> layerNormRows(graph::LayerNormOp op,
       *why = msg;
     return std::nullopt;
   };
-  auto isQ8 = [](Type t) {
-    auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-    return q && q.getStorageTypeIntegralWidth() == 8;
-  };
-  if (!isQ8(op.getInput().getType()) || !isQ8(op.getOutput().getType()))
+  if (!graph::quantized8(op.getInput().getType()) ||
+      !graph::quantized8(op.getOutput().getType()))
     return fail("layer norm on the NPU must be 8-bit per-tensor quantized "
                 "(between a DequantizeLinear and a QuantizeLinear)");
   LayerNormRows r;
@@ -132,6 +137,49 @@ std::optional<LayerNormRows> layerNormRows(graph::LayerNormOp op,
   return r;
 }
 
+/// A quantized mean or sum's rows, or nullopt with the reason in `why`.
+struct ReduceRows {
+  int64_t rows = 0, cols = 0;
+  QParams x, y;
+};
+
+std::optional<ReduceRows> reduceRows(graph::ReduceOp op, std::string *why) {
+  auto fail = [&](const char *msg) -> std::optional<ReduceRows> {
+    if (why)
+      *why = msg;
+    return std::nullopt;
+  };
+  if (op.getKind() != "mean" && op.getKind() != "sum")
+    return fail("no NPU lowering for this reduction");
+  if (!graph::quantized8(op.getInput().getType()) ||
+      !graph::quantized8(op.getOutput().getType()))
+    return fail("a reduction on the NPU must be 8-bit per-tensor quantized "
+                "(between a DequantizeLinear and a QuantizeLinear)");
+  auto type = cast<ShapedType>(op.getInput().getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t a : op.getAxes())
+    axes.push_back(a < 0 ? a + rank : a);
+  llvm::sort(axes);
+  // Trailing axes, each once: every row is contiguous, as ORT's
+  // FastReduceKR sums it.
+  for (size_t k = 0; k < axes.size(); ++k)
+    if (axes[k] != rank - int64_t(axes.size()) + int64_t(k))
+      return fail("a reduction on the NPU takes rows along the trailing "
+                  "axes only");
+  ReduceRows r;
+  r.cols = 1;
+  for (int64_t a : axes)
+    r.cols *= type.getDimSize(a);
+  if (axes.empty() || r.cols < 1 || r.cols > kMaxField)
+    return fail("reduction rows are empty or exceed the vector unit's field "
+                "widths");
+  r.rows = type.getNumElements() / r.cols;
+  r.x = perTensorParams(op.getInput().getType());
+  r.y = perTensorParams(op.getOutput().getType());
+  return r;
+}
+
 /// fp32 words the first item loads into the accumulator: `words` from
 /// `dram` (0 while the planner prices the layer).
 struct AccVector {
@@ -139,23 +187,25 @@ struct AccVector {
   int64_t words = 0;
 };
 
-/// The items of a row layer: `total` rows of `n0` bytes, `tile` rows per
-/// item in double-buffered slots. The first item also loads `vectors` into
-/// the accumulator from word 0 on, one after the other (nothing else in the
-/// layer uses it); each item loads its rows (`flipIn`: uint8 codes into the
-/// int8 domain), runs `compute(data, out, rows)` into a slot of its own
-/// and stores the result (`flipOut`: back to uint8).
+/// The items of a row layer: `total` rows of `n0` bytes in, `outN` bytes
+/// out each, `tile` rows per item in double-buffered slots. The first item
+/// also loads `vectors` into the accumulator from word 0 on, one after the
+/// other (nothing else in the layer uses it); each item loads its rows
+/// (`flipIn`: uint8 codes into the int8 domain), runs `compute(data, out,
+/// first row, rows)` into a slot of its own and stores the result
+/// (`flipOut`: back to uint8).
 llvm::Expected<std::vector<Item>> rowTileItems(
     Operation *op, const LayerIO &io, ProgramBuilder &b, int64_t total,
-    int64_t n0, int64_t tile, llvm::ArrayRef<AccVector> vectors, bool flipIn,
-    bool flipOut,
-    llvm::function_ref<Instruction(uint64_t, uint64_t, int64_t)> compute) {
+    int64_t n0, int64_t outN, int64_t tile, llvm::ArrayRef<AccVector> vectors,
+    bool flipIn, bool flipOut,
+    llvm::function_ref<Instruction(uint64_t, uint64_t, int64_t, int64_t)>
+        compute) {
   int64_t rows = std::min(tile, total);
   if (rows > kMaxField)
     return loweringError(op, "row tile exceeds the vector unit's and the "
                              "DMA's field widths");
   auto slots =
-      allocateSlotPairs(op, b.hw, {rows * n0, rows * n0}, io.spMirrored);
+      allocateSlotPairs(op, b.hw, {rows * n0, rows * outN}, io.spMirrored);
   if (!slots)
     return slots.takeError();
   uint64_t words = 0;
@@ -190,9 +240,14 @@ llvm::Expected<std::vector<Item>> rowTileItems(
       in.s[1] = n0, in.t[1] = n0;
     }
     it.loads.push_back(makeLoad(in));
-    it.computes.push_back(compute(data, out, rt));
-    DmaBox o = in;
-    o.dram = io.output + r0 * n0, o.sram = out;
+    it.computes.push_back(compute(data, out, r0, rt));
+    DmaBox o;
+    o.dram = io.output + r0 * outN, o.sram = out;
+    o.n[0] = rt * outN;
+    if (rt * outN > kMaxField) {
+      o.n[0] = outN, o.n[1] = rt;
+      o.s[1] = outN, o.t[1] = outN;
+    }
     o.flipSign = flipOut;
     it.stores.push_back(makeStore(o));
     items.push_back(std::move(it));
@@ -240,8 +295,8 @@ llvm::Expected<std::vector<Item>> lowerSoftmax(graph::HostOp op,
   float c = std::floor(1.0f / s->yScale);
   // VSOFTMAX writes storage bytes: nothing to flip on the way out.
   return rowTileItems(
-      op, io, b, s->rows, n0, plan.rows.value(), {table}, !s->isSigned, false,
-      [&](uint64_t data, uint64_t out, int64_t rt) {
+      op, io, b, s->rows, n0, n0, plan.rows.value(), {table}, !s->isSigned,
+      false, [&](uint64_t data, uint64_t out, int64_t, int64_t rt) {
         Instruction v(Opcode::Vsoftmax);
         v.set(Field::Vsoftmax_u8, !s->isSigned);
         v.set(Field::Vsoftmax_zp,
@@ -293,8 +348,8 @@ llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
       vectors[i].dram = b.constantBase + b.addConstant(f.data(), f.size() * 4);
     }
   return rowTileItems(
-      op, io, b, r->rows, n0, plan.rows.value(), vectors, r->x.isUnsigned,
-      r->y.isUnsigned, [&](uint64_t data, uint64_t out, int64_t rt) {
+      op, io, b, r->rows, n0, n0, plan.rows.value(), vectors, r->x.isUnsigned,
+      r->y.isUnsigned, [&](uint64_t data, uint64_t out, int64_t, int64_t rt) {
         Instruction v(Opcode::Vlayernorm);
         v.set(Field::Vlayernorm_bias, bias);
         v.set(Field::Vlayernorm_x_zp, r->x.zeroPoint);
@@ -313,6 +368,52 @@ llvm::Expected<std::vector<Item>> lowerLayerNorm(graph::LayerNormOp op,
         v.setF32(Field::Vlayernorm_y_scale, r->y.scale);
         return v;
       });
+}
+
+std::string reduceRejection(graph::ReduceOp op) {
+  std::string why;
+  return reduceRows(op, &why) ? "" : why;
+}
+
+std::vector<TilePlan> reduceCandidates(graph::ReduceOp op,
+                                       const isa::HwConfig &hw) {
+  auto r = reduceRows(op, nullptr);
+  // Two input slots of whole rows, two of one byte per row.
+  return r ? fittingRowCandidates(r->rows, 2 * r->cols + 2, hw)
+           : std::vector<TilePlan>{};
+}
+
+llvm::Expected<std::vector<Item>> lowerReduce(graph::ReduceOp op,
+                                              const TilePlan &plan,
+                                              const LayerIO &io,
+                                              ProgramBuilder &b) {
+  std::string why;
+  auto r = reduceRows(op, &why);
+  if (!r)
+    return loweringError(op, why);
+  int64_t n0 = r->cols;
+  return rowTileItems(op, io, b, r->rows, n0, 1, plan.rows.value(), {},
+                      r->x.isUnsigned, r->y.isUnsigned,
+                      [&](uint64_t data, uint64_t out, int64_t r0, int64_t rt) {
+                        Instruction v(Opcode::Vreduce);
+                        // ORT's rows lie r0 * n0 elements into the tensor,
+                        // whose buffer starts 16-byte aligned: Eigen's packets
+                        // start where that offset reaches a multiple of 4.
+                        v.set(Field::Vreduce_phase, (r0 * n0) % 4);
+                        v.set(Field::Vreduce_mean, op.getKind() == "mean");
+                        v.set(Field::Vreduce_x_zp, r->x.zeroPoint);
+                        v.set(Field::Vreduce_y_zp, r->y.zeroPoint);
+                        v.set(Field::Vreduce_a_addr,
+                              static_cast<int64_t>(data));
+                        v.set(Field::Vreduce_o_addr, static_cast<int64_t>(out));
+                        v.set(Field::Vreduce_n0, n0);
+                        v.set(Field::Vreduce_n1, rt);
+                        v.set(Field::Vreduce_a_s1, n0);
+                        v.set(Field::Vreduce_o_s1, 1);
+                        v.setF32(Field::Vreduce_x_scale, r->x.scale);
+                        v.setF32(Field::Vreduce_y_scale, r->y.scale);
+                        return v;
+                      });
 }
 
 } // namespace systole::npu

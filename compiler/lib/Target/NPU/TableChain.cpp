@@ -33,11 +33,6 @@ using NpuPlacement = systole::npu::Placement;
 
 namespace systole::npu::tables {
 
-quant::UniformQuantizedType quantized8(Type t) {
-  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-  return q && q.getStorageTypeIntegralWidth() == 8 ? q : nullptr;
-}
-
 namespace {
 
 /// ONNX ops whose graph.host body is elementwise in their first input (the
@@ -186,11 +181,13 @@ std::optional<Chain> chainAfter(DequantizeOp dq, bool allowTranspose,
         return std::nullopt;
       perChannel = true;
     }
-  // Per channel, every op must keep the dequantized shape (a reshape
-  // would move the channel dimension).
+  // Per channel, every op must keep the channel dimension: a reshape that
+  // keeps the last dim (a [T, 1, C] <-> [1, T, C] view) leaves every
+  // element's channel, its linear position modulo C, as it was.
   if (perChannel && llvm::any_of(members, [&](Operation *op) {
-        return cast<ShapedType>(op->getResult(0).getType()).getShape() !=
-               dqType.getShape();
+        auto t = cast<ShapedType>(op->getResult(0).getType());
+        return t.getRank() == 0 ||
+               t.getShape().back() != dqType.getShape().back();
       }))
     return std::nullopt;
   Chain chain;

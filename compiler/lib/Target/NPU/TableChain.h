@@ -12,6 +12,7 @@
 #define SYSTOLE_LIB_TARGET_NPU_TABLECHAIN_H
 
 #include "systole/Dialect/Graph/GraphOps.h"
+#include "systole/Dialect/Graph/QuantizedTypes.h"
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/Builders.h"
@@ -22,8 +23,7 @@
 
 namespace systole::npu::tables {
 
-/// The 8-bit uniform quantized element type of `t`, or null.
-mlir::quant::UniformQuantizedType quantized8(mlir::Type t);
+using graph::quantized8;
 
 /// The float ops between a dequantize and the one quantize reading their
 /// result, in program order.

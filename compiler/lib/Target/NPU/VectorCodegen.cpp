@@ -1,8 +1,10 @@
-//===- VectorCodegen.cpp - Add, mul and pooling on the vector unit --------===//
+//===- VectorCodegen.cpp - Elementwise ops and pooling on the vector unit -===//
 //
 // Elementwise add and mul (QLinearAdd/QLinearMul semantics, with a
-// per-channel or scalar operand broadcast), max pooling and global average
-// pooling. Items are row tiles of the NHWC tensor (all channels at once).
+// per-channel or scalar operand broadcast), sub and div between dequantizes
+// and a quantize (VBINARY, also with a per-row operand), max pooling and
+// global average pooling. Items are row tiles of the NHWC tensor (all
+// channels at once).
 //
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
@@ -34,37 +36,51 @@ allocateSlotPairs(Operation *op, const isa::HwConfig &hw,
   return slots;
 }
 
-/// Elementwise add (VADD) or mul (VMUL) over row tiles of the NHWC tensor.
-/// A broadcast operand (a per-channel vector or a scalar) is loaded once per
-/// item and read with an outer stride of 0 (and, for a scalar, an inner
-/// stride of 0: the `*_bcast` flag).
-static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
-                                                     const TilePlan &plan,
-                                                     const LayerIO &io,
-                                                     ProgramBuilder &b) {
+namespace {
+/// The elementwise instruction a binary layer runs: QLinearAdd (VADD),
+/// QLinearMul (VMUL), or an fp32 op between dequantizes and a quantize
+/// (VBINARY, `floatOp` an isa::BinaryOp).
+struct BinaryKind {
+  Opcode opcode;
+  int64_t floatOp = 0;
+};
+} // namespace
+
+/// Elementwise binary layers over row tiles of the tensor (rows: every dim
+/// but the last). A broadcast operand is loaded once per item and read with
+/// an outer stride of 0 (a per-channel vector; a scalar also with an inner
+/// stride of 0, the `*_bcast` flag), or as one element per row (the row's
+/// bytes of the small tensor, `*_bcast` with an outer stride of 1).
+static llvm::Expected<std::vector<Item>>
+lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
+            const LayerIO &io, ProgramBuilder &b) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   auto type = cast<ShapedType>(op->getResult(0).getType());
   BinaryBroadcast bc = binaryBroadcast(cast<ShapedType>(lhs.getType()),
                                        cast<ShapedType>(rhs.getType()));
-  if (bc == BinaryBroadcast::None)
+  if (bc == BinaryBroadcast::None ||
+      (kind.opcode != Opcode::Vbinary &&
+       (bc == BinaryBroadcast::LhsRow || bc == BinaryBroadcast::RhsRow)))
     return loweringError(op, "unsupported broadcast");
   int64_t inner = type.getShape().back();
   int64_t outer = type.getNumElements() / inner;
   int64_t rows = plan.rows.value();
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
-  // Elements of operand i an item loads: full row tiles, or the broadcast
-  // vector / scalar.
+  // How operand i is broadcast: not at all (full row tiles), or it is the
+  // small side of `bc`.
   auto bcastOf = [&](int i) {
     if (bc == BinaryBroadcast::Equal)
       return false;
-    bool lhsSmall =
-        bc == BinaryBroadcast::LhsVector || bc == BinaryBroadcast::LhsScalar;
+    bool lhsSmall = bc == BinaryBroadcast::LhsVector ||
+                    bc == BinaryBroadcast::LhsScalar ||
+                    bc == BinaryBroadcast::LhsRow;
     return i == 0 ? lhsSmall : !lhsSmall;
   };
   bool scalar =
       bc == BinaryBroadcast::LhsScalar || bc == BinaryBroadcast::RhsScalar;
-  int64_t small = scalar ? 1 : inner;
+  bool perRow = bc == BinaryBroadcast::LhsRow || bc == BinaryBroadcast::RhsRow;
+  int64_t small = scalar ? 1 : perRow ? rows : inner;
   auto slots =
       allocateSlotPairs(op, b.hw,
                         {bcastOf(0) ? small : rows * inner,
@@ -80,7 +96,10 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
   // bytes as x ^ 0x80 and its zero points and bounds as unsigned bytes, so
   // the arithmetic is ORT's uint8 kernel's (docs/isa.md, "The uint8
   // domain"); the DMA flips bytes to the int8 domain and back as usual.
-  bool u8 = qc.isUnsigned;
+  // VBINARY has no uint8 mode: its fp32 arithmetic is the same on codes
+  // and zero points shifted into the int8 domain, operand by operand.
+  bool vbinary = kind.opcode == Opcode::Vbinary;
+  bool u8 = qc.isUnsigned && !vbinary;
   if (u8) {
     for (QParams *q : {&qa, &qb, &qc})
       q->zeroPoint += 128;
@@ -95,6 +114,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       std::vector<char> bytes = constantInt8(op->getOperand(i));
       src[i] = b.constantBase + b.addConstant(bytes.data(), bytes.size());
     }
+  bool flips[2] = {vbinary ? qa.isUnsigned : u8, vbinary ? qb.isUnsigned : u8};
 
   std::vector<Item> items;
   for (int64_t r0 = 0; r0 < outer; r0 += rows) {
@@ -105,8 +125,10 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       DmaBox in;
       in.sram = (*slots)[i][s];
       // Constants are in the pool in the int8 domain already (constantInt8).
-      in.flipSign = u8 && !isConstantTensor(op->getOperand(i));
-      if (bcastOf(i)) {
+      in.flipSign = flips[i] && !isConstantTensor(op->getOperand(i));
+      if (bcastOf(i) && perRow) {
+        in.dram = src[i] + r0, in.n[0] = rt;
+      } else if (bcastOf(i)) {
         in.dram = src[i], in.n[0] = small;
       } else {
         in.dram = src[i] + r0 * inner;
@@ -114,9 +136,30 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
       }
       it.loads.push_back(makeLoad(in));
     }
-    int64_t aS1 = bcastOf(0) ? 0 : inner, bS1 = bcastOf(1) ? 0 : inner;
-    Instruction v(isMul ? Opcode::Vmul : Opcode::Vadd);
-    if (isMul) {
+    auto s1Of = [&](int i) -> int64_t {
+      return !bcastOf(i) ? inner : perRow ? 1 : 0;
+    };
+    int64_t aS1 = s1Of(0), bS1 = s1Of(1);
+    Instruction v(kind.opcode);
+    if (vbinary) {
+      v.set(Field::Vbinary_op, kind.floatOp);
+      v.set(Field::Vbinary_a_bcast, (scalar || perRow) && bcastOf(0));
+      v.set(Field::Vbinary_b_bcast, (scalar || perRow) && bcastOf(1));
+      v.set(Field::Vbinary_a_zp, qa.zeroPoint);
+      v.set(Field::Vbinary_b_zp, qb.zeroPoint);
+      v.set(Field::Vbinary_o_zp, qc.zeroPoint);
+      v.set(Field::Vbinary_a_addr, (*slots)[0][s]);
+      v.set(Field::Vbinary_b_addr, (*slots)[1][s]);
+      v.set(Field::Vbinary_o_addr, (*slots)[2][s]);
+      v.set(Field::Vbinary_n0, inner);
+      v.set(Field::Vbinary_n1, rt);
+      v.set(Field::Vbinary_a_s1, aS1);
+      v.set(Field::Vbinary_b_s1, bS1);
+      v.set(Field::Vbinary_o_s1, inner);
+      v.setF32(Field::Vbinary_a_scale, qa.scale);
+      v.setF32(Field::Vbinary_b_scale, qb.scale);
+      v.setF32(Field::Vbinary_o_scale, qc.scale);
+    } else if (kind.opcode == Opcode::Vmul) {
       float ratio = mulRatio(qa, qb, qc);
       v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
       v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
@@ -168,7 +211,7 @@ static llvm::Expected<std::vector<Item>> lowerBinary(Operation *op, bool isMul,
     DmaBox out;
     out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
     out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
-    out.flipSign = u8;
+    out.flipSign = vbinary ? qc.isUnsigned : u8;
     it.stores.push_back(makeStore(out));
     items.push_back(std::move(it));
   }
@@ -179,14 +222,25 @@ llvm::Expected<std::vector<Item>> lowerAdd(graph::AddOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
                                            ProgramBuilder &b) {
-  return lowerBinary(op, /*isMul=*/false, plan, io, b);
+  return lowerBinary(op, {Opcode::Vadd}, plan, io, b);
 }
 
 llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
                                            const TilePlan &plan,
                                            const LayerIO &io,
                                            ProgramBuilder &b) {
-  return lowerBinary(op, /*isMul=*/true, plan, io, b);
+  return lowerBinary(op, {Opcode::Vmul}, plan, io, b);
+}
+
+llvm::Expected<std::vector<Item>> lowerFloatBinary(Operation *op,
+                                                   const TilePlan &plan,
+                                                   const LayerIO &io,
+                                                   ProgramBuilder &b) {
+  return lowerBinary(op,
+                     {Opcode::Vbinary, llvm::isa<graph::SubOp>(op)
+                                           ? int64_t(isa::BinaryOp_sub)
+                                           : int64_t(isa::BinaryOp_div)},
+                     plan, io, b);
 }
 
 /// A pooling layer reading a kept image: the image where onChipInput put

@@ -157,3 +157,61 @@ func.func @layer_norm_read_twice(%x: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<
   %q = graph.quantize %n : tensor<4x8xf32> -> tensor<4x8x!y>
   return %q, %n : tensor<4x8x!y>, tensor<4x8xf32>
 }
+
+// -----
+
+// An exporter's LayerNorm at opset 13 (ReduceMean, Sub, ..., Div), each step
+// between a DequantizeLinear and a QuantizeLinear: ORT fuses none of them,
+// so each folds into one op from codes to codes that means its island. A
+// float reshape between a dequantize and its reader moves behind the
+// dequantize (onto the codes), so the mean meets its DQ.
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!m = !quant.uniform<i8:f32, 0.02:5>
+!d = !quant.uniform<i8:f32, 0.1:-1>
+!s = !quant.uniform<i8:f32, 0.01:-128>
+// CHECK-LABEL: func @decomposed_norm_steps
+// CHECK: %[[V:.*]] = graph.reshape %arg0 : tensor<4x1x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>
+// CHECK: %[[M:.*]] = graph.reduce "mean" %[[V]] {axes = array<i64: 2>, keepdims = true} : tensor<1x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x1x!quant.uniform<i8:f32, 2.000000e-02:5>>
+// CHECK: %[[MR:.*]] = graph.reshape %[[M]] : {{.*}} -> tensor<4x1x1x!quant.uniform<i8:f32, 2.000000e-02:5>>
+// CHECK: %[[D:.*]] = graph.sub %arg0, %[[MR]] : (tensor<4x1x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<4x1x1x!quant.uniform<i8:f32, 2.000000e-02:5>>) -> tensor<4x1x8x!quant.uniform<i8:f32, 1.000000e-01:-1>>
+// CHECK: %[[Q:.*]] = graph.div %[[D]], %arg1 : (tensor<4x1x8x!quant.uniform<i8:f32, 1.000000e-01:-1>>, tensor<4x1x1x!quant.uniform<i8:f32, 1.000000e-02:-128>>) -> tensor<4x1x8x!quant.uniform<i8:f32, 1.000000e-01:-1>>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[Q]]
+func.func @decomposed_norm_steps(%x: tensor<4x1x8x!x>, %sd: tensor<4x1x1x!s>) -> tensor<4x1x8x!d> {
+  %f = graph.dequantize %x : tensor<4x1x8x!x> -> tensor<4x1x8xf32>
+  %v = graph.reshape %f : tensor<4x1x8xf32> -> tensor<1x4x8xf32>
+  %m = graph.reduce "mean" %v {axes = array<i64: 2>, keepdims = true} : tensor<1x4x8xf32> -> tensor<1x4x1xf32>
+  %mq = graph.quantize %m : tensor<1x4x1xf32> -> tensor<1x4x1x!m>
+  %mf = graph.dequantize %mq : tensor<1x4x1x!m> -> tensor<1x4x1xf32>
+  %mr = graph.reshape %mf : tensor<1x4x1xf32> -> tensor<4x1x1xf32>
+  %d = graph.sub %f, %mr : (tensor<4x1x8xf32>, tensor<4x1x1xf32>) -> tensor<4x1x8xf32>
+  %dq = graph.quantize %d : tensor<4x1x8xf32> -> tensor<4x1x8x!d>
+  %df = graph.dequantize %dq : tensor<4x1x8x!d> -> tensor<4x1x8xf32>
+  %sf = graph.dequantize %sd : tensor<4x1x1x!s> -> tensor<4x1x1xf32>
+  %n = graph.div %df, %sf : (tensor<4x1x8xf32>, tensor<4x1x1xf32>) -> tensor<4x1x8xf32>
+  %nq = graph.quantize %n : tensor<4x1x8xf32> -> tensor<4x1x8x!d>
+  return %nq : tensor<4x1x8x!d>
+}
+
+// -----
+
+// A sub whose float result has another reader, a max (not a sum), and a
+// sub of a float constant (a table's business, npu-fold-tables) stay float.
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.1:-1>
+// CHECK-LABEL: func @float_steps_that_stay
+// CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: graph.reduce "max" %{{.*}} : tensor<4x8xf32> -> tensor<4x1xf32>
+// CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>) {
+  %c = arith.constant dense<0.5> : tensor<f32>
+  %f = graph.dequantize %x : tensor<4x8x!x> -> tensor<4x8xf32>
+  %g = graph.dequantize %y : tensor<4x8x!x> -> tensor<4x8xf32>
+  %d = graph.sub %f, %g : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %dq = graph.quantize %d : tensor<4x8xf32> -> tensor<4x8x!y>
+  %m = graph.reduce "max" %f {axes = array<i64: 1>, keepdims = true} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %mq = graph.quantize %m : tensor<4x1xf32> -> tensor<4x1x!y>
+  %e = graph.sub %f, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %eq = graph.quantize %e : tensor<4x8xf32> -> tensor<4x8x!y>
+  return %dq, %d, %mq, %eq : tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>
+}

@@ -146,10 +146,20 @@ def Graph_MulOp : Graph_BinaryOp<"mul"> {
 }
 
 def Graph_SubOp : Graph_BinaryOp<"sub"> {
-  let summary = "elementwise subtract with ONNX broadcasting (float, host)";
+  let summary = "elementwise subtract with ONNX broadcasting";
+  let description = [{
+    Float, or on 8-bit quantized tensors (graph-fold-qdq) the island
+    DequantizeLinear -> Sub -> QuantizeLinear as ONNX Runtime runs it: the
+    fp32 difference of the dequantized operands, quantized.
+  }];
 }
 def Graph_DivOp : Graph_BinaryOp<"div"> {
-  let summary = "elementwise divide with ONNX broadcasting (float, host)";
+  let summary = "elementwise divide with ONNX broadcasting";
+  let description = [{
+    Float, or on 8-bit quantized tensors (graph-fold-qdq) the island
+    DequantizeLinear -> Div -> QuantizeLinear as ONNX Runtime runs it: the
+    fp32 quotient of the dequantized operands, quantized.
+  }];
 }
 
 def Graph_UnaryOp : Graph_PureOp<"unary", [AllTypesMatch<["input", "output"]>]> {
@@ -195,6 +205,11 @@ def Graph_LayerNormOp : Graph_PureOp<"layer_norm"> {
 
 def Graph_ReduceOp : Graph_PureOp<"reduce"> {
   let summary = "reduction over `axes` (ReduceMean/ReduceSum/ReduceMax)";
+  let description = [{
+    Float, or for a mean or sum of an 8-bit quantized tensor
+    (graph-fold-qdq) the island DequantizeLinear -> ReduceMean/ReduceSum ->
+    QuantizeLinear as ONNX Runtime runs it.
+  }];
   let arguments = (ins AnyRankedTensor:$input, StrAttr:$kind,
                    DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
   let results = (outs AnyRankedTensor:$output);

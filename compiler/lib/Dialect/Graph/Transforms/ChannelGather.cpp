@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ChannelGather.h"
+#include "systole/Dialect/Graph/QuantizedTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Quant/QuantOps.h"
@@ -29,11 +30,6 @@ using namespace mlir;
 using namespace systole::graph;
 
 namespace {
-
-quant::UniformQuantizedType quantized8(Type t) {
-  auto q = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(t));
-  return q && q.getStorageTypeIntegralWidth() == 8 ? q : nullptr;
-}
 
 /// The 1x1 NHWC convolution of `x` ([N, H, W, C], 8-bit per-tensor
 /// quantized) whose output channel o copies input channel src[o].

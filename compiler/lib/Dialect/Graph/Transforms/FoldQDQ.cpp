@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "systole/Dialect/Graph/Passes.h"
+#include "systole/Dialect/Graph/QuantizedTypes.h"
 
 #include "mlir/Dialect/Quant/QuantTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -194,6 +195,86 @@ struct FoldQuantizedLayerNorm : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// Q(sub(DQ(a), DQ(b))) and Q(div(...)) with a, b and the Q 8-bit per
+/// tensor: one sub or div from codes to codes, meaning exactly that island.
+/// ORT fuses no QDQ Sub or Div (only Add and Mul, into QLinearAdd and
+/// QLinearMul): it dequantizes, runs the float op and quantizes, which the
+/// NPU's VBINARY computes, and the host in float again. An exporter's
+/// LayerNorm at opset 13 is such a Sub and Div with a per-row mean and
+/// deviation.
+struct FoldQuantizedFloatBinary : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = q.getInput().getDefiningOp();
+    if (!op || !isa<SubOp, DivOp>(op) || !op->hasOneUse() ||
+        op->hasAttr("act_min") || op->hasAttr("act_max"))
+      return rewriter.notifyMatchFailure(q, "not a sub/div's only use");
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      auto dq = v.getDefiningOp<DequantizeOp>();
+      if (!dq || !quantized8(dq.getInput().getType()))
+        return rewriter.notifyMatchFailure(q, "operand is not an 8-bit DQ");
+      operands.push_back(dq.getInput());
+    }
+    if (!quantized8(q.getOutput().getType()) ||
+        !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+      return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");
+    OperationState state(op->getLoc(), op->getName());
+    state.addOperands(operands);
+    state.addTypes(q.getOutput().getType());
+    rewriter.replaceOp(q, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+/// Q(reduce(DQ(x))) for a mean or a sum with x and the Q 8-bit per tensor:
+/// one reduce from codes to codes meaning that island (ORT's float
+/// ReduceMean/ReduceSum between them; the NPU runs trailing-axis ones as
+/// VREDUCE, the host in float again).
+struct FoldQuantizedReduce : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    auto r = q.getInput().getDefiningOp<ReduceOp>();
+    if (!r || !r->hasOneUse() ||
+        (r.getKind() != "mean" && r.getKind() != "sum"))
+      return rewriter.notifyMatchFailure(q, "not a mean/sum's only use");
+    auto dq = r.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq || !quantized8(dq.getInput().getType()) ||
+        !quantized8(q.getOutput().getType()) ||
+        !getElementTypeOrSelf(r.getOutput().getType()).isF32())
+      return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");
+    rewriter.replaceOpWithNewOp<ReduceOp>(q, q.getOutput().getType(),
+                                          dq.getInput(), r.getKindAttr(),
+                                          r.getAxesAttr(), r.getKeepdimsAttr());
+    return success();
+  }
+};
+
+/// reshape(DQ(x)) -> DQ(reshape(x)) for a per-tensor x: dequantizing is
+/// elementwise, so it commutes with a reshape, and the op reading the
+/// reshape (an exporter's ReduceMean on a [1, T, C] view of a [T, 1, C]
+/// tensor) meets its DQ and folds. The DQ stays for its other readers.
+struct HoistDequantizeOverReshape : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp r,
+                                PatternRewriter &rewriter) const override {
+    auto dq = r.getInput().getDefiningOp<DequantizeOp>();
+    if (!dq)
+      return failure();
+    Type elem = getElementTypeOrSelf(dq.getInput().getType());
+    if (!isa<quant::UniformQuantizedType>(elem))
+      return failure();
+    auto moved = rewriter.create<ReshapeOp>(
+        r.getLoc(), withElementType(r.getOutput().getType(), elem),
+        dq.getInput());
+    rewriter.replaceOpWithNewOp<DequantizeOp>(r, r.getOutput().getType(),
+                                              moved);
+    return success();
+  }
+};
+
 /// Q(DQ(x)): nothing if the parameters agree, else an explicit requantize.
 struct FoldQuantizeOfDequantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -287,11 +368,13 @@ struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
-    patterns.add<FoldQuantizedIsland, FoldQuantizedLayerNorm>(&getContext(),
-                                                              /*benefit=*/2);
+    patterns.add<FoldQuantizedIsland, FoldQuantizedLayerNorm,
+                 FoldQuantizedFloatBinary, FoldQuantizedReduce>(&getContext(),
+                                                                /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
-    patterns.add<HoistDequantizeOverTranspose, SinkReshapeBelowQuantize,
-                 SinkReshapeBelowClip>(&getContext(), /*benefit=*/3);
+    patterns.add<HoistDequantizeOverTranspose, HoistDequantizeOverReshape,
+                 SinkReshapeBelowQuantize, SinkReshapeBelowClip>(&getContext(),
+                                                                 /*benefit=*/3);
     if (failed(
             applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
