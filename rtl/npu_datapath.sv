@@ -1,7 +1,8 @@
 // Scratchpad and accumulator SRAMs (behavioral memories) with the DMA ports,
 // and the compute engines that produce the values of the compute
 // instructions (docs/isa.md §4): the systolic array (npu_matmul_unit) and
-// the streaming REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX and VLAYERNORM engines. Each starts in
+// the streaming REQUANT, VADD/VMUL/VLUT/VBINARY, POOL, DWCONV, VSOFTMAX, VLAYERNORM and VREDUCE
+// engines. Each starts in
 // its instruction's issue cycle and follows the computeCycles formula as its
 // schedule, so its last result is written at the edge ending the completion
 // cycle the controller (npu_controller) computes; `exec` / `pp_exec` (that
@@ -95,7 +96,8 @@ module npu_datapath
       .c_wr_en(mm_c_en), .c_wr_accumulate(mm_c_acc), .c_wr_addr(mm_c_addr),
       .c_wr_data(mm_c_data), .overrun(mm_overrun));
 
-  // ---- the streaming engines (REQUANT, VADD/VMUL, POOL, DWCONV, VSOFTMAX, VLAYERNORM) ----
+  // ---- the streaming engines (REQUANT, VADD/VMUL/VLUT/VBINARY, POOL, DWCONV, VSOFTMAX,
+  // VLAYERNORM, VREDUCE) ----
   // Each starts in the issue cycle of its instruction and writes its results
   // beat by beat during the occupancy, the last at the edge ending the
   // completion cycle (the computeCycles formulas are their schedules). The
@@ -122,7 +124,9 @@ module npu_datapath
   logic [7:0] vu_a_data[L], vu_b_data[L], vu_wdata[L];
   logic vu_we[L];
   npu_vector_unit u_vector (
-      .clk, .rst, .start(c_start && (c_op == OP_VADD || c_op == OP_VMUL || c_op == OP_VLUT)), .inst(c_inst),
+      .clk, .rst,
+      .start(c_start && (c_op == OP_VADD || c_op == OP_VMUL || c_op == OP_VLUT || c_op == OP_VBINARY)),
+      .inst(c_inst),
       .cycles(c_cycles), .busy(vu_busy),
       .a_raddr(vu_a_addr), .a_rdata(vu_a_data), .b_raddr(vu_b_addr), .b_rdata(vu_b_data),
       .o_we(vu_we), .o_waddr(vu_waddr), .o_wdata(vu_wdata));
@@ -175,6 +179,15 @@ module npu_datapath
   assign ln_g_data = acc_read(ln_g_addr);
   assign ln_b_data = acc_read(ln_b_addr);
 
+  logic rd_busy;
+  logic [63:0] rd_a_addr[L], rd_waddr[L];
+  logic [7:0] rd_a_data[L], rd_wdata[L];
+  logic rd_we[L];
+  npu_reduce_unit u_reduce (
+      .clk, .rst, .start(c_start && c_op == OP_VREDUCE), .inst(c_inst), .busy(rd_busy),
+      .a_raddr(rd_a_addr), .a_rdata(rd_a_data), .o_we(rd_we), .o_waddr(rd_waddr),
+      .o_wdata(rd_wdata));
+
   // Read ports of the behavioral memories. An idle engine's address may be
   // anything: out-of-range reads are masked (they feed nothing).
   always_comb
@@ -190,6 +203,7 @@ module npu_datapath
       sm_a_data[l] = sp_read(sm_a_addr[l]);
       sm_t_data[l] = acc_read(sm_t_addr[l]);
       ln_a_data[l] = sp_read(ln_a_addr[l]);
+      rd_a_data[l] = sp_read(rd_a_addr[l]);
     end
   always_comb
     for (int i = 0; i < L * DT; i++) begin
@@ -205,21 +219,23 @@ module npu_datapath
   function automatic logic [2:0] engine_of(input logic [7:0] op);
     case (op)
       OP_REQUANT: return 3'd0;
-      OP_VADD, OP_VMUL, OP_VLUT: return 3'd1;
+      OP_VADD, OP_VMUL, OP_VLUT, OP_VBINARY: return 3'd1;
       OP_POOL: return 3'd2;
       OP_VSOFTMAX: return 3'd4;
       OP_VLAYERNORM: return 3'd5;
+      OP_VREDUCE: return 3'd6;
       default: return 3'd3;  // DWCONV
     endcase
   endfunction
-  logic [5:0] engine_busy;
-  assign engine_busy = {ln_busy, sm_busy, dw_busy, pl_busy, vu_busy, rq_busy};
+  logic [6:0] engine_busy;
+  assign engine_busy = {rd_busy, ln_busy, sm_busy, dw_busy, pl_busy, vu_busy, rq_busy};
   function automatic logic is_engine_op(input logic [7:0] op);
     return op == OP_REQUANT || op == OP_VADD || op == OP_VMUL || op == OP_VLUT || op == OP_POOL ||
-           op == OP_DWCONV || op == OP_VSOFTMAX || op == OP_VLAYERNORM;
+           op == OP_DWCONV || op == OP_VSOFTMAX || op == OP_VLAYERNORM || op == OP_VBINARY ||
+           op == OP_VREDUCE;
   endfunction
-  logic [5:0] done_q;  // engines whose instruction completed last cycle
-  logic [5:0] done_now, start_now;
+  logic [6:0] done_q;  // engines whose instruction completed last cycle
+  logic [6:0] done_now, start_now;
   always_comb begin
     done_now = '0;
     start_now = '0;
@@ -266,6 +282,7 @@ module npu_datapath
         if (dw_we[l]) acc[dw_waddr[l]] = dw_wdata[l];
         if (sm_we[l]) sp[sm_waddr[l]] = sm_wdata[l];
         if (ln_we[l]) sp[ln_waddr[l]] = ln_wdata[l];
+        if (rd_we[l]) sp[rd_waddr[l]] = rd_wdata[l];
       end
     end
   end

@@ -68,18 +68,11 @@ module npu_layernorm_unit
                                           input logic [31:0] y_scale, input logic [31:0] lo,
                                           input logic [31:0] hi, input logic [31:0] y_zp);
     logic [31:0] y;
-    /* verilator lint_off UNUSEDSIGNAL */
-    logic [31:0] q;  // the int8 result's low byte is the output
-    /* verilator lint_on UNUSEDSIGNAL */
     y = npu_fp32_add_pkg::fadd(x, {~mean[31], mean[30:0]});
     y = npu_fp32_div_pkg::fdiv(y, d);
     y = npu_fp32_mul_pkg::fmul(y, gamma);
     if (bias) y = npu_fp32_add_pkg::fadd(y, beta);
-    y = npu_fp32_div_pkg::fdiv(y, y_scale);
-    // _mm_max_ps then _mm_min_ps: NaN becomes lo.
-    y = npu_fp32_cmp_pkg::fminps(npu_fp32_cmp_pkg::fmaxps(y, lo), hi);
-    q = npu_fp32_toint_pkg::rne_int(y) + y_zp;
-    out_byte = q[7:0];
+    out_byte = npu_postproc_pkg::quantize_linear(y, y_scale, y_zp, lo, hi);
   endfunction
 
   cfg_t cfg_q, cfg;
@@ -101,8 +94,8 @@ module npu_layernorm_unit
     cfg.y_scale = inst[VLAYERNORM_Y_SCALE_LSB +: 32];
     cfg.eps = inst[VLAYERNORM_EPS_LSB +: 32];
     cfg.nf = npu_fp32_itof_pkg::itof(32'(inst[VLAYERNORM_N0_LSB +: VLAYERNORM_N0_W]));
-    cfg.lo = npu_fp32_itof_pkg::itof(32'hffffff80 - cfg.y_zp);
-    cfg.hi = npu_fp32_itof_pkg::itof(32'd127 - cfg.y_zp);
+    cfg.lo = npu_postproc_pkg::ql_lo(cfg.y_zp);
+    cfg.hi = npu_postproc_pkg::ql_hi(cfg.y_zp);
     cfg.gamma_addr = 64'(inst[VLAYERNORM_GAMMA_ADDR_LSB +: VLAYERNORM_GAMMA_ADDR_W]);
     cfg.beta_addr = 64'(inst[VLAYERNORM_BETA_ADDR_LSB +: VLAYERNORM_BETA_ADDR_W]);
     cfg.n0 = 17'(inst[VLAYERNORM_N0_LSB +: VLAYERNORM_N0_W]);
@@ -174,8 +167,7 @@ module npu_layernorm_unit
       x = '0;
       wdata_c[l] = '0;
       if (rd && pass != STAT)
-        x = npu_fp32_mul_pkg::fmul(
-            npu_fp32_itof_pkg::itof({{24{a_rdata[l][7]}}, a_rdata[l]} - cfg.x_zp), cfg.x_scale);
+        x = npu_postproc_pkg::dequantize(a_rdata[l], cfg.x_zp, cfg.x_scale);
       if (emit)
         wdata_c[l] = out_byte(x, mean_q, d_q, g_rdata, cfg.bias, b_rdata, cfg.y_scale, cfg.lo,
                               cfg.hi, cfg.y_zp);

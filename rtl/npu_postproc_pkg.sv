@@ -106,6 +106,56 @@ package npu_postproc_pkg;
     softmax_byte = over ? 8'hff : w[7:0];
   endfunction
 
+  // DequantizeLinear of one int8-domain code (VBINARY, VREDUCE,
+  // VLAYERNORM): fl(float(x - zp) * scale).
+  function automatic logic [31:0] dequantize(input logic [7:0] x, input logic [31:0] zp,
+                                             input logic [31:0] scale);
+    dequantize = npu_fp32_mul_pkg::fmul(npu_fp32_itof_pkg::itof(32'(signed'(x)) - zp), scale);
+  endfunction
+
+  // MLAS QuantizeLinear to an int8-domain byte (isa::quantizeLinear):
+  // v = fl(y / scale), _mm_max_ps(v, lo) then _mm_min_ps(v, hi) (NaN becomes
+  // lo), rne, + zp; lo = float(-128 - zp) and hi = float(127 - zp) come
+  // with the instruction (ql_lo, ql_hi).
+  function automatic logic [7:0] quantize_linear(input logic [31:0] y, input logic [31:0] scale,
+                                                 input logic [31:0] zp, input logic [31:0] lo,
+                                                 input logic [31:0] hi);
+    logic [31:0] v;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [31:0] q;  // the int8 result's low byte is the output
+    /* verilator lint_on UNUSEDSIGNAL */
+    v = npu_fp32_div_pkg::fdiv(y, scale);
+    v = npu_fp32_cmp_pkg::fminps(npu_fp32_cmp_pkg::fmaxps(v, lo), hi);
+    q = npu_fp32_toint_pkg::rne_int(v) + zp;
+    quantize_linear = q[7:0];
+  endfunction
+  function automatic logic [31:0] ql_lo(input logic [31:0] zp);
+    return npu_fp32_itof_pkg::itof(32'hffffff80 - zp);
+  endfunction
+  function automatic logic [31:0] ql_hi(input logic [31:0] zp);
+    return npu_fp32_itof_pkg::itof(32'd127 - zp);
+  endfunction
+
+  // VBINARY, one element (isa::binaryValue): op(DQ(a), DQ(b)) as one IEEE
+  // operation (add 0, sub 1 as an add of -y, mul 2, div 3), quantized.
+  function automatic logic [7:0] binary_byte(input logic [1:0] op, input logic [7:0] a,
+                                             input logic [7:0] b, input logic [31:0] a_zp,
+                                             input logic [31:0] a_scale, input logic [31:0] b_zp,
+                                             input logic [31:0] b_scale, input logic [31:0] o_scale,
+                                             input logic [31:0] o_zp, input logic [31:0] lo,
+                                             input logic [31:0] hi);
+    logic [31:0] x, y, r;
+    x = dequantize(a, a_zp, a_scale);
+    y = dequantize(b, b_zp, b_scale);
+    case (op)
+      2'd0: r = npu_fp32_add_pkg::fadd(x, y);
+      2'd1: r = npu_fp32_add_pkg::fadd(x, {~y[31], y[30:0]});
+      2'd2: r = npu_fp32_mul_pkg::fmul(x, y);
+      default: r = npu_fp32_div_pkg::fdiv(x, y);
+    endcase
+    binary_byte = quantize_linear(r, o_scale, o_zp, lo, hi);
+  endfunction
+
   // isa.md §4 domains of the u8 flag (VADD, VMUL, POOL): u8 values are
   // stored bytes ^ 0x80 and u8 parameters (zero points, clamps) unsigned;
   // int8 both sign-extended.

@@ -1,6 +1,6 @@
 // Cycle counts of the compute instructions (docs/isa.md §6): the occupancy
 // of the unit, from the instruction's fields. Whether the operands of an OS
-// MATMUL or a VADD/VMUL share a scratchpad bank is the instruction's
+// MATMUL or a VADD/VMUL/VBINARY share a scratchpad bank is the instruction's
 // bank_conflict flag, which the verifier checks against the footprints
 // (isa::setBankConflictFlag), so no bank sets are computed at issue.
 package npu_timing_pkg;
@@ -27,9 +27,10 @@ package npu_timing_pkg;
       OP_REQUANT:
         return 64'(I[REQUANT_M_LSB +: REQUANT_M_W]) *
                ceil_lanes(64'(I[REQUANT_N_LSB +: REQUANT_N_W])) + PIPE_DEPTH;
-      OP_VADD, OP_VMUL: begin
+      OP_VADD, OP_VMUL, OP_VBINARY: begin
         beats = ceil_lanes(64'(I[VADD_N0_LSB +: VADD_N0_W]) * 64'(I[VADD_N1_LSB +: VADD_N1_W]));
-        // VADD and VMUL share the position of bank_conflict.
+        // VADD, VMUL and VBINARY share the positions of n0, n1 and
+        // bank_conflict.
         return (I[VADD_BANK_CONFLICT_LSB] ? 2 * beats : beats) + PIPE_DEPTH;
       end
       // Two dependent SP reads per beat: A, then the table entry.
@@ -46,6 +47,11 @@ package npu_timing_pkg;
       OP_VLAYERNORM:
         return ceil_lanes(64'(I[VLAYERNORM_N1_LSB +: VLAYERNORM_N1_W])) *
                (2 * 64'(I[VLAYERNORM_N0_LSB +: VLAYERNORM_N0_W]) + 6) + PIPE_DEPTH;
+      // Lanes take rows; per group of LANES rows one add per element (n0)
+      // and the finish (isa::kReduceFinishCycles = 4).
+      OP_VREDUCE:
+        return ceil_lanes(64'(I[VREDUCE_N1_LSB +: VREDUCE_N1_W])) *
+               (64'(I[VREDUCE_N0_LSB +: VREDUCE_N0_W]) + 4) + PIPE_DEPTH;
       OP_POOL:
         return 64'(I[POOL_OH_LSB +: POOL_OH_W]) * 64'(I[POOL_OW_LSB +: POOL_OW_W]) *
                64'(I[POOL_KH_LSB +: POOL_KH_W]) * 64'(I[POOL_KW_LSB +: POOL_KW_W]) *

@@ -1,4 +1,4 @@
-// Streaming VADD / VMUL / VLUT engine (docs/isa.md §4): the n1 x n0 elements,
+// Streaming VADD / VMUL / VLUT / VBINARY engine (docs/isa.md §4): the n1 x n0 elements,
 // flattened row-major (e = j*n0 + i), go LANES consecutive elements per beat
 // through LANES npu_vector_lane; a beat may straddle rows, or cover several
 // when n0 < LANES. Element (j, i) reads A at a_addr + j*a_s1 + (a_bcast ? 0
@@ -24,6 +24,11 @@
 // with per_column) + (the byte, XOR 0x80 for int8 codes), and that byte is
 // the output. No lane arithmetic.
 //
+// VBINARY has VADD's addressing, field positions and schedule (bank
+// conflict included); only the value differs: per lane
+// npu_postproc_pkg::binary_byte (two dequantizations, the fp32 add, sub,
+// mul or div, MLAS QuantizeLinear) in place of npu_vector_lane, which idles.
+//
 // Per lane the element position (row j, column i, row start addresses)
 // advances by LANES elements per beat incrementally: LANES = dq*n0 + dr,
 // found once at start by a chain over the lanes (which also gives beat 0's
@@ -39,7 +44,7 @@ module npu_vector_unit
 ) (
     input  logic                  clk,
     input  logic                  rst,
-    input  logic                  start,   // VADD or VMUL issues in this cycle
+    input  logic                  start,   // VADD, VMUL, VLUT or VBINARY issues in this cycle
     input  logic [INSTR_BITS-1:0] inst,    // valid in the start cycle only
     input  logic [63:0]           cycles,  // its occupancy (computeCycles)
     output logic                  busy,
@@ -54,9 +59,13 @@ module npu_vector_unit
     output logic [7:0]            o_wdata[L]
 );
   typedef struct packed {
-    logic        is_add, is_lut, per_col, u8, a_bcast, b_bcast, conflict;
+    logic        is_add, is_lut, is_bin, per_col, u8, a_bcast, b_bcast, conflict;
     logic [2:0]  mode;
+    logic [1:0]  op;  // VBINARY's operation
     logic [31:0] lo, hi, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp;
+    // VBINARY: the scales and QuantizeLinear's fp32 bounds (zero points in
+    // a_zp, b_zp, o_zp, int8 domain)
+    logic [31:0] a_scale, b_scale, o_scale, q_lo, q_hi;
     logic [16:0] n0, n1;
     logic [63:0] a_s1, b_s1, o_s1;
     // Advance by LANES elements: dq rows and dr columns, dq*s1 bytes.
@@ -83,11 +92,15 @@ module npu_vector_unit
   always_comb begin
     cfg.is_add = inst[7:0] == OP_VADD;
     cfg.is_lut = inst[7:0] == OP_VLUT;
+    cfg.is_bin = inst[7:0] == OP_VBINARY;
     cfg.per_col = cfg.is_lut && inst[VLUT_PER_COLUMN_LSB];
-    // VADD, VMUL and VLUT share the position of u8.
-    cfg.u8 = cfg.is_add ? inst[VADD_U8_LSB] : inst[VMUL_U8_LSB];
-    cfg.a_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
-    cfg.b_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
+    // VADD, VMUL and VLUT share the position of u8; VBINARY is int8 only.
+    cfg.u8 = !cfg.is_bin && (cfg.is_add ? inst[VADD_U8_LSB] : inst[VMUL_U8_LSB]);
+    cfg.a_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_A_BCAST_LSB] :
+                  cfg.is_bin ? inst[VBINARY_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
+    cfg.b_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_B_BCAST_LSB] :
+                  cfg.is_bin ? inst[VBINARY_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
+    cfg.op = inst[VBINARY_OP_LSB +: VBINARY_OP_W];
     // VMUL has no mode (its value does not depend on one).
     cfg.mode = cfg.is_add ? inst[VADD_MODE_LSB +: VADD_MODE_W] : 3'd0;
     cfg.lo = npu_postproc_pkg::dom_param(cfg.u8, cfg.is_add ? inst[VADD_LO_LSB +: 8] : inst[VMUL_LO_LSB +: 8]);
@@ -98,7 +111,17 @@ module npu_vector_unit
     cfg.a_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_A_ZP_LSB +: 8]);
     cfg.b_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_B_ZP_LSB +: 8]);
     cfg.o_zp = cfg.is_add ? 32'd0 : npu_postproc_pkg::dom_param(cfg.u8, inst[VMUL_O_ZP_LSB +: 8]);
-    // VADD, VMUL and VLUT share the positions of the addressing fields
+    if (cfg.is_bin) begin
+      cfg.a_zp = 32'(signed'(inst[VBINARY_A_ZP_LSB +: 8]));
+      cfg.b_zp = 32'(signed'(inst[VBINARY_B_ZP_LSB +: 8]));
+      cfg.o_zp = 32'(signed'(inst[VBINARY_O_ZP_LSB +: 8]));
+    end
+    cfg.a_scale = inst[VBINARY_A_SCALE_LSB +: 32];
+    cfg.b_scale = inst[VBINARY_B_SCALE_LSB +: 32];
+    cfg.o_scale = inst[VBINARY_O_SCALE_LSB +: 32];
+    cfg.q_lo = npu_postproc_pkg::ql_lo(cfg.o_zp);
+    cfg.q_hi = npu_postproc_pkg::ql_hi(cfg.o_zp);
+    // VADD, VMUL, VLUT and VBINARY share the positions of the addressing fields
     // (VLUT's lut_addr is b_addr; the table has no row stride).
     cfg.n0 = 17'(inst[VADD_N0_LSB +: VADD_N0_W]);
     cfg.n1 = 17'(inst[VADD_N1_LSB +: VADD_N1_W]);
@@ -165,6 +188,7 @@ module npu_vector_unit
     /* verilator lint_off UNUSEDSIGNAL */
     logic [31:0] y;  // clamped to the 8-bit domain: only its low byte is stored
     /* verilator lint_on UNUSEDSIGNAL */
+    logic [7:0] bin;  // VBINARY's byte
     assign a_raddr[l] = pos[l].a_row + (cfg.a_bcast ? 64'd0 : 64'(pos[l].i));
     // VLUT: b_row is lut_addr (b_s1 = 0); A's byte, read in the beat's
     // first cycle, is in a_q.
@@ -173,14 +197,20 @@ module npu_vector_unit
             64'(8'(a_q[l] ^ {~cfg.u8, 7'd0})) :
         pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
     npu_vector_lane u_lane (
-        .en(compute), .is_add(cfg.is_add), .mode(cfg.mode),
+        .en(compute && !cfg.is_bin), .is_add(cfg.is_add), .mode(cfg.mode),
         .av(npu_postproc_pkg::dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
         .bv(npu_postproc_pkg::dom_value(cfg.u8, b_rdata[l])), .ratio_a(cfg.ratio_a), .ratio_b(cfg.ratio_b),
         .fixed(cfg.fixed), .a_zp(cfg.a_zp), .b_zp(cfg.b_zp), .o_zp(cfg.o_zp), .lo(cfg.lo),
         .hi(cfg.hi), .y);
     assign we_c[l] = compute && pos[l].j < cfg.n1;
     assign waddr_c[l] = pos[l].o_row + 64'(pos[l].i);
-    assign wdata_c[l] = cfg.is_lut ? b_rdata[l] : y[7:0] ^ {cfg.u8, 7'd0};
+    // Evaluated only in the cycles that use it.
+    always_comb
+      bin = compute && cfg.is_bin ?
+          npu_postproc_pkg::binary_byte(cfg.op, cfg.conflict ? a_q[l] : a_rdata[l], b_rdata[l],
+                                        cfg.a_zp, cfg.a_scale, cfg.b_zp, cfg.b_scale,
+                                        cfg.o_scale, cfg.o_zp, cfg.q_lo, cfg.q_hi) : 8'd0;
+    assign wdata_c[l] = cfg.is_lut ? b_rdata[l] : cfg.is_bin ? bin : y[7:0] ^ {cfg.u8, 7'd0};
     always_ff @(posedge clk) a_q[l] <= a_rdata[l];
   end
 
