@@ -195,16 +195,26 @@ func.func @decomposed_norm_steps(%x: tensor<4x1x8x!x>, %sd: tensor<4x1x1x!s>) ->
 
 // -----
 
-// A sub whose float result has another reader, a max (not a sum), and a
-// sub of a float constant (a table's business, npu-fold-tables) stay float.
+// A sub whose float result has another reader, a max (not a sum), a sub
+// of a float constant (a table's business, npu-fold-tables) and a sub of
+// values computed from constants only (folded later with their readers, as
+// Swin's attention masks) stay float.
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !y = !quant.uniform<i8:f32, 0.1:-1>
 // CHECK-LABEL: func @float_steps_that_stay
 // CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: graph.reduce "max" %{{.*}} : tensor<4x8xf32> -> tensor<4x1xf32>
 // CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
-func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>) {
+// CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>, tensor<4x8x!y>) {
   %c = arith.constant dense<0.5> : tensor<f32>
+  %k = arith.constant dense<3> : tensor<4x8xi8>
+  %kq = "quant.scast"(%k) : (tensor<4x8xi8>) -> tensor<4x8x!x>
+  %kr = graph.reshape %kq : tensor<4x8x!x> -> tensor<4x8x!x>
+  %kf = graph.dequantize %kr : tensor<4x8x!x> -> tensor<4x8xf32>
+  %kg = graph.dequantize %kq : tensor<4x8x!x> -> tensor<4x8xf32>
+  %kd = graph.sub %kf, %kg : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %kdq = graph.quantize %kd : tensor<4x8xf32> -> tensor<4x8x!y>
   %f = graph.dequantize %x : tensor<4x8x!x> -> tensor<4x8xf32>
   %g = graph.dequantize %y : tensor<4x8x!x> -> tensor<4x8xf32>
   %d = graph.sub %f, %g : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -213,5 +223,5 @@ func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (ten
   %mq = graph.quantize %m : tensor<4x1xf32> -> tensor<4x1x!y>
   %e = graph.sub %f, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %eq = graph.quantize %e : tensor<4x8xf32> -> tensor<4x8x!y>
-  return %dq, %d, %mq, %eq : tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>
+  return %dq, %d, %mq, %eq, %kdq : tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>, tensor<4x8x!y>
 }

@@ -54,6 +54,24 @@ func.func @squeeze_excitation(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
 
 // -----
 
+// -----
+
+// ConvNeXt's layer scale: a [C, 1, 1] constant times an NCHW tensor is a
+// [1, C, 1, 1] operand (ONNX broadcasting prepends 1s), so it joins the NHWC
+// side as [1, 1, 1, C] through a reshape and the mul runs in NHWC.
+// CHECK-LABEL: func @lower_rank_scale
+// CHECK: %[[P:.*]] = graph.pool %{{.*}} : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK: %[[S:.*]] = graph.reshape %{{.*}} : tensor<8x1x1xf32> -> tensor<1x1x1x8xf32>
+// CHECK: %[[M:.*]] = graph.mul %[[S]], %[[P]] : (tensor<1x1x1x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[OUT:.*]] = graph.transpose %[[M]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[OUT]]
+func.func @lower_rank_scale(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %s = arith.constant dense<0.5> : tensor<8x1x1xf32>
+  %p = graph.pool %x {kind = #graph<pool_kind max>, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad = false, layout = #graph<layout nchw>} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  %m = graph.mul %s, %p : (tensor<8x1x1xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %m : tensor<1x8x4x4xf32>
+}
+
 // tf2onnx writes LeakyRelu and Max(x, 0) between convolutions: the
 // transposes move through elementwise host ops (re-typed bodies; the scalar
 // operand's map keeps the batch dim, extent 1 in both layouts) and cancel.

@@ -195,6 +195,24 @@ struct FoldQuantizedLayerNorm : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// Whether `v` is computed from the function's arguments, not from
+/// constants only (those subgraphs are folded later, float islands and
+/// all).
+bool dependsOnArguments(Value v) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    Operation *def = x.getDefiningOp();
+    if (!def)
+      return true;
+    if (!seen.insert(def).second)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 /// Q(sub(DQ(a), DQ(b))) and Q(div(...)) with a, b and the Q 8-bit per
 /// tensor: one sub or div from codes to codes, meaning exactly that island.
 /// ORT fuses no QDQ Sub or Div (only Add and Mul, into QLinearAdd and
@@ -217,6 +235,11 @@ struct FoldQuantizedFloatBinary : OpRewritePattern<QuantizeOp> {
         return rewriter.notifyMatchFailure(q, "operand is not an 8-bit DQ");
       operands.push_back(dq.getInput());
     }
+    // Computed from constants only (Swin's attention mask), the float
+    // island folds away at compile time (npu-fold-constant-subgraphs) with
+    // what reads it.
+    if (llvm::none_of(operands, dependsOnArguments))
+      return rewriter.notifyMatchFailure(q, "constant operands");
     if (!quantized8(q.getOutput().getType()) ||
         !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
       return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");
@@ -242,6 +265,7 @@ struct FoldQuantizedReduce : OpRewritePattern<QuantizeOp> {
       return rewriter.notifyMatchFailure(q, "not a mean/sum's only use");
     auto dq = r.getInput().getDefiningOp<DequantizeOp>();
     if (!dq || !quantized8(dq.getInput().getType()) ||
+        !dependsOnArguments(dq.getInput()) ||
         !quantized8(q.getOutput().getType()) ||
         !getElementTypeOrSelf(r.getOutput().getType()).isF32())
       return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");

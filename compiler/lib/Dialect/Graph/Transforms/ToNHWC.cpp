@@ -134,14 +134,23 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
     // compose), or a broadcast operand whose non-unit dims keep their order
     // (e.g. squeeze-excitation's [1,C,1,1] scale: a reshape, no data
     // movement); anything else would add work.
+    // A lower-rank operand broadcasts with leading 1s (ONNX): ConvNeXt's
+    // [C, 1, 1] layer scale is a [1, C, 1, 1] one.
+    int64_t rank = static_cast<int64_t>(perm.size());
+    auto paddedShape = [&](RankedTensorType type) {
+      SmallVector<int64_t> shape(rank - type.getRank(), 1);
+      llvm::append_range(shape, type.getShape());
+      return shape;
+    };
     auto movesUnitDimsOnly = [&](Value v) {
       auto type = cast<RankedTensorType>(v.getType());
-      if (type.getRank() != static_cast<int64_t>(perm.size()) ||
+      if (type.getRank() > rank ||
           isa<quant::UniformQuantizedPerAxisType>(type.getElementType()))
         return false;
+      SmallVector<int64_t> shape = paddedShape(type);
       int64_t last = -1;
       for (int64_t p : inverse) {
-        if (type.getDimSize(p) == 1)
+        if (shape[p] == 1)
           continue;
         if (p < last)
           return false;
@@ -166,8 +175,14 @@ template <typename OpT> struct SinkTransposeBinary : OpRewritePattern<OpT> {
         return t.getInput();
       if (isScalar(v))
         return v;
-      if (cast<RankedTensorType>(v.getType()).getRank() !=
-          static_cast<int64_t>(perm.size()))
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getRank() < rank && movesUnitDimsOnly(v)) {
+        SmallVector<int64_t> shape = paddedShape(type), moved;
+        for (int64_t p : inverse)
+          moved.push_back(shape[p]);
+        return rewriter.create<ReshapeOp>(op.getLoc(), type.clone(moved), v);
+      }
+      if (type.getRank() != rank)
         return Value();
       if (!isa<BlockArgument>(v) && !v.template getDefiningOp<TransposeOp>())
         return rewriter.create<ReshapeOp>(
