@@ -191,6 +191,14 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   // partial last lane group, with one column.
   unsigned norms = 0, normBias = 0, normNoBias = 0, normInPlace = 0,
            normPartial = 0, normOneColumn = 0;
+  // VBINARY in clean runs: all, per op, per-row B (b_bcast, b_s1 = 1),
+  // per-channel B (b_s1 = 0), in place, with a bank conflict.
+  unsigned binaries = 0, binOps[4] = {0, 0, 0, 0}, binPerRow = 0,
+           binPerChannel = 0, binInPlace = 0, binConflicts = 0;
+  // VREDUCE in clean runs: all, mean, sum, with a partial last lane group,
+  // more rows than lanes, rows without a whole packet (n0 < 4), by phase.
+  unsigned reduces = 0, reduceMean = 0, reduceSum = 0, reducePartial = 0,
+           reduceGroups = 0, reduceShort = 0, reducePhase[4] = {0, 0, 0, 0};
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -250,6 +258,26 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
         normPartial += I.raw(isa::Field::Vlayernorm_n1) % cfg.vector.lanes != 0;
         normOneColumn += I.raw(isa::Field::Vlayernorm_n0) == 1;
       }
+      if (ok && op == Opcode::Vbinary) {
+        ++binaries;
+        ++binOps[I.raw(isa::Field::Vbinary_op)];
+        binPerRow += I.getFlag(isa::Field::Vbinary_b_bcast) &&
+                     I.raw(isa::Field::Vbinary_b_s1) == 1;
+        binPerChannel += I.raw(isa::Field::Vbinary_b_s1) == 0;
+        binInPlace += I.raw(isa::Field::Vbinary_a_addr) ==
+                      I.raw(isa::Field::Vbinary_o_addr);
+        binConflicts += I.getFlag(isa::Field::Vbinary_bank_conflict);
+      }
+      if (ok && op == Opcode::Vreduce) {
+        ++reduces;
+        bool mean = I.getFlag(isa::Field::Vreduce_mean);
+        reduceMean += mean;
+        reduceSum += !mean;
+        reducePartial += I.raw(isa::Field::Vreduce_n1) % cfg.vector.lanes != 0;
+        reduceGroups += I.raw(isa::Field::Vreduce_n1) > cfg.vector.lanes;
+        reduceShort += I.raw(isa::Field::Vreduce_n0) < 4;
+        ++reducePhase[I.raw(isa::Field::Vreduce_phase)];
+      }
       conflicts +=
           ok &&
           ((op == Opcode::Matmul &&
@@ -287,6 +315,31 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(normInPlace, 3u) << presetName;
   EXPECT_GE(normPartial, 3u) << presetName;
   EXPECT_GE(normOneColumn, 1u) << presetName;
+  std::printf("%s: %u VBINARY (add %u, sub %u, mul %u, div %u; %u per-row B, "
+              "%u per-channel B, %u in place, %u with a bank conflict)\n",
+              presetName, binaries, binOps[0], binOps[1], binOps[2], binOps[3],
+              binPerRow, binPerChannel, binInPlace, binConflicts);
+  EXPECT_GE(binaries, 15u) << presetName;
+  for (unsigned o = 0; o < 4; ++o)
+    EXPECT_GE(binOps[o], 2u) << presetName << " op " << o;
+  EXPECT_GE(binPerRow, 3u) << presetName;
+  EXPECT_GE(binPerChannel, 3u) << presetName;
+  EXPECT_GE(binInPlace, 3u) << presetName;
+  EXPECT_GE(binConflicts, 2u) << presetName;
+  std::printf("%s: %u VREDUCE (%u mean, %u sum, %u with a partial lane group, "
+              "%u with more rows than lanes, %u with n0 < 4; phases %u %u %u "
+              "%u)\n",
+              presetName, reduces, reduceMean, reduceSum, reducePartial,
+              reduceGroups, reduceShort, reducePhase[0], reducePhase[1],
+              reducePhase[2], reducePhase[3]);
+  EXPECT_GE(reduces, 15u) << presetName;
+  EXPECT_GE(reduceMean, 3u) << presetName;
+  EXPECT_GE(reduceSum, 3u) << presetName;
+  EXPECT_GE(reducePartial, 3u) << presetName;
+  EXPECT_GE(reduceGroups, 3u) << presetName;
+  EXPECT_GE(reduceShort, 1u) << presetName;
+  for (unsigned p = 0; p < 4; ++p)
+    EXPECT_GE(reducePhase[p], 2u) << presetName << " phase " << p;
   if (cfg.array.matmulInflight > 1) {
     std::printf("%s: %u MATMULs issued into a busy array, at most %u in it\n",
                 presetName, overlapped, maxInArray);

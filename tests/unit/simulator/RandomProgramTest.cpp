@@ -8,6 +8,8 @@
 // large that e * c overflows, one with any bit patterns among them.
 // VLAYERNORM reads its gamma and beta from eight 64-word vectors loaded into
 // ACC: ORT-like scales and offsets, one wide, one with any bit patterns.
+// VBINARY mixes elementwise, per-row and per-channel B with zero scales
+// (x / 0); VREDUCE rows of every phase and packet count.
 //
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
@@ -204,7 +206,7 @@ Instruction Generator::computeOp(unsigned b) {
       {isa::MemSpace::Accumulator, cBase(b), cBase(b) + 1024}};
   const uint64_t R = cfg.array.rows, C = cfg.array.cols;
   while (true) {
-    unsigned kind = burst ? 0 : r(0, 9);
+    unsigned kind = burst ? 0 : r(0, 11);
     Instruction I;
     if (kind <= 1) { // MATMUL
       // In a burst: the same tile (c_addr, c_stride, N) or, one time in
@@ -389,6 +391,53 @@ Instruction Generator::computeOp(unsigned b) {
       I.setF32(F::Vlayernorm_eps, coin(20) ? 0.0f : 1e-5f);
       I.setF32(F::Vlayernorm_x_scale, float(r(1, 1000)) * 1e-4f);
       I.setF32(F::Vlayernorm_y_scale, float(r(1, 1000)) * 1e-4f);
+    } else if (kind == 10) { // VBINARY
+      // VADD's addressing: B elementwise, per row (b_bcast, b_s1 = 1: a
+      // mean or deviation) or per channel (b_s1 = 0); inputs apart from O
+      // or O itself (in place). Zero points and scales make B zero (x / 0)
+      // and results past the clamp now and then.
+      uint64_t n0 = r(1, 40), n1 = r(1, 5);
+      uint64_t o = oBase(b) + r(0, 2000), oS1 = n0 + r(0, 9);
+      bool aInPlace = coin(30);
+      unsigned bKind = unsigned(r(0, 2));
+      uint64_t bS1 = bKind == 1 ? 1 : bKind == 2 ? 0 : r(0, 50);
+      auto vscale = [&] { return coin(10) ? 0.0f : float(r(1, 1000)) * 1e-3f; };
+      I = Instruction(Opcode::Vbinary);
+      I.with(F::Vbinary_op, r(0, 3))
+          .with(F::Vbinary_a_bcast, !aInPlace && coin(10))
+          .with(F::Vbinary_b_bcast, bKind == 1)
+          .with(F::Vbinary_a_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vbinary_b_zp, coin(30) ? 0 : int64_t(r(0, 255)) - 128)
+          .with(F::Vbinary_o_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vbinary_a_addr, aInPlace ? o : aBase(b) + r(0, 3000))
+          .with(F::Vbinary_b_addr, aBase(b) + r(0, 3000))
+          .with(F::Vbinary_o_addr, o)
+          .with(F::Vbinary_n0, n0)
+          .with(F::Vbinary_n1, n1)
+          .with(F::Vbinary_a_s1, aInPlace ? oS1 : r(0, 50))
+          .with(F::Vbinary_b_s1, bS1)
+          .with(F::Vbinary_o_s1, oS1);
+      I.setF32(F::Vbinary_a_scale, vscale());
+      I.setF32(F::Vbinary_b_scale, vscale());
+      I.setF32(F::Vbinary_o_scale, float(r(1, 1000)) * 1e-3f);
+    } else if (kind == 11) { // VREDUCE
+      // Rows of every phase and packet count (n0 up to 40: head, 0 .. 10
+      // packets, tail), one lane group or several; one result byte per
+      // row, apart from the rows.
+      uint64_t n0 = r(1, 40), n1 = r(1, 20);
+      I = Instruction(Opcode::Vreduce);
+      I.with(F::Vreduce_phase, r(0, 3))
+          .with(F::Vreduce_mean, coin())
+          .with(F::Vreduce_x_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vreduce_y_zp, int64_t(r(0, 255)) - 128)
+          .with(F::Vreduce_a_addr, aBase(b) + r(0, 3000))
+          .with(F::Vreduce_o_addr, oBase(b) + r(0, 2000))
+          .with(F::Vreduce_n0, n0)
+          .with(F::Vreduce_n1, n1)
+          .with(F::Vreduce_a_s1, r(0, 50))
+          .with(F::Vreduce_o_s1, r(1, 4));
+      I.setF32(F::Vreduce_x_scale, float(r(1, 1000)) * 1e-3f);
+      I.setF32(F::Vreduce_y_scale, float(r(1, 1000)) * 1e-3f);
     } else if (kind == 4) { // POOL
       uint64_t kh = r(1, 3), kw = r(1, 3), oh = r(1, 4), ow = r(1, 4),
                ch = r(1, 12);
@@ -552,7 +601,7 @@ isa::HwConfig randomConfig() {
 TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
   uint64_t totalCycles = 0, instructions = 0, inPlace = 0, luts = 0;
-  uint64_t softmaxes = 0, layerNorms = 0;
+  uint64_t softmaxes = 0, layerNorms = 0, binaries = 0, reduces = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -566,6 +615,8 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
       luts += I.opcode() == Opcode::Vlut;
       softmaxes += I.opcode() == Opcode::Vsoftmax;
       layerNorms += I.opcode() == Opcode::Vlayernorm;
+      binaries += I.opcode() == Opcode::Vbinary;
+      reduces += I.opcode() == Opcode::Vreduce;
       if (I.opcode() == Opcode::Vadd)
         inPlace += !I.getFlag(F::Vadd_a_bcast) &&
                    I.raw(F::Vadd_a_addr) == I.raw(F::Vadd_o_addr);
@@ -595,4 +646,6 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   EXPECT_GT(luts, 0u);
   EXPECT_GT(softmaxes, 20u);
   EXPECT_GT(layerNorms, 20u);
+  EXPECT_GT(binaries, 20u);
+  EXPECT_GT(reduces, 20u);
 }
