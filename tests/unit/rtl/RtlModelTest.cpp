@@ -192,3 +192,15 @@ TEST(RtlModel, EncoderOpset17OnRtl8x8) {
   expectRtlEqualsCycle(m.onnx, "rtl-8x8", m.input, m.ref,
                        {isa::Opcode::Vsoftmax, isa::Opcode::Vlayernorm});
 }
+
+// The same encoder at opset 13: LayerNormalization is ReduceMean, Sub,
+// Pow, ReduceMean, Add, Sqrt, Div between QDQ pairs, which the compiler
+// runs as VREDUCE and VBINARY (asserted present) besides VSOFTMAX, so the
+// test runs both new engines of the RTL on a real model against SystemC
+// and ORT.
+TEST(RtlModel, EncoderOpset13OnRtl8x8) {
+  CacheModel m = cacheModel("encoder_opset13");
+  SKIP_IF_MISSING(m);
+  expectRtlEqualsCycle(m.onnx, "rtl-8x8", m.input, m.ref,
+                       {isa::Opcode::Vbinary, isa::Opcode::Vreduce});
+}

@@ -36,12 +36,6 @@ using F = isa::Field;
 
 namespace {
 
-float fromBits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
 // What the VBINARYs and their elements exercised.
 struct Cases {
   int ops[4] = {0, 0, 0, 0};
