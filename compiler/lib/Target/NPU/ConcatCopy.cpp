@@ -1,4 +1,4 @@
-//===- ConcatCopy.cpp - Channel concats as NPU copies ---------------------===//
+//===- ConcatCopy.cpp - Concats as NPU copies -----------------------------===//
 //
 // A QDQ model concatenates in float: DequantizeLinear per input, Concat,
 // QuantizeLinear. npu-concat-in-place makes the producing convolutions
@@ -11,8 +11,10 @@
 // Each input's part of the result is Q(DQ_i(x)), a function of the input's
 // code (requantTable, the runtime's arithmetic), so the concat becomes a
 // quantized graph.concat of the x_i on the NPU, lowered as copies through
-// VLUT tables into the channel slices (TableCodegen.cpp). The dequantizes
-// stay only for their other readers.
+// VLUT tables into the channel slices (TableCodegen.cpp); a concat along
+// another axis (Swin's roll: Slice + Concat along H or W) copies rows of
+// the dims after it the same way. The dequantizes stay only for their
+// other readers.
 //
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
@@ -39,10 +41,8 @@ struct ConcatCopyPass : systole::npu::impl::ConcatCopyBase<ConcatCopyPass> {
     getOperation().walk([&](graph::ConcatOp c) { concats.push_back(c); });
     for (graph::ConcatOp c : concats) {
       auto type = cast<ShapedType>(c.getOutput().getType());
-      int64_t rank = type.getRank();
-      if (rank != 4 || (c.getAxis() != 3 && c.getAxis() != -1) ||
-          !c.getOutput().hasOneUse() || !getElementTypeOrSelf(type).isF32() ||
-          !type.hasStaticShape())
+      if (type.getRank() < 1 || !c.getOutput().hasOneUse() ||
+          !getElementTypeOrSelf(type).isF32() || !type.hasStaticShape())
         continue;
       auto q = dyn_cast<graph::QuantizeOp>(*c.getOutput().user_begin());
       if (!q || !quantized8(q.getOutput().getType()))

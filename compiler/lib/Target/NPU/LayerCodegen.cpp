@@ -227,7 +227,9 @@ graph::TableOp fusedTable(Operation *op) {
   auto t = dyn_cast<graph::TableOp>(*op->getResult(0).user_begin());
   if (!t || getPlacement(t) != Placement::Npu)
     return {};
-  if (!concat && isPerChannel(t))
+  // Per channel only where the concat's rows are pixels of channels.
+  if (isPerChannel(t) &&
+      !(concat && concatRows(cast<graph::ConcatOp>(op)).lastAxis))
     return {};
   return t;
 }
@@ -587,9 +589,9 @@ std::vector<TilePlan> candidatePlans(Operation *op, const isa::HwConfig &hw,
     return rowCandidates(out.getDimSize(1));
   }
   if (auto slice = dyn_cast<graph::SliceOp>(op)) {
-    // Rows are the slice's "pixels": every dim but the last.
-    auto out = cast<ShapedType>(slice.getOutput().getType());
-    return rowCandidates(out.getNumElements() / out.getShape().back());
+    // Rows of the last dim, per block (sliceRows).
+    auto r = sliceRows(slice);
+    return r ? rowCandidates(r->rows) : std::vector<TilePlan>{};
   }
   if (auto s2d = dyn_cast<graph::SpaceToDepthOp>(op)) {
     // Units of blocksize input rows: one output row each.

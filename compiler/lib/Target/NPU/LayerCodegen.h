@@ -305,9 +305,22 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
                                                     ProgramBuilder &b);
-/// A contiguous run of the last dimension of an 8-bit tensor (a
-/// transformer's Q/K/V split, ShuffleNet's channel split): strided DMA rows
-/// through the identity VLUT, no array work.
+/// A slice that cuts one dim of an 8-bit tensor, as rows of its last dim:
+/// `blocks` blocks of `rows` output rows of `co` bytes; block b's rows are
+/// input rows b * blockStride + rowOffset + k * rowStep (rows `c` bytes
+/// long), each read from byte `c0` on. A cut of the last dim (a
+/// transformer's Q/K/V split, ShuffleNet's channel split) is one block of
+/// every row at offset c0; a cut of another dim (Swin's roll and patch
+/// merging, a Gather of one index) takes whole rows.
+struct SliceRows {
+  int64_t blocks = 1, rows = 1, blockStride = 0, rowOffset = 0, rowStep = 1;
+  int64_t c = 1, co = 1, c0 = 0;
+};
+/// nullopt when `op` cuts more than one dim, strides the last one, or
+/// strides a dim with rows inside it under others.
+std::optional<SliceRows> sliceRows(graph::SliceOp op);
+/// The slice's rows by strided DMA through the identity VLUT, no array
+/// work.
 llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
@@ -370,6 +383,15 @@ std::vector<TilePlan> reduceCandidates(graph::ReduceOp op,
 std::string reduceRejection(graph::ReduceOp op);
 std::vector<TilePlan> tableCandidates(graph::TableOp op,
                                       const isa::HwConfig &hw);
+/// A concat as rows: `rows` (the dims before the axis multiplied), each
+/// the inputs' runs of `widths` bytes side by side into `width` (for the
+/// last axis: pixels of channels).
+struct ConcatRows {
+  int64_t rows = 1, width = 1;
+  std::vector<int64_t> widths;
+  bool lastAxis = true;
+};
+ConcatRows concatRows(graph::ConcatOp op);
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op);
 
 /// Double-buffered scratchpad slots: a pair for each of `bytes`, or an

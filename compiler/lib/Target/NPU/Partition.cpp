@@ -254,9 +254,9 @@ std::string npuRejection(Operation *op) {
     return "";
   }
   if (auto slice = dyn_cast<SliceOp>(op)) {
-    // One contiguous run of the last dimension, every other dim whole: the
-    // DMA reads those bytes of each row (a quantized slice has no host
-    // kernel; a float one is host code).
+    // One dim cut (sliceRows): the DMA reads rows of the last dim, or a
+    // run of each (a quantized slice has no host kernel; a float one is
+    // host code).
     auto in = cast<ShapedType>(slice.getInput().getType());
     auto out = cast<ShapedType>(slice.getOutput().getType());
     if (!isQuantized8(in) ||
@@ -265,13 +265,9 @@ std::string npuRejection(Operation *op) {
         in.getRank() < 1)
       return "Slice on the NPU must be 8-bit per-tensor quantized, its "
              "result quantized as its input";
-    int64_t rank = in.getRank();
-    for (int64_t d = 0; d < rank; ++d)
-      if (slice.getStrides()[d] != 1 ||
-          (d + 1 < rank && (slice.getOffsets()[d] != 0 ||
-                            out.getDimSize(d) != in.getDimSize(d))))
-        return "Slice on the NPU takes a contiguous run of the last "
-               "dimension only";
+    if (!sliceRows(slice))
+      return "Slice on the NPU cuts one dimension (a stride only on a dim "
+             "of whole rows)";
     if (in.getShape().back() > 0xffff)
       return "Slice's rows exceed the vector unit's field widths";
     return "";

@@ -104,24 +104,45 @@ std::vector<TilePlan> tableCandidates(graph::TableOp op,
   return plans;
 }
 
+ConcatRows concatRows(graph::ConcatOp op) {
+  auto type = cast<ShapedType>(op.getOutput().getType());
+  int64_t rank = type.getRank();
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  ConcatRows r;
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= type.getDimSize(d);
+  for (int64_t d = 0; d < axis; ++d)
+    r.rows *= type.getDimSize(d);
+  for (Value in : op.getInputs())
+    r.widths.push_back(cast<ShapedType>(in.getType()).getDimSize(axis) * inner);
+  r.width = type.getDimSize(axis) * inner;
+  r.lastAxis = axis == rank - 1;
+  return r;
+}
+
 std::vector<TilePlan> concatCandidates(graph::ConcatOp op) {
   if (isFusedIntoProducer(op))
     return {};
-  auto type = cast<ShapedType>(op.getOutput().getType());
-  // Channel chunks of the widest input: with a per-channel table after the
-  // concat, each chunk's channels need their 256-byte tables in SP.
+  // Chunks of the widest input's row: with a per-channel table after the
+  // concat, each chunk's channels need their 256-byte tables in SP; a row
+  // wider than the fields (a concat of whole images) is cut into chunks.
+  ConcatRows r = concatRows(op);
   int64_t widest = 1;
-  for (Value in : op.getInputs())
-    widest = std::max(widest, cast<ShapedType>(in.getType()).getShape().back());
-  std::vector<int64_t> chunks = {widest};
+  for (int64_t w : r.widths)
+    widest = std::max(widest, w);
+  std::vector<int64_t> chunks;
   graph::TableOp after = fusedTable(op);
-  if (after && isPerChannel(after))
-    for (int64_t c = (widest + 1) / 2; c >= 8; c = (c + 1) / 2)
+  bool halve = after && isPerChannel(after);
+  for (int64_t c = widest; c >= 1; c = (c + 1) / 2) {
+    if (c <= kMaxField)
       chunks.push_back(c);
+    if ((!halve && c <= kMaxField) || c < 16)
+      break;
+  }
   std::vector<TilePlan> plans;
   for (int64_t c : chunks)
-    for (TilePlan p :
-         rowCandidates(type.getNumElements() / type.getShape().back())) {
+    for (TilePlan p : rowCandidates(r.rows)) {
       p.channels = c;
       plans.push_back(p);
     }
@@ -181,17 +202,15 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
                                               const LayerIO &io,
                                               ProgramBuilder &b) {
   auto type = cast<ShapedType>(op.getOutput().getType());
-  int64_t axis =
-      op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
-  if (axis != type.getRank() - 1)
-    return loweringError(op, "only a concat along the last (channel) "
-                             "dimension runs on the NPU");
   auto outQ = tables::quantized8(type);
   if (!outQ)
     return loweringError(op, "the concat's result is not 8-bit per-tensor "
                              "quantized");
-  int64_t Cout = type.getShape().back();
-  int64_t pixels = type.getNumElements() / Cout;
+  // Rows of the dims before the axis, each the inputs' runs side by side
+  // (for the last axis: pixels of channels).
+  ConcatRows view = concatRows(op);
+  int64_t Cout = view.width;
+  int64_t pixels = view.rows;
   int64_t rows = plan.rows.value();
   graph::TableOp after = fusedTable(op);
   std::vector<int8_t> afterRows;
@@ -211,10 +230,8 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
     if (!inQ)
       return loweringError(op, "a concat input is not 8-bit per-tensor "
                                "quantized");
-    Part p{cast<ShapedType>(in.getType()).getShape().back(),
-           offset,
-           {},
-           inQ.isSigned() ? false : true};
+    Part p{
+        view.widths[parts.size()], offset, {}, inQ.isSigned() ? false : true};
     std::vector<int8_t> rq = tables::requantTable(inQ, outQ);
     if (!after) {
       p.table = rq;
@@ -229,9 +246,6 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
               afterRows[(perChannel ? (offset + r) * 256 : 0) +
                         tables::codeOf(outQ, rq[k]) - outQ.getStorageTypeMin()];
     }
-    if (p.channels > kMaxField)
-      return loweringError(op, "concat input channels exceed the field "
-                               "widths");
     widest = std::max(widest, p.channels);
     offset += p.channels;
     parts.push_back(std::move(p));
@@ -239,6 +253,8 @@ llvm::Expected<std::vector<Item>> lowerConcat(graph::ConcatOp op,
   if (rows > kMaxField)
     return loweringError(op, "concat tile exceeds the field widths");
   int64_t cc = std::min(plan.channels.value(), widest);
+  if (cc > kMaxField)
+    return loweringError(op, "concat chunk exceeds the field widths");
   int64_t lutBytes = perChannel ? cc * 256 : 256;
   auto slots = allocateSlotPairs(op, b.hw, {rows * cc, rows * cc, lutBytes},
                                  io.spMirrored);
@@ -419,19 +435,67 @@ llvm::Expected<std::vector<Item>> lowerSpaceToDepth(graph::SpaceToDepthOp op,
       bs);
 }
 
+std::optional<SliceRows> sliceRows(graph::SliceOp op) {
+  auto in = cast<ShapedType>(op.getInput().getType());
+  auto out = cast<ShapedType>(op.getOutput().getType());
+  int64_t rank = in.getRank();
+  if (rank < 1)
+    return std::nullopt;
+  int64_t cut = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (op.getStrides()[d] == 1 && op.getOffsets()[d] == 0 &&
+        out.getDimSize(d) == in.getDimSize(d))
+      continue;
+    if (cut >= 0)
+      return std::nullopt;
+    cut = d;
+  }
+  SliceRows r;
+  r.c = in.getShape().back(), r.co = out.getShape().back();
+  if (cut < 0 || cut == rank - 1) {
+    if (cut >= 0 && op.getStrides()[cut] != 1)
+      return std::nullopt; // every other byte of a row: no run
+    r.rows = out.getNumElements() / std::max<int64_t>(r.co, 1);
+    r.c0 = cut < 0 ? 0 : op.getOffsets()[cut];
+    return r;
+  }
+  // Rows of the last dim between the cut dim and the last one, and blocks
+  // of the dims before it.
+  int64_t inner = 1, outer = 1, step = op.getStrides()[cut];
+  for (int64_t d = cut + 1; d + 1 < rank; ++d)
+    inner *= in.getDimSize(d);
+  for (int64_t d = 0; d < cut; ++d)
+    outer *= in.getDimSize(d);
+  int64_t n = out.getDimSize(cut), dim = in.getDimSize(cut),
+          off = op.getOffsets()[cut];
+  if (step == 1 || inner == 1) {
+    // Per block, n * inner rows from (off * inner) on, `step` rows apart
+    // (a strided cut of the dim next to the last: every step-th row).
+    r.blocks = outer, r.rows = n * inner, r.blockStride = dim * inner;
+    r.rowOffset = off * inner, r.rowStep = step;
+    return r;
+  }
+  if (outer != 1)
+    return std::nullopt;
+  // A strided cut with rows inside it (Swin's patch merging, x[0::2] of
+  // [1, H, W, C]): a block per kept index, its `inner` rows contiguous.
+  r.blocks = n, r.rows = inner, r.blockStride = step * inner;
+  r.rowOffset = off * inner;
+  return r;
+}
+
 llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
                                                     const TilePlan &plan,
                                                     const LayerIO &io,
                                                     ProgramBuilder &b) {
-  auto in = cast<ShapedType>(op.getInput().getType());
-  auto out = cast<ShapedType>(op.getOutput().getType());
-  int64_t C = in.getShape().back(), Co = out.getShape().back();
-  int64_t c0 = op.getOffsets().back();
-  int64_t pixels = out.getNumElements() / Co;
-  int64_t rows = std::min(plan.rows.value(), pixels);
+  auto r = sliceRows(op);
+  if (!r)
+    return loweringError(op, "the slice cuts more than one dim or strides");
+  int64_t C = r->c, Co = r->co;
+  int64_t rows = std::min(plan.rows.value(), r->rows);
   if (Co > kMaxField || C > kMaxField || rows > kMaxField)
     return loweringError(op, "slice rows exceed the field widths");
-  auto q = tables::quantized8(in);
+  auto q = tables::quantized8(op.getInput().getType());
   if (!q)
     return loweringError(op, "the slice needs an 8-bit per-tensor input");
   auto slots =
@@ -440,22 +504,26 @@ llvm::Expected<std::vector<Item>> lowerChannelSlice(graph::SliceOp op,
     return slots.takeError();
   uint64_t lutDram = identityLut(q, io, b);
   std::vector<Item> items;
-  for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
-    int64_t pt = std::min(rows, pixels - p0);
-    size_t s = items.size() % 2;
-    uint64_t data = (*slots)[0][s], res = (*slots)[1][s], lut = (*slots)[2][s];
-    Item it;
-    // Co bytes of each pixel, C apart in DRAM, packed in SP.
-    DmaBox box = rowsBox(io.inputs[0] + p0 * C + c0, data, pt, Co, C);
-    box.flipSign = !q.isSigned();
-    it.loads.push_back(makeLoad(box));
-    if (items.size() < 2)
-      it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
-    it.computes.push_back(vlut(data, res, lut, pt, Co, false));
-    it.stores.push_back(
-        makeStore(rowsBox(io.output + p0 * Co, res, pt, Co, Co)));
-    items.push_back(std::move(it));
-  }
+  for (int64_t blk = 0; blk < r->blocks; ++blk)
+    for (int64_t p0 = 0; p0 < r->rows; p0 += rows) {
+      int64_t pt = std::min(rows, r->rows - p0);
+      size_t s = items.size() % 2;
+      uint64_t data = (*slots)[0][s], res = (*slots)[1][s],
+               lut = (*slots)[2][s];
+      Item it;
+      // Co bytes of each row, C apart in DRAM, packed in SP.
+      int64_t row = blk * r->blockStride + r->rowOffset + p0 * r->rowStep;
+      DmaBox box =
+          rowsBox(io.inputs[0] + row * C + r->c0, data, pt, Co, C * r->rowStep);
+      box.flipSign = !q.isSigned();
+      it.loads.push_back(makeLoad(box));
+      if (items.size() < 2)
+        it.loads.push_back(makeLoad(rowsBox(lutDram, lut, 1, 256, 256)));
+      it.computes.push_back(vlut(data, res, lut, pt, Co, false));
+      it.stores.push_back(makeStore(
+          rowsBox(io.output + (blk * r->rows + p0) * Co, res, pt, Co, Co)));
+      items.push_back(std::move(it));
+    }
   return items;
 }
 

@@ -202,10 +202,13 @@ func.func @decomposed_norm_steps(%x: tensor<4x1x8x!x>, %sd: tensor<4x1x1x!s>) ->
 !x = !quant.uniform<i8:f32, 0.05:-3>
 !y = !quant.uniform<i8:f32, 0.1:-1>
 // CHECK-LABEL: func @float_steps_that_stay
+// CHECK: %[[K:.*]] = "quant.scast"
+// CHECK: %[[KF:.*]] = graph.dequantize %[[K]]
+// CHECK: %[[KG:.*]] = graph.dequantize %[[K]]
+// CHECK: graph.sub %[[KF]], %[[KG]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: graph.reduce "max" %{{.*}} : tensor<4x8xf32> -> tensor<4x1xf32>
 // CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
-// CHECK: graph.sub %{{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>, tensor<4x8x!y>) {
   %c = arith.constant dense<0.5> : tensor<f32>
   %k = arith.constant dense<3> : tensor<4x8xi8>
@@ -224,4 +227,27 @@ func.func @float_steps_that_stay(%x: tensor<4x8x!x>, %y: tensor<4x8x!x>) -> (ten
   %e = graph.sub %f, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
   %eq = graph.quantize %e : tensor<4x8xf32> -> tensor<4x8x!y>
   return %dq, %d, %mq, %eq, %kdq : tensor<4x8x!y>, tensor<4x8xf32>, tensor<4x1x!y>, tensor<4x8x!y>, tensor<4x8x!y>
+}
+
+// -----
+
+// A Gather of one constant index is the slice of that index (a scalar index
+// drops the axis: a reshape), data movement between the DQ and the Q: Swin
+// picks q, k and v out of one tensor so. (The host body is not read.)
+!x = !quant.uniform<i8:f32, 0.05:-3>
+// CHECK-LABEL: func @gather_one_index
+// CHECK: %[[S:.*]] = graph.slice %arg0 {offsets = array<i64: 2, 0, 0>, strides = array<i64: 1, 1, 1>} : tensor<3x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<1x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>
+// CHECK: %[[R:.*]] = graph.reshape %[[S]] : tensor<1x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> -> tensor<4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>
+// CHECK-NOT: graph.host
+// CHECK: return %[[R]]
+func.func @gather_one_index(%x: tensor<3x4x8x!x>) -> tensor<4x8x!x> {
+  %i = arith.constant dense<-1> : tensor<i64>
+  %f = graph.dequantize %x : tensor<3x4x8x!x> -> tensor<3x4x8xf32>
+  %g = graph.host "Gather"(%f, %i) attributes {params = {axis = 0 : i64}} : (tensor<3x4x8xf32>, tensor<i64>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<3x4x8xf32>, %b: tensor<i64>):
+    %e = tensor.empty() : tensor<4x8xf32>
+    graph.yield %e : tensor<4x8xf32>
+  }
+  %q = graph.quantize %g : tensor<4x8xf32> -> tensor<4x8x!x>
+  return %q : tensor<4x8x!x>
 }

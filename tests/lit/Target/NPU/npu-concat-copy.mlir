@@ -23,10 +23,12 @@ func.func @reused_input(%x: tensor<1x2x2x4x!a>, %y: tensor<1x2x2x3x!b>) -> (tens
 
 // -----
 
-// Not along the channels of an NHWC tensor: stays a float concat.
+// Along another axis (Swin's roll: Slice + Concat along H or W) the same:
+// a quantized concat on the NPU, copying rows of the dims after the axis.
 // CHECK-LABEL: func @height_concat
-// CHECK: graph.concat %{{.*}}, %{{.*}} {axis = 1 : i64, {{.*}}npu.placement = #npu<placement host>} : (tensor<1x2x2x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x4x2x4xf32>
-// CHECK: graph.quantize
+// CHECK: %[[C:.*]] = graph.concat %arg0, %arg1 {axis = 1 : i64, npu.placement = #npu<placement npu>} : (tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<1x2x2x4x!quant.uniform<i8:f32, 5.000000e-01:1>>) -> tensor<1x4x2x4x!quant.uniform<i8:f32, 1.000000e+00:3>>
+// CHECK-NOT: graph.quantize
+// CHECK: return %[[C]]
 !a2 = !quant.uniform<i8:f32, 0.5:1>
 !o2 = !quant.uniform<i8:f32, 1.0:3>
 func.func @height_concat(%x: tensor<1x2x2x4x!a2>, %y: tensor<1x2x2x4x!a2>) -> tensor<1x4x2x4x!o2> {

@@ -5,6 +5,7 @@
 // performs with `session.qdqisint8allowed=1`, which is the numerical reference.
 //
 //===----------------------------------------------------------------------===//
+#include "systole/Dialect/Graph/ConstantTensors.h"
 #include "systole/Dialect/Graph/Passes.h"
 #include "systole/Dialect/Graph/QuantizedTypes.h"
 
@@ -45,7 +46,7 @@ bool isRequantizingOp(Operation *op) {
 /// output parameters agree.
 bool isDataMovementOp(Operation *op) {
   return isa<ReshapeOp, TransposeOp, ConcatOp, PadOp, UpsampleOp,
-             DepthToSpaceOp, SpaceToDepthOp>(op) ||
+             DepthToSpaceOp, SpaceToDepthOp, SliceOp>(op) ||
          (isa<PoolOp>(op) && cast<PoolOp>(op).getKind() == PoolKind::Max);
 }
 
@@ -299,6 +300,50 @@ struct HoistDequantizeOverReshape : OpRewritePattern<ReshapeOp> {
   }
 };
 
+/// Gather(x, i) with one constant index along `axis`: the slice [i, i + 1)
+/// of that axis (a scalar index then drops it: a reshape). Swin selects q,
+/// k and v so from one tensor; as a slice it is data movement the QDQ folds
+/// and the NPU's copies take.
+struct GatherOfOneIndexAsSlice : OpRewritePattern<HostOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HostOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getOnnxOp() != "Gather" || op.getInputs().size() != 2 ||
+        op->getNumResults() != 1)
+      return failure();
+    DictionaryAttr p = op.getParamsAttr();
+    auto axisAttr = p ? p.getAs<IntegerAttr>("axis") : nullptr;
+    auto data = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    DenseElementsAttr idx = constantBehind(op.getInputs()[1]);
+    if (!axisAttr || !data || !data.hasStaticShape() || !idx ||
+        idx.getNumElements() != 1 || !isa<IntegerType>(idx.getElementType()))
+      return failure();
+    int64_t rank = data.getRank();
+    int64_t axis =
+        axisAttr.getInt() < 0 ? axisAttr.getInt() + rank : axisAttr.getInt();
+    if (axis < 0 || axis >= rank)
+      return failure();
+    int64_t i = (*idx.getValues<APInt>().begin()).getSExtValue();
+    int64_t dim = data.getDimSize(axis);
+    if (i < 0)
+      i += dim;
+    if (i < 0 || i >= dim)
+      return failure(); // out of range: the host kernel reports it
+    SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+    SmallVector<int64_t> shape(data.getShape());
+    offsets[axis] = i, shape[axis] = 1;
+    Value slice = rewriter.create<SliceOp>(
+        op.getLoc(), data.clone(shape), op.getInputs()[0],
+        rewriter.getDenseI64ArrayAttr(offsets),
+        rewriter.getDenseI64ArrayAttr(strides));
+    Type outType = op->getResult(0).getType();
+    if (slice.getType() != outType)
+      slice = rewriter.create<ReshapeOp>(op.getLoc(), outType, slice);
+    rewriter.replaceOp(op, slice);
+    return success();
+  }
+};
+
 /// Q(DQ(x)): nothing if the parameters agree, else an explicit requantize.
 struct FoldQuantizeOfDequantize : OpRewritePattern<QuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -396,6 +441,7 @@ struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
                  FoldQuantizedFloatBinary, FoldQuantizedReduce>(&getContext(),
                                                                 /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
+    patterns.add<GatherOfOneIndexAsSlice>(&getContext(), /*benefit=*/4);
     patterns.add<HoistDequantizeOverTranspose, HoistDequantizeOverReshape,
                  SinkReshapeBelowQuantize, SinkReshapeBelowClip>(&getContext(),
                                                                  /*benefit=*/3);
