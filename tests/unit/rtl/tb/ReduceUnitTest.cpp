@@ -344,4 +344,63 @@ TEST(ReduceUnit, HandDerivedBytesOnRtl8x8) {
     }
 }
 
+// Hand-derived Eigen order, made visible in the byte: with x_scale 3e36
+// code 100 is 3e38, two of them overflow to inf, and y_scale 1 maps inf to
+// 127 and a cancelled 0 to 0 (an fp32 order difference of one ulp would
+// hardly ever change the byte, so the random rows alone could not tell
+// the orders apart). Codes other than +-100 are 0.
+//   A: n0 = 12, phase 0: three packets P = v0..3, Q = v4..7, L = v8..11;
+//      v0 = v4 = 100, v8 = -100, v2 = -100: (P0 + Q0) + L0 = inf - 3e38 =
+//      inf, P2 = -3e38, predux inf -> 127 ((P0 + L0) + Q0 would be 3e38,
+//      predux 0 -> 0; in order: 0 too).
+//   B: n0 = 8, phase 0: two packets; v0 = v1 = 100, v4 = v5 = -100:
+//      P + Q = 0 everywhere -> 0 (in order v0 + v1 = inf -> 127).
+//   C: n0 = 5, rows of v0 = v1 = 100, v2 = v3 = -100, v4 = 0 at phase 0 and
+//      row j's phase (0 + 5j) % 4 = 0, 1, 2, 3, 0, 1, 2: phase 0 is one
+//      packet v0..3 (predux (3e38 - 3e38) + (3e38 - 3e38) = 0) and v4: 0;
+//      phase 3 is head v0, packet v1..4: (3e38 - 3e38) + (-3e38 + 0),
+//      + 3e38 = 0; phases 1 and 2 have no whole packet: in order, v0 + v1
+//      = inf -> 127. So the rows give 0, 127, 127, 0, 0, 127, 127 (lanes3:
+//      rows 3..5 in the second group, 6 in the third).
+template <class V>
+void runOrderRows(const isa::HwConfig &cfg, uint64_t n0, uint64_t n1,
+                  const std::vector<int8_t> &codes,
+                  const std::vector<int8_t> &out) {
+  isa::Instruction I(isa::Opcode::Vreduce);
+  I.set(F::Vreduce_n0, n0);
+  I.set(F::Vreduce_n1, n1);
+  I.set(F::Vreduce_a_addr, 200);
+  I.set(F::Vreduce_a_s1, 16);
+  I.set(F::Vreduce_o_addr, 1000);
+  I.set(F::Vreduce_o_s1, 1);
+  I.setF32(F::Vreduce_x_scale, 3e36f);
+  I.setF32(F::Vreduce_y_scale, 1.0f);
+  sim::MachineState state = sim::MachineState::create(cfg, 0);
+  for (uint64_t j = 0; j < n1; ++j)
+    for (uint64_t i = 0; i < n0; ++i)
+      state.scratchpad[200 + 16 * j + i] = uint8_t(codes[i]);
+  Dut<V> dut;
+  Gen g(11);
+  ASSERT_NO_FATAL_FAILURE(runOne(dut, g, cfg, state, I, describe(I)));
+  for (uint64_t j = 0; j < n1; ++j)
+    EXPECT_EQ(int(int8_t(dut.sp()[1000 + j])), int(out[j]))
+        << "row " << j << describe(I);
+}
+
+template <class V> void runOrderCases(const isa::HwConfig &cfg) {
+  runOrderRows<V>(cfg, 12, 1, {100, 0, -100, 0, 100, 0, 0, 0, -100, 0, 0, 0},
+                  {127});
+  runOrderRows<V>(cfg, 8, 1, {100, 100, 0, 0, -100, -100, 0, 0}, {0});
+  runOrderRows<V>(cfg, 5, 7, {100, 100, -100, -100, 0},
+                  {0, 127, 127, 0, 0, 127, 127});
+}
+
+TEST(ReduceUnit, HandDerivedEigenOrderOnRtl8x8) {
+  runOrderCases<Vtb_npu_reduce_unit_rtl_8x8>(loadConfig(kRtl8));
+}
+
+TEST(ReduceUnit, HandDerivedEigenOrderOnThreeLanesPipelineDepth0) {
+  runOrderCases<Vtb_npu_reduce_unit_lanes3_p0>(loadConfig(kLanes3));
+}
+
 } // namespace
