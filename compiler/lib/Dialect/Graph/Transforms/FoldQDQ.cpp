@@ -315,8 +315,11 @@ struct GatherOfOneIndexAsSlice : OpRewritePattern<HostOp> {
     auto axisAttr = p ? p.getAs<IntegerAttr>("axis") : nullptr;
     auto data = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
     DenseElementsAttr idx = constantBehind(op.getInputs()[1]);
-    if (!axisAttr || !data || !data.hasStaticShape() || !idx ||
-        idx.getNumElements() != 1 || !isa<IntegerType>(idx.getElementType()))
+    // Float data only: a Gather of integers (shapes, token ids) is the
+    // host's, which slices no integer tensor.
+    if (!axisAttr || !data || !data.hasStaticShape() ||
+        !data.getElementType().isF32() || !idx || idx.getNumElements() != 1 ||
+        !isa<IntegerType>(idx.getElementType()))
       return failure();
     int64_t rank = data.getRank();
     int64_t axis =
