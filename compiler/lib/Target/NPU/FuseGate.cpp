@@ -114,15 +114,45 @@ bool isTableable(Value v) {
          getPlacement(p) == Placement::Npu;
 }
 
+/// A chain from an NPU convolution's or matmul's result to `x`, as
+/// Q(f(DQ(p))) with p read only by it, whose constants may hold one value
+/// per channel: a transformer's bias Add, which exporters keep apart from
+/// its MatMul (ViT's MLP: MatMul -> Add(bias) -> GELU). The chain is a
+/// [C, 256] table of p that the gate's table composes with; npu-fold-tables
+/// would make it a table layer of its own (VLUT) otherwise.
+struct ProducerChain {
+  graph::DequantizeOp dq;
+  Chain chain;
+};
+std::optional<ProducerChain> producerChainTo(Value x) {
+  auto q = x.getDefiningOp<graph::QuantizeOp>();
+  if (!q || !quantized8(x.getType()))
+    return std::nullopt;
+  graph::DequantizeOp dq = chainRoot(q);
+  // The same shape on both ends: no reshape alias between p and x.
+  if (!dq || !isTableable(dq.getInput()) || !dq.getInput().hasOneUse() ||
+      !quantized8(dq.getInput().getType()) ||
+      cast<ShapedType>(dq.getInput().getType()).getShape() !=
+          cast<ShapedType>(x.getType()).getShape())
+    return std::nullopt;
+  std::optional<Chain> chain = chainAfter(dq, /*allowTranspose=*/false,
+                                          /*allowPerChannel=*/true);
+  if (!chain || chain->quantize != q)
+    return std::nullopt;
+  return ProducerChain{dq, *chain};
+}
+
 /// The dequantize reading `x` beside `reader` (the mul or the transpose
 /// before it) when x's producer can apply a table: an NPU convolution or
-/// matmul, or an NPU table of one read only by that table (the tables
-/// compose), and x has no other reader.
-graph::DequantizeOp soleOtherReader(Value x, Operation *reader) {
+/// matmul, an NPU table of one read only by that table (the tables
+/// compose), or (`allowChain`) a chain from one (producerChainTo), and x
+/// has no other reader.
+graph::DequantizeOp soleOtherReader(Value x, Operation *reader,
+                                    bool allowChain) {
   auto t = x.getDefiningOp<graph::TableOp>();
   if (t ? !(getPlacement(t) == Placement::Npu && isTableable(t.getInput()) &&
             t.getInput().hasOneUse())
-        : !isTableable(x))
+        : !isTableable(x) && !(allowChain && producerChainTo(x)))
     return {};
   graph::DequantizeOp dq;
   int uses = 0;
@@ -174,7 +204,8 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
       else
         tx = {};
       graph::DequantizeOp dqx =
-          soleOtherReader(x, tx ? tx.getOperation() : mul.getOperation());
+          soleOtherReader(x, tx ? tx.getOperation() : mul.getOperation(),
+                          /*allowChain=*/!tx);
       if (!dqx)
         continue;
       auto steps = stepsTo(g, x, /*allowTranspose=*/bool(tx));
@@ -230,6 +261,15 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
                           static_cast<int32_t>(lo), static_cast<int32_t>(hi)));
       }
 
+      // x a chain of the producer's result: that chain's table first.
+      if (std::optional<ProducerChain> pc = producerChainTo(x)) {
+        auto t = evaluate(pc->dq, pc->chain);
+        if (!t)
+          return pc->dq.emitError() << "cannot compute the activation table: "
+                                    << llvm::toString(t.takeError());
+        x = replaceChain(pc->dq, pc->chain, pc->dq.getInput(), *t, nullptr)
+                .getOutput();
+      }
       // x itself a table of the producer's result: one table of that.
       Value input = x;
       auto first = x.getDefiningOp<graph::TableOp>();
@@ -240,10 +280,8 @@ struct FuseGatePass : systole::npu::impl::FuseGateBase<FuseGatePass> {
       OpBuilder b(mul);
       auto outType = cast<RankedTensorType>(x.getType())
                          .clone(getElementTypeOrSelf(mul.getType()));
-      auto attr = DenseIntElementsAttr::get(
-          RankedTensorType::get({256}, b.getIntegerType(8)),
-          llvm::ArrayRef(table));
-      auto t = b.create<graph::TableOp>(mul.getLoc(), outType, input, attr);
+      auto t = b.create<graph::TableOp>(mul.getLoc(), outType, input,
+                                        tableAttr(b, table));
       setPlacement(t, Placement::Npu);
       Value result = t.getOutput();
       if (tx) {

@@ -39,8 +39,25 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
       p.os = 0, p.n = nt;
       plans.push_back(p);
     }
-  if (!kSplit)
+  if (!kSplit) {
+    // When all M rows of the lhs cannot stay in the scratchpad beside two
+    // weight tiles (ViT's MLP down-projection, K = 3072), unsplit tiles hold
+    // few rows and every M tile reads all the weights again. Weights in K
+    // chunks leave room for taller lhs bands that stay for all column tiles
+    // (resident = 1): fewer weight passes.
+    int64_t k = lhs.getShape().back();
+    bool tallBandsFit =
+        2 * (m * k + k * nt) <= int64_t(hw.sram.scratchpadBytes);
+    if (hw.array.ws && !tallBandsFit) {
+      std::vector<int64_t> chunks = kChunkCandidates(k, hw.array.rows);
+      for (size_t c = 0; c < std::min<size_t>(2, chunks.size()); ++c)
+        for (TilePlan p : rowCandidates(m)) {
+          p.os = 0, p.n = nt, p.k = chunks[c], p.resident = 1;
+          plans.push_back(p);
+        }
+    }
     return plans;
+  }
   // K split: the same plans with K chunks of a multiple of the array rows
   // (a WS MATMUL's K chunk), halving down to one chunk of R rows.
   std::vector<TilePlan> split;
@@ -91,6 +108,11 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   // items that accumulate their chunks into one accumulator tile.
   int64_t kc = plan.k.has_value() ? std::min(plan.k.value(), K) : K;
   int64_t kChunks = (K + kc - 1) / kc;
+  // Resident lhs band: an M tile's lhs rows (all of K) stay in the
+  // scratchpad for all its column tiles; the first column tile's items
+  // bring them chunk by chunk, so the band's loads overlap its first
+  // MATMULs. Unsplit tiles always keep their band.
+  bool bandStays = kChunks == 1 || plan.resident.value_or(0) == 1;
   int64_t R = hw.array.rows;
   if (K > 0xffff || N > 0xffff || rows > 0xffff)
     return loweringError(op, "matrix dimensions exceed the DMA field widths");
@@ -105,8 +127,9 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   std::optional<uint64_t> aSlot[2], wSlot[2], outSlot[2], accSlot[2],
       scaleSlot[2], biasSlot[2], lutSlot[2];
   int64_t lutBytes = fusedTable(op) ? 256 : 0;
+  int64_t aBytes = rows * (bandStays ? K : kc);
   for (int s = 0; s < 2; ++s)
-    aSlot[s] = sp.allocate(rows * kc);
+    aSlot[s] = sp.allocate(aBytes);
   for (int s = 0; s < 2; ++s)
     wSlot[s] = sp.allocate(kc * ntMax);
   for (int s = 0; s < 2; ++s)
@@ -121,12 +144,12 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
   for (int s = 0; s < 2; ++s)
     if (!aSlot[s] || !wSlot[s] || !outSlot[s] || !lutSlot[s] || !accSlot[s] ||
         !scaleSlot[s] || !biasSlot[s])
-      return loweringError(op,
-                           "SRAM cannot hold this tiling (scratchpad needs " +
-                               llvm::Twine(2 * (rows * kc + kc * ntMax +
-                                                rows * ntMax + lutBytes)) +
-                               " bytes, accumulator " +
-                               llvm::Twine(8 * (rows + 2) * ntMax) + " bytes)");
+      return loweringError(
+          op,
+          "SRAM cannot hold this tiling (scratchpad needs " +
+              llvm::Twine(2 * (aBytes + kc * ntMax + rows * ntMax + lutBytes)) +
+              " bytes, accumulator " + llvm::Twine(8 * (rows + 2) * ntMax) +
+              " bytes)");
 
   QParams x = perTensorParams(op.getLhs().getType());
   Epilogue epi = epilogueOf(op);
@@ -175,13 +198,17 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
         for (int64_t q = 0; q < kChunks; ++q) {
           size_t slot = items.size() % 2;
           int64_t k0 = q * kc, kw = std::min(kc, K - k0);
-          // Unsplit, the lhs tile stays for all column tiles of an M tile;
-          // split, every item brings its own chunk.
-          uint64_t aBase =
-              kChunks == 1 ? *aSlot[(bi * mTiles + i) % 2] : *aSlot[slot];
+          // A band that stays serves all column tiles of an M tile, the
+          // first bringing it; otherwise every item brings its own chunk.
+          // A band's chunks are packed one after the other (chunk-major), so
+          // a chunk being loaded and one being multiplied are disjoint
+          // ranges of the scratchpad.
+          uint64_t aBase = bandStays
+                               ? *aSlot[(bi * mTiles + i) % 2] + q * rows * kc
+                               : *aSlot[slot];
           int64_t aPitch = kChunks == 1 ? K : kw;
           Item it;
-          if (kChunks > 1 || j == 0) {
+          if (!bandStays || j == 0) {
             DmaBox a;
             a.dram = io.inputs[0] + (bi * M + m0) * K + k0, a.sram = aBase;
             a.n[0] = kw, a.n[1] = mt, a.s[1] = K, a.t[1] = kw;

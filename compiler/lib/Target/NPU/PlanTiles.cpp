@@ -104,6 +104,7 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
       std::optional<TilePlan> best;
       uint64_t bestCycles = UINT64_MAX;
       std::string lastError;
+      bool unsplitFits = false; // some plan without a K split lowered
       if (auto it = memo.find(key); it != memo.end()) {
         best = it->second.first;
         bestCycles = it->second.second;
@@ -122,6 +123,7 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
             lastError = llvm::toString(items.takeError());
             continue;
           }
+          unsplitFits |= !plan.k.has_value();
           uint64_t cycles = scratch.estimateLayerCycles(*items);
           if (cycles < bestCycles) {
             bestCycles = cycles;
@@ -131,8 +133,10 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
       };
       price(plans);
       // Splitting K re-reads the lhs/input per chunk and adds items; it is
-      // the fallback for layers whose unsplit tiles do not fit the SRAMs.
-      if (!best && !plans.empty())
+      // the fallback for layers whose unsplit tiles do not fit the SRAMs
+      // (the default candidates' own splits, a matmul's resident lhs bands,
+      // do not make it unnecessary).
+      if (!unsplitFits && !plans.empty())
         price(candidatePlans(op, *hw, /*kSplit=*/true));
       if (best)
         memo[key] = {*best, bestCycles};

@@ -312,13 +312,25 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
   return table;
 }
 
+DenseIntElementsAttr tableAttr(Builder &b, llvm::ArrayRef<int8_t> table) {
+  // Rows that are all equal (a bias of zeros, or one too small to move any
+  // code) are one table, which a producer's REQUANT can apply.
+  size_t rows = table.size() / 256;
+  bool uniform = true;
+  for (size_t r = 1; r < rows && uniform; ++r)
+    uniform =
+        std::equal(table.begin(), table.begin() + 256, table.begin() + r * 256);
+  SmallVector<int64_t> shape = {256};
+  if (!uniform)
+    shape = {static_cast<int64_t>(rows), 256};
+  return DenseIntElementsAttr::get(
+      RankedTensorType::get(shape, b.getIntegerType(8)),
+      uniform ? table.take_front(256) : table);
+}
+
 TableOp createTable(OpBuilder &b, Location loc, Value input,
                     QuantizeOp quantize, llvm::ArrayRef<int8_t> table) {
-  SmallVector<int64_t> shape = {256};
-  if (table.size() != 256)
-    shape = {static_cast<int64_t>(table.size() / 256), 256};
-  auto attr = DenseIntElementsAttr::get(
-      RankedTensorType::get(shape, b.getIntegerType(8)), table);
+  DenseIntElementsAttr attr = tableAttr(b, table);
   auto inType = cast<RankedTensorType>(input.getType());
   auto t = b.create<TableOp>(
       loc, inType.clone(getElementTypeOrSelf(quantize.getOutput().getType())),

@@ -51,8 +51,13 @@ std::optional<Chain> chainAfter(graph::DequantizeOp dq,
 llvm::Expected<std::vector<int8_t>> evaluate(graph::DequantizeOp dq,
                                              const Chain &chain);
 
+/// The table attribute of `table` ([256], or [C, 256] when it holds C
+/// rows that are not all equal; equal rows are one [256] table).
+mlir::DenseIntElementsAttr tableAttr(mlir::Builder &b,
+                                     llvm::ArrayRef<int8_t> table);
+
 /// A graph.table on the NPU mapping `input` (the dequantize's input) through
-/// `table` ([256], or [C, 256] when it holds C rows), with the quantize's
+/// `table` (tableAttr), with the quantize's
 /// element type and `input`'s shape.
 graph::TableOp createTable(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value input, graph::QuantizeOp quantize,

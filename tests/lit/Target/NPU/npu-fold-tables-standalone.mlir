@@ -51,9 +51,36 @@ func.func @per_channel(%x: tensor<3x4x!a>) -> tensor<3x2x!one2> {
 
 // -----
 
+// A per-channel constant whose channels all give the same table (a scale
+// of ones, as a LayerNorm's weight before training; a zero bias): one
+// [256] table, which the matmul's REQUANT applies. Hand-derived: x * 1 is
+// the code itself (-128 ... 127).
+// CHECK-LABEL: func @equal_channels
+// CHECK: %[[M:.*]] = graph.matmul
+// CHECK: %[[T:.*]] = graph.table %[[M]] {npu.placement = #npu<placement npu>, table = dense<[-128, -127, -126,
+// CHECK-SAME: 126, 127]> : tensor<256xi8>}
+// CHECK: return %[[T]]
+!a = !quant.uniform<i8:f32, 0.5:1>
+!w = !quant.uniform<i8:f32, 0.25>
+!one2 = !quant.uniform<i8:f32, 1.0>
+func.func @equal_channels(%x: tensor<3x4x!a>) -> tensor<3x2x!one2> {
+  %c = arith.constant dense<1> : tensor<4x2xi8>
+  %w = "quant.scast"(%c) : (tensor<4x2xi8>) -> tensor<4x2x!w>
+  %m = graph.matmul %x, %w : (tensor<3x4x!a>, tensor<4x2x!w>) -> tensor<3x2x!one2>
+  %d = graph.dequantize %m : tensor<3x2x!one2> -> tensor<3x2xf32>
+  %s = arith.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %p = graph.mul %d, %s : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %q = graph.quantize %p : tensor<3x2xf32> -> tensor<3x2x!one2>
+  return %q : tensor<3x2x!one2>
+}
+
+// -----
+
 // Without the option, neither: the chain stays on the host.
 // RUN: systole-opt %s --npu-partition --npu-fold-tables --split-input-file | FileCheck %s --check-prefix=DEFAULT
 // DEFAULT-LABEL: func @after_add
 // DEFAULT-NOT: graph.table
 // DEFAULT-LABEL: func @per_channel
+// DEFAULT-NOT: graph.table
+// DEFAULT-LABEL: func @equal_channels
 // DEFAULT-NOT: graph.table

@@ -140,3 +140,68 @@ func.func @gate_uint8(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
   %m = graph.mul %c, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
   return %m : tensor<1x4x4x8x!y>
 }
+
+// -----
+
+!x = !quant.uniform<i8:f32, 1.0>
+!w = !quant.uniform<i8:f32, 0.01>
+!y = !quant.uniform<i8:f32, 0.5:3>
+
+// x a per-channel chain of the conv (a bias Add that the exporter kept
+// apart from its MatMul, as ViT's MLP: MatMul -> Add(bias) -> GELU), bias
+// 0 in every channel but channel 1, where it is 200: one [8, 256] table of
+// the conv. Row 0 is @gate's; row 1 is x = min(c + 200, 127) >= 72, so
+// x * -x saturates to -128 for every code (hand-derived); rows 2-7 are
+// row 0 again. Not a REQUANT table (one per tensor): a table layer.
+// CHECK-LABEL: func @gate_after_bias
+// CHECK: %[[X:.*]] = graph.conv2d
+// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<{{\[\[}}-128, -128,
+// CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
+// CHECK-SAME: -128], {{\[-128(, -128){255}\]}}, [-128, -128,
+// CHECK-SAME: tensor<8x256xi8>
+// CHECK-NOT: graph.add
+// CHECK-NOT: graph.mul
+// CHECK: return %[[T]]
+func.func @gate_after_bias(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
+  %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
+  %c = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x8x!x>, tensor<1x1x8x8x!w>) -> tensor<1x4x4x8x!x>
+  %d0 = graph.dequantize %c : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %b = arith.constant dense<[0.0, 200.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]> : tensor<8xf32>
+  %a = graph.add %d0, %b : (tensor<1x4x4x8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  %xq = graph.quantize %a : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %d = graph.dequantize %xq : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %n = graph.unary "neg" %d : tensor<1x4x4x8xf32>
+  %q = graph.quantize %n : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %m = graph.mul %xq, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
+  return %m : tensor<1x4x4x8x!y>
+}
+
+// -----
+
+!x = !quant.uniform<i8:f32, 1.0>
+!w = !quant.uniform<i8:f32, 0.01>
+!y = !quant.uniform<i8:f32, 0.5:3>
+
+// The same with a zero bias in every channel: the rows are equal, one
+// [256] table (@gate's), which the conv's REQUANT applies.
+// CHECK-LABEL: func @gate_after_zero_bias
+// CHECK: %[[X:.*]] = graph.conv2d
+// CHECK: %[[T:.*]] = graph.table %[[X]] {npu.placement = #npu<placement npu>, table = dense<[-128, -128,
+// CHECK-SAME: -128, -125, -95, -69, -47, -29, -15, -5, 1, 3, 1, -5, -15, -29, -47, -69, -95, -125, -128,
+// CHECK-SAME: tensor<256xi8>
+// CHECK: return %[[T]]
+func.func @gate_after_zero_bias(%x: tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y> {
+  %wi = arith.constant dense<1> : tensor<1x1x8x8xi8>
+  %w = "quant.scast"(%wi) : (tensor<1x1x8x8xi8>) -> tensor<1x1x8x8x!w>
+  %c = graph.conv2d %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, layout = #graph<layout nhwc>} : (tensor<1x4x4x8x!x>, tensor<1x1x8x8x!w>) -> tensor<1x4x4x8x!x>
+  %d0 = graph.dequantize %c : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %b = arith.constant dense<0.0> : tensor<8xf32>
+  %a = graph.add %d0, %b : (tensor<1x4x4x8xf32>, tensor<8xf32>) -> tensor<1x4x4x8xf32>
+  %xq = graph.quantize %a : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %d = graph.dequantize %xq : tensor<1x4x4x8x!x> -> tensor<1x4x4x8xf32>
+  %n = graph.unary "neg" %d : tensor<1x4x4x8xf32>
+  %q = graph.quantize %n : tensor<1x4x4x8xf32> -> tensor<1x4x4x8x!x>
+  %m = graph.mul %xq, %q : (tensor<1x4x4x8x!x>, tensor<1x4x4x8x!x>) -> tensor<1x4x4x8x!y>
+  return %m : tensor<1x4x4x8x!y>
+}

@@ -3,7 +3,8 @@
 // is a group of items whose MATMULs accumulate into one tile.
 // RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=TINY
 // RUN: systole-opt %s --systole-npu-pipeline=hw=rtl-8x8 --convert-graph-to-npu=hw=rtl-8x8 --npu-schedule-pipeline | FileCheck %s --check-prefix=RTL
-// RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=KSPLIT
+// RUN: systole-opt %S/Inputs/resident-band-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --npu-plan-tiles="hw=%S/Inputs/small-sram.json force-plan=k=32,resident=1,rows=4" --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=RESIDENT
+// RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --npu-plan-tiles="hw=%S/Inputs/small-sram.json force-plan=k=48,os=1,rows=4" --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=KSPLIT
 
 // A 1x1 conv of the 4x4x4 input (zero point -3) into 8 channels (zero
 // point -128, ReLU). Whatever the cost model picks, an item is `rows`
@@ -41,7 +42,9 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // K split (Inputs/ksplit-matmul.mlir on small-sram.json: a 4x4 array, 1024
 // bytes of scratchpad). Unsplit, two 4 x 96 lhs slots (768 bytes) and the
 // 96 x 4 weights (384) exceed 1024 bytes; halving K once, two 4 x 48 lhs
-// chunks and two 48 x 4 weight chunks take 768 bytes: k = 48, two items.
+// chunks and two 48 x 4 weight chunks take 768 bytes: k = 48, two items
+// (forced: the cost model prefers a WS split whose 2-row lhs bands stay
+// for all column tiles, resident = 1, checked below).
 // M = 4 rows fit the array rows: output-stationary (a_zp = the lhs zero
 // point 1). Item 0 loads lhs columns 0..47 (DRAM 0: n0 = 48 of each of the
 // n1 = 4 rows, DRAM row pitch s1 = 96, packed t1 = 48) and weight rows
@@ -63,3 +66,32 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // KSPLIT-NEXT: %[[R:.*]] = npu.requant push_next {bias, zp = -2, lo = -128, hi = 127, {{.*}}m = 4, n = 4,
 // KSPLIT-NEXT: npu.store pop_prev %[[R]] {sram = sp, elem_bytes = 1, {{.*}}dram_addr = 384, n0 = 16, n1 = 1, n2 = 1, n3 = 1}
 // KSPLIT-NEXT: npu.end
+
+// K split with the lhs band staying (Inputs/resident-band-matmul.mlir on
+// small-sram.json, plan k = 32, resident = 1, rows = 4): 8 x 64 by 64 x 8,
+// so two M tiles of 4 rows, two column tiles of 4, two K chunks of 32. The
+// band of M tile i (4 rows x all 64 columns) sits in lhs slot i, at 0 and
+// 256 (4 x 64 bytes), chunk-major: chunk q is 4 x 32 bytes (pitch 32) at
+// 128q, so the chunk being loaded and the one being multiplied never share
+// bytes. Column tile 0's two items bring the band chunk by chunk (DRAM 0
+// and 32 into 0 and 128 for M tile 0; DRAM 256 and 288 into 256 and 384
+// for M tile 1; DRAM row pitch s1 = K = 64); column tile 1 loads no lhs.
+// Each WS MATMUL takes 4 of K (the array's rows) from its chunk:
+// a_k_inner = 32, a_k_offset = 0, 4, ..., 28. The 4 x 4 results go to
+// DRAM 512 + 4 x column tile + 32 x M tile (row pitch 8).
+// RESIDENT: graph.matmul {{.*}}npu.tile = #npu.tile<k = 32, n = 4, os = 0, {{.*}}resident = 1, rows = 4>
+// RESIDENT-LABEL: npu.segment 0
+// RESIDENT: npu.load {sram = sp, elem_bytes = 1, n0 = 32, n1 = 4, n2 = 1, n3 = 1, s1 = 64, t1 = 32}
+// RESIDENT: npu.load {sram = sp, elem_bytes = 1, sram_addr = 128, dram_addr = 32, n0 = 32, n1 = 4, n2 = 1, n3 = 1, s1 = 64, t1 = 32}
+// RESIDENT: npu.matmul {{.*}}a_addr = 128, a_m_inner_stride = 32, {{.*}}a_k_inner = 32, a_k_offset = 28, m = 4, k = 4, n = 4,
+// RESIDENT: npu.store pop_prev {{.*}}dram_addr = 512, n0 = 4, n1 = 4, n2 = 1, n3 = 1, s1 = 8, t1 = 4}
+// RESIDENT-NOT: n0 = 32, n1 = 4
+// RESIDENT: npu.load pop_next {{.*}}sram_addr = 256, dram_addr = 256, n0 = 32, n1 = 4, n2 = 1, n3 = 1, s1 = 64, t1 = 32}
+// RESIDENT-NOT: n0 = 32, n1 = 4
+// RESIDENT: npu.store pop_prev {{.*}}dram_addr = 516, n0 = 4, n1 = 4,
+// RESIDENT: npu.load pop_next {{.*}}sram_addr = 384, dram_addr = 288, n0 = 32, n1 = 4, n2 = 1, n3 = 1, s1 = 64, t1 = 32}
+// RESIDENT: npu.matmul {{.*}}a_addr = 384, {{.*}}a_k_inner = 32, a_k_offset = 28, m = 4, k = 4, n = 4,
+// RESIDENT: npu.store {{.*}}dram_addr = 544, n0 = 4, n1 = 4,
+// RESIDENT-NOT: n0 = 32, n1 = 4
+// RESIDENT: npu.store {{.*}}dram_addr = 548, n0 = 4, n1 = 4,
+// RESIDENT-NEXT: npu.end

@@ -32,7 +32,8 @@ struct TilePlan {
   std::optional<int64_t> order;
   /// 1: output-stationary dataflow, 0: weight-stationary.
   std::optional<int64_t> os;
-  /// 1: every weight stays in the scratchpad for the whole layer.
+  /// 1: every weight stays in the scratchpad for the whole layer
+  /// (convolutions); a K-split matmul's lhs rows stay for all column tiles.
   std::optional<int64_t> resident;
   /// Output rows per item.
   std::optional<int64_t> rows;
