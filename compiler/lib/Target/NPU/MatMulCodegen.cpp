@@ -28,17 +28,37 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
   int64_t batches = rhs.getNumElements() / (n * lhs.getShape().back());
   int64_t m = lhs.getNumElements() / lhs.getShape().back() / batches;
   int64_t nt = std::min<int64_t>(hw.array.cols, n);
-  std::vector<TilePlan> plans;
-  if (hw.array.os) {
-    TilePlan p;
-    p.os = 1, p.rows = std::min<int64_t>(m, hw.array.rows), p.n = nt;
-    plans.push_back(p);
+  // Items of one to four array widths of columns: a wider item's output
+  // rows are longer DRAM runs (a 32-byte run of a 384-byte row costs a
+  // whole 64-byte burst), at the price of fewer rows per accumulator tile.
+  std::vector<int64_t> widths;
+  for (int64_t w = nt;; w *= 2) {
+    widths.push_back(std::min(w, n));
+    if (w >= n || w >= 4 * nt)
+      break;
   }
-  if (hw.array.ws)
-    for (TilePlan p : rowCandidates(m)) {
-      p.os = 0, p.n = nt;
+  // WS tiles of fewer rows than the array's stream fewer rows per weight
+  // preload; they are tried only when nothing taller fits (the K-split
+  // fallback), which keeps the search short for big layers (each plan is
+  // priced item by item).
+  int64_t minRows = kSplit ? 1 : std::min<int64_t>(m, hw.array.rows);
+  std::vector<TilePlan> rowPlans;
+  for (const TilePlan &p : rowCandidates(m))
+    if (*p.rows >= minRows)
+      rowPlans.push_back(p);
+  std::vector<TilePlan> plans;
+  for (int64_t width : widths) {
+    if (hw.array.os) {
+      TilePlan p;
+      p.os = 1, p.rows = std::min<int64_t>(m, hw.array.rows), p.n = width;
       plans.push_back(p);
     }
+    if (hw.array.ws)
+      for (TilePlan p : rowPlans) {
+        p.os = 0, p.n = width;
+        plans.push_back(p);
+      }
+  }
   if (!kSplit) {
     // When all M rows of the lhs cannot stay in the scratchpad beside two
     // weight tiles (ViT's MLP down-projection, K = 3072), unsplit tiles hold
@@ -46,12 +66,14 @@ std::vector<TilePlan> matmulCandidates(graph::MatMulOp op,
     // chunks leave room for taller lhs bands that stay for all column tiles
     // (resident = 1): fewer weight passes.
     int64_t k = lhs.getShape().back();
+    // (With room for the output slots and the allocator's bank rounding.)
     bool tallBandsFit =
-        2 * (m * k + k * nt) <= int64_t(hw.sram.scratchpadBytes);
+        2 * (m * k + k * nt + m * nt) + 8 * int64_t(hw.scratchpadBankBytes()) <=
+        int64_t(hw.sram.scratchpadBytes);
     if (hw.array.ws && !tallBandsFit) {
       std::vector<int64_t> chunks = kChunkCandidates(k, hw.array.rows);
       for (size_t c = 0; c < std::min<size_t>(2, chunks.size()); ++c)
-        for (TilePlan p : rowCandidates(m)) {
+        for (TilePlan p : rowPlans) {
           p.os = 0, p.n = nt, p.k = chunks[c], p.resident = 1;
           plans.push_back(p);
         }
@@ -235,9 +257,11 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
             appendEpilogueLoads(it, tile, epi, biasAddr + 4 * c0,
                                 scaleAddr + 4 * c0);
 
-          // A MATMUL over columns [kk, kk + kn) of this item's chunk; the
-          // first of the output tile overwrites the accumulator.
-          auto matmul = [&](int64_t kk, int64_t kn) {
+          // MATMULs over columns [kk, kk + kn) of this item's chunk, one
+          // per array width of the item's columns; the first of the output
+          // tile overwrites the accumulator.
+          auto matmulColumns = [&](int64_t kk, int64_t kn, int64_t c,
+                                   int64_t cn) {
             Instruction mm(Opcode::Matmul);
             mm.set(Field::Matmul_dataflow,
                    os ? isa::Dataflow_os : isa::Dataflow_ws);
@@ -254,12 +278,17 @@ llvm::Expected<std::vector<Item>> lowerMatMul(graph::MatMulOp op,
             mm.set(Field::Matmul_a_k_offset, kk);
             mm.set(Field::Matmul_m, mt);
             mm.set(Field::Matmul_k, kn);
-            mm.set(Field::Matmul_n, nt);
-            mm.set(Field::Matmul_b_addr, *wSlot[slot] + kk * nt);
+            mm.set(Field::Matmul_n, cn);
+            mm.set(Field::Matmul_b_addr, *wSlot[slot] + kk * nt + c);
             mm.set(Field::Matmul_b_stride, nt);
-            mm.set(Field::Matmul_c_addr, tile.acc);
+            mm.set(Field::Matmul_c_addr, tile.acc + c);
             mm.set(Field::Matmul_c_stride, nt);
             it.computes.push_back(mm);
+          };
+          auto matmul = [&](int64_t kk, int64_t kn) {
+            for (int64_t c = 0; c < nt; c += hw.array.cols)
+              matmulColumns(kk, kn, c,
+                            std::min<int64_t>(hw.array.cols, nt - c));
           };
           if (os)
             matmul(0, kw);

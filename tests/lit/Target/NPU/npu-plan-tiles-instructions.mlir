@@ -4,6 +4,7 @@
 // RUN: systole-opt %s --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=TINY
 // RUN: systole-opt %s --systole-npu-pipeline=hw=rtl-8x8 --convert-graph-to-npu=hw=rtl-8x8 --npu-schedule-pipeline | FileCheck %s --check-prefix=RTL
 // RUN: systole-opt %S/Inputs/resident-band-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --npu-plan-tiles="hw=%S/Inputs/small-sram.json force-plan=k=32,resident=1,rows=4" --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=RESIDENT
+// RUN: systole-opt %S/Inputs/resident-band-matmul.mlir --systole-npu-pipeline=hw=tiny-4x4 --npu-plan-tiles="hw=tiny-4x4 force-plan=n=8,os=1" --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s --check-prefix=WIDE
 // RUN: systole-opt %S/Inputs/ksplit-matmul.mlir --systole-npu-pipeline=hw=%S/Inputs/small-sram.json --npu-plan-tiles="hw=%S/Inputs/small-sram.json force-plan=k=48,os=1,rows=4" --convert-graph-to-npu=hw=%S/Inputs/small-sram.json --npu-schedule-pipeline | FileCheck %s --check-prefix=KSPLIT
 
 // A 1x1 conv of the 4x4x4 input (zero point -3) into 8 channels (zero
@@ -95,3 +96,15 @@ func.func @main(%x: tensor<1x4x4x4x!x>) -> tensor<1x4x4x8x!y> {
 // RESIDENT-NOT: n0 = 32, n1 = 4
 // RESIDENT: npu.store {{.*}}dram_addr = 548, n0 = 4, n1 = 4,
 // RESIDENT-NEXT: npu.end
+
+// A matmul item two array widths wide (Inputs/resident-band-matmul.mlir on
+// tiny-4x4, plan n = 8, os = 1: all 8 output columns of 4 rows). Each
+// MATMUL covers the array's 4 columns: two per item, the second reading
+// weight columns 4..7 (b_addr + 4) of the item's 64 x 8 tile (b_stride 8)
+// into accumulator columns 4..7 (c_addr 4, c_stride 8); one REQUANT of
+// 4 x 8 and one contiguous STORE of the 32 bytes (whole output rows).
+// WIDE: graph.matmul {{.*}}npu.tile = #npu.tile<n = 8, os = 1, {{.*}}rows = 4>
+// WIDE: npu.matmul pop_prev %{{.*}} {dataflow = os, {{.*}}b_stride = 8, {{.*}}m = 4, k = 64, n = 4, b_addr = [[#W:]], c_stride = 8}
+// WIDE-NEXT: npu.matmul {dataflow = os, {{.*}}b_stride = 8, {{.*}}m = 4, k = 64, n = 4, b_addr = [[#W+4]], c_addr = 4, c_stride = 8}
+// WIDE-NEXT: npu.requant push_next {{{.*}}c_stride = 8, {{.*}}m = 4, n = 8,
+// WIDE-NEXT: npu.store pop_prev %{{.*}} {sram = sp, elem_bytes = 1, sram_addr = {{[0-9]+}}, dram_addr = 512, n0 = 32, n1 = 1, n2 = 1, n3 = 1}
