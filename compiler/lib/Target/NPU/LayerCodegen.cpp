@@ -218,17 +218,24 @@ AddConstants addConstants(const QParams &a, const QParams &b,
 
 graph::TableOp fusedTable(Operation *op) {
   // Producers that apply a table: a convolution's or matmul's REQUANT (one
-  // table), a concat copy's VLUTs (one per input, per channel too).
+  // table), a concat copy's VLUTs (one per input, per channel too), an
+  // elementwise binary layer's VLUT on its output tile (per channel too: a
+  // LayerNorm's Div before its scale and bias); not a residual add, which
+  // its convolution's epilogue runs.
   bool concat = llvm::isa<graph::ConcatOp>(op) && !op->hasAttr(kInPlaceAttr);
-  if (!(concat || llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) ||
+  bool binary =
+      llvm::isa<graph::AddOp, graph::MulOp, graph::SubOp, graph::DivOp>(op) &&
+      !op->hasAttr(kResidualAttr) && !op->hasAttr(kTableApartAttr);
+  if (!(concat || binary || llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) ||
       getPlacement(op) != Placement::Npu || op->getNumResults() != 1 ||
       !op->getResult(0).hasOneUse())
     return {};
   auto t = dyn_cast<graph::TableOp>(*op->getResult(0).user_begin());
   if (!t || getPlacement(t) != Placement::Npu)
     return {};
-  // Per channel only where the concat's rows are pixels of channels.
-  if (isPerChannel(t) &&
+  // Per channel only where the concat's rows are pixels of channels (a
+  // binary layer's rows always are).
+  if (isPerChannel(t) && !binary &&
       !(concat && concatRows(cast<graph::ConcatOp>(op)).lastAxis))
     return {};
   return t;

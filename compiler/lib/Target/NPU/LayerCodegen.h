@@ -156,6 +156,12 @@ float mulRatio(const QParams &a, const QParams &b, const QParams &c);
 /// The NPU table that reads `op`'s result and is applied by `op`'s
 /// REQUANT, if any.
 graph::TableOp fusedTable(mlir::Operation *op);
+/// The rows of `t`'s table (1 or C) as output storage bytes, channel-major.
+std::vector<int8_t> tableRows(graph::TableOp t);
+/// VLUT of `rows` x `cols` bytes at `data` (pitch `cols`) into `out`
+/// through the table at `lut` (one per column with `perColumn`).
+Instruction vlut(uint64_t data, uint64_t out, uint64_t lut, int64_t rows,
+                 int64_t cols, bool perColumn);
 /// Sets an 8-bit field of a vector-unit instruction (zero point, clamp
 /// bound) to `value` in the unit's domain: an unsigned byte (0..255) in its
 /// uint8 mode, stored as raw bits, else a signed int8 (docs/isa.md, "The

@@ -138,6 +138,18 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
       // do not make it unnecessary).
       if (!unsplitFits && !plans.empty())
         price(candidatePlans(op, *hw, /*kSplit=*/true));
+      // An elementwise layer that cannot hold the table reading its result
+      // beside its own tiles leaves the table to a layer of its own.
+      if (!best && !plans.empty() && fusedTable(op) &&
+          !llvm::isa<systole::graph::Conv2DOp, systole::graph::MatMulOp,
+                     systole::graph::ConcatOp>(op)) {
+        op->setAttr(kTableApartAttr, UnitAttr::get(op->getContext()));
+        key = layerSignature(op);
+        if (auto it = memo.find(key); it != memo.end())
+          best = it->second.first, bestCycles = it->second.second;
+        else
+          price(candidatePlans(op, *hw));
+      }
       if (best)
         memo[key] = {*best, bestCycles};
       if (!best) {

@@ -42,14 +42,6 @@ namespace systole::npu {
 
 namespace {
 
-/// The rows of `t`'s table (1 or C) as bytes, channel-major.
-std::vector<int8_t> tableRows(graph::TableOp t) {
-  std::vector<int8_t> rows;
-  for (const APInt &v : t.getTable().getValues<APInt>())
-    rows.push_back(static_cast<int8_t>(v.getZExtValue()));
-  return rows;
-}
-
 /// A DMA box of `rows` x `cols` bytes, rows `dramStride` apart in DRAM and
 /// `cols` apart in SP.
 DmaBox rowsBox(uint64_t dram, uint64_t sram, int64_t rows, int64_t cols,
@@ -59,6 +51,17 @@ DmaBox rowsBox(uint64_t dram, uint64_t sram, int64_t rows, int64_t cols,
   box.n[0] = cols, box.n[1] = rows;
   box.s[1] = dramStride, box.t[1] = cols;
   return box;
+}
+
+constexpr int64_t kMaxField = 0xffff; // VLUT n0/n1, DMA counts
+
+} // namespace
+
+std::vector<int8_t> tableRows(graph::TableOp t) {
+  std::vector<int8_t> rows;
+  for (const APInt &v : t.getTable().getValues<APInt>())
+    rows.push_back(static_cast<int8_t>(v.getZExtValue()));
+  return rows;
 }
 
 /// Not in place: the item protocol orders a slot's next load after the
@@ -77,10 +80,6 @@ Instruction vlut(uint64_t data, uint64_t out, uint64_t lut, int64_t rows,
   v.set(Field::Vlut_o_s1, cols);
   return v;
 }
-
-constexpr int64_t kMaxField = 0xffff; // VLUT n0/n1, DMA counts
-
-} // namespace
 
 std::vector<TilePlan> tableCandidates(graph::TableOp op,
                                       const isa::HwConfig &hw) {

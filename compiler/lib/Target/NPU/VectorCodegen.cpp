@@ -81,13 +81,27 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
       bc == BinaryBroadcast::LhsScalar || bc == BinaryBroadcast::RhsScalar;
   bool perRow = bc == BinaryBroadcast::LhsRow || bc == BinaryBroadcast::RhsRow;
   int64_t small = scalar ? 1 : perRow ? rows : inner;
-  auto slots =
-      allocateSlotPairs(op, b.hw,
-                        {bcastOf(0) ? small : rows * inner,
-                         bcastOf(1) ? small : rows * inner, rows * inner},
-                        io.spMirrored);
+  // A table that only this layer's result feeds (fusedTable) maps the
+  // output tile through VLUT in place before the store, so the unmapped
+  // result never goes to DRAM. (In place is safe here: only computes write
+  // the output slot, and the next one to do so waits for this item's
+  // store.)
+  graph::TableOp after = fusedTable(op);
+  bool perColumn = after && isPerChannel(after);
+  int64_t lutBytes = after ? (perColumn ? inner * 256 : 256) : 0;
+  std::vector<int64_t> slotBytes = {bcastOf(0) ? small : rows * inner,
+                                    bcastOf(1) ? small : rows * inner,
+                                    rows * inner};
+  if (after)
+    slotBytes.push_back(lutBytes);
+  auto slots = allocateSlotPairs(op, b.hw, slotBytes, io.spMirrored);
   if (!slots)
     return slots.takeError();
+  uint64_t lutDram = 0;
+  if (after && io.materializeConstants) {
+    std::vector<int8_t> t = tableRows(after);
+    lutDram = b.constantBase + b.addConstant(t.data(), t.size(), true);
+  }
   QParams qa = perTensorParams(lhs.getType());
   QParams qb = perTensorParams(rhs.getType());
   QParams qc = perTensorParams(type);
@@ -212,6 +226,18 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
     out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
     out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
     out.flipSign = vbinary ? qc.isUnsigned : u8;
+    if (after) {
+      // The table stays in each slot of the pair after the first two items
+      // load it. The tile is in the int8 domain (what VLUT indexes); the
+      // table holds the output's stored bytes.
+      if (r0 < 2 * rows)
+        for (const DmaBox &box :
+             contiguousBoxes(lutDram, (*slots)[3][s], lutBytes))
+          it.loads.push_back(makeLoad(box));
+      it.computes.push_back(vlut((*slots)[2][s], (*slots)[2][s], (*slots)[3][s],
+                                 rt, inner, perColumn));
+      out.flipSign = false;
+    }
     it.stores.push_back(makeStore(out));
     items.push_back(std::move(it));
   }

@@ -5,7 +5,9 @@
 // result, a VLUT through the table slot and a STORE.
 // RUN: systole-opt %s --split-input-file --systole-npu-pipeline=hw=tiny-4x4 --convert-graph-to-npu=hw=tiny-4x4 --npu-schedule-pipeline | FileCheck %s
 
-// neg after an int8 add, every type at scale 1 and zero point 0. The add
+// neg after an int8 add, every type at scale 1 and zero point 0; the add's
+// result is also returned, so the table cannot run in the add's layer (as
+// it does when it is the add's only reader, fusedTable). The add
 // is a VADD layer (ratio_a = ratio_b = 1 / 1 = 1, fixed = 0 - (0 + 0) = 0,
 // elided as the default) of two items of 8 pixels x 4 channels. DRAM: x at
 // 0, y at 64, the add at 128, the table's result at 192 (allocated while
@@ -29,12 +31,12 @@
 // CHECK-NEXT: npu.store pop_prev %[[V]] {sram = sp, elem_bytes = 1, sram_addr = [[OUT]], dram_addr = 192, n0 = 64, n1 = 1, n2 = 1, n3 = 1}
 // CHECK-NEXT: npu.end
 !one = !quant.uniform<i8:f32, 1.0>
-func.func @main(%x: tensor<1x4x4x4x!one>, %y: tensor<1x4x4x4x!one>) -> tensor<1x4x4x4x!one> {
+func.func @main(%x: tensor<1x4x4x4x!one>, %y: tensor<1x4x4x4x!one>) -> (tensor<1x4x4x4x!one>, tensor<1x4x4x4x!one>) {
   %a = graph.add %x, %y : (tensor<1x4x4x4x!one>, tensor<1x4x4x4x!one>) -> tensor<1x4x4x4x!one>
   %d = graph.dequantize %a : tensor<1x4x4x4x!one> -> tensor<1x4x4x4xf32>
   %n = graph.unary "neg" %d : tensor<1x4x4x4xf32>
   %q = graph.quantize %n : tensor<1x4x4x4xf32> -> tensor<1x4x4x4x!one>
-  return %q : tensor<1x4x4x4x!one>
+  return %q, %a : tensor<1x4x4x4x!one>, tensor<1x4x4x4x!one>
 }
 
 // -----

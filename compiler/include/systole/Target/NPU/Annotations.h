@@ -32,6 +32,9 @@ constexpr llvm::StringLiteral kResidualAttr = "npu.residual_of";
 /// On a graph.concat: its producers store their results into its channel
 /// slices (npu-concat-in-place); it has no code.
 constexpr llvm::StringLiteral kInPlaceAttr = "npu.in_place";
+/// On an elementwise layer: the table reading its result runs as a layer
+/// of its own (npu-plan-tiles found no tiling of the two together).
+constexpr llvm::StringLiteral kTableApartAttr = "npu.table_apart";
 
 /// On a convolution: its output stays in the scratchpad as the next
 /// layer's input tile; on that next layer: its input is read there
