@@ -18,6 +18,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -235,6 +238,59 @@ static llvm::Expected<rt::HostEntryFn> chainCode(const host::HostGroup &group,
   return *entry;
 }
 
+/// A copy of `chain` over a tensor of [1, ..., 1, 256] (or [1, ..., 256, C]
+/// per channel) elements, in front of the chain's quantize: the codes fill
+/// it in one run, where the chain itself (a transformer MLP's 1.2 M
+/// elements) would run its code over every element of the activation.
+/// Only for chains of elementwise graph ops, whose element values do not
+/// depend on the tensor's size; the caller erases the copy.
+struct SmallChain {
+  /// The copy's input, and a reader of its result (the host group's output
+  /// is a value read outside it); neither runs.
+  Operation *placeholder = nullptr, *sink = nullptr;
+  SmallVector<Operation *> ops;
+  Value input, result;
+};
+static std::optional<SmallChain> smallCopy(DequantizeOp dq,
+                                           const Chain &chain) {
+  auto type = cast<RankedTensorType>(dq.getOutput().getType());
+  int64_t rank = type.getRank();
+  if (rank == 0 || (chain.perChannel && rank < 2) ||
+      llvm::any_of(chain.ops, [](Operation *op) {
+        return !llvm::isa<AddOp, SubOp, MulOp, DivOp, UnaryOp>(op) ||
+               op->getNumResults() != 1 ||
+               cast<ShapedType>(op->getResult(0).getType()).getShape() !=
+                   cast<ShapedType>(op->getOperand(0).getType()).getShape();
+      }))
+    return std::nullopt;
+  SmallVector<int64_t> shape(rank, 1);
+  if (chain.perChannel)
+    shape[rank - 2] = 256, shape[rank - 1] = type.getShape().back();
+  else
+    shape[rank - 1] = 256;
+  if (ShapedType(type).getNumElements() <=
+      RankedTensorType::get(shape, type.getElementType()).getNumElements())
+    return std::nullopt;
+  OpBuilder b(chain.quantize);
+  SmallChain small;
+  small.placeholder = b.create<ReshapeOp>(
+      dq.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+      dq.getOutput());
+  IRMapping map;
+  map.map(dq.getOutput(), small.placeholder->getResult(0));
+  for (Operation *op : chain.ops) {
+    Operation *copy = b.clone(*op, map);
+    copy->getResult(0).setType(RankedTensorType::get(
+        shape, getElementTypeOrSelf(op->getResult(0).getType())));
+    small.ops.push_back(copy);
+  }
+  small.input = small.placeholder->getResult(0);
+  small.result = map.lookup(chain.quantize->getOperand(0));
+  small.sink =
+      b.create<ReshapeOp>(dq.getLoc(), small.result.getType(), small.result);
+  return small;
+}
+
 /// Runs the chain's host code on every input code; returns the 256 output
 /// storage bytes, indexed by input code - storage minimum.
 llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
@@ -244,12 +300,24 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
   auto out = quantized8(quantize.getOutput().getType());
   if (chain.ops.empty())
     return requantTable(in, out);
-  int64_t elements =
-      cast<ShapedType>(dq.getOutput().getType()).getNumElements();
+  std::optional<SmallChain> small = smallCopy(dq, chain);
+  auto eraseSmall = llvm::make_scope_exit([&] {
+    if (!small)
+      return;
+    small->sink->erase();
+    for (Operation *op : llvm::reverse(small->ops))
+      op->erase();
+    small->placeholder->erase();
+  });
+  Value input = small ? small->input : dq.getOutput();
+  Value result = small ? small->result : quantize.getInput();
+  int64_t elements = cast<ShapedType>(input.getType()).getNumElements();
   int64_t bytes = 4 * elements, outOffset = (bytes + 63) / 64 * 64;
   host::HostGroup group;
-  group.ops.assign(chain.ops.begin(), chain.ops.end());
-  Value input = dq.getOutput(), result = quantize.getInput();
+  if (small)
+    group.ops.assign(small->ops.begin(), small->ops.end());
+  else
+    group.ops.assign(chain.ops.begin(), chain.ops.end());
   group.dramOffset = [&](Value v) -> int64_t {
     return v == input ? 0 : outOffset;
   };
@@ -268,8 +336,7 @@ llvm::Expected<std::vector<int8_t>> evaluate(DequantizeOp dq,
   if (chain.perChannel) {
     // Pixel p of a run holds code first + p in every channel: channel c's
     // result at p is row c's entry first + p.
-    int64_t channels =
-        cast<ShapedType>(dq.getOutput().getType()).getShape().back();
+    int64_t channels = cast<ShapedType>(input.getType()).getShape().back();
     int64_t pixels = elements / channels;
     std::vector<int8_t> rows(channels * 256);
     for (int64_t first = 0; first < 256; first += pixels) {
