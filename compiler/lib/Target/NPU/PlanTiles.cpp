@@ -140,9 +140,11 @@ struct PlanTilesPass : systole::npu::impl::PlanTilesBase<PlanTilesPass> {
         price(candidatePlans(op, *hw, /*kSplit=*/true));
       // An elementwise layer that cannot hold the table reading its result
       // beside its own tiles leaves the table to a layer of its own.
+      // (Only fusedTable's elementwise producers: a conv's, matmul's or
+      // concat copy's table is priced as part of its own plans.)
       if (!best && !plans.empty() && fusedTable(op) &&
-          !llvm::isa<systole::graph::Conv2DOp, systole::graph::MatMulOp,
-                     systole::graph::ConcatOp>(op)) {
+          llvm::isa<systole::graph::AddOp, systole::graph::MulOp,
+                    systole::graph::SubOp, systole::graph::DivOp>(op)) {
         op->setAttr(kTableApartAttr, UnitAttr::get(op->getContext()));
         key = layerSignature(op);
         if (auto it = memo.find(key); it != memo.end())
