@@ -129,7 +129,13 @@ int8_t quantizeLinear(float y, float yScale, int32_t yZp) {
 
 int8_t binaryValue(uint64_t op, int32_t a, int32_t b, float aScale, int32_t aZp,
                    float bScale, int32_t bZp, float oScale, int32_t oZp) {
-  float x = float(a - aZp) * aScale, y = float(b - bZp) * bScale;
+  return binaryValueF32(op, a, aScale, aZp, float(b - bZp) * bScale, oScale,
+                        oZp);
+}
+
+int8_t binaryValueF32(uint64_t op, int32_t a, float aScale, int32_t aZp,
+                      float y, float oScale, int32_t oZp) {
+  float x = float(a - aZp) * aScale;
   float r;
   switch (op) {
   case BinaryOp_add:

@@ -174,6 +174,10 @@ std::optional<ElementwiseFields> systole::isa::elementwiseFields(Opcode op) {
 #undef SYSTOLE_ELEMENTWISE
 }
 
+bool systole::isa::elementwiseBInAcc(const Instruction &I) {
+  return I.opcode() == Opcode::Vbinary && I.getFlag(F::Vbinary_b_f32);
+}
+
 std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
   std::vector<Access> out;
   auto U = [&](Field f) { return I.raw(f); };
@@ -256,8 +260,10 @@ std::vector<Access> systole::isa::accessRanges(const Instruction &I) {
     bool ab = U(e.aBcast), bb = U(e.bBcast);
     out.push_back(box(MemSpace::Scratchpad, false, U(e.aAddr), {{n1, U(e.aS1)}},
                       n0 ? (ab ? 1 : n0) : 0, "A"));
-    out.push_back(box(MemSpace::Scratchpad, false, U(e.bAddr), {{n1, U(e.bS1)}},
-                      n0 ? (bb ? 1 : n0) : 0, "B"));
+    // An fp32 B (b_f32) is ACC words, one element each.
+    out.push_back(
+        box(elementwiseBInAcc(I) ? MemSpace::Accumulator : MemSpace::Scratchpad,
+            false, U(e.bAddr), {{n1, U(e.bS1)}}, n0 ? (bb ? 1 : n0) : 0, "B"));
     out.push_back(
         box(MemSpace::Scratchpad, true, U(e.oAddr), {{n1, U(e.oS1)}}, n0, "O"));
     break;

@@ -178,7 +178,8 @@ bool systole::isa::matmulBankConflict(const Instruction &I,
 bool systole::isa::vectorBankConflict(const Instruction &I,
                                       const HwConfig &cfg) {
   std::optional<ElementwiseFields> e = elementwiseFields(I.opcode());
-  if (!e)
+  // An fp32 B is read from ACC: A alone reads the scratchpad.
+  if (!e || elementwiseBInAcc(I))
     return false;
   auto U = [&](Field f) { return I.raw(f); };
   uint64_t n0 = U(e->n0), n1 = U(e->n1);

@@ -109,6 +109,9 @@ llvm::Error checkStreamingOverlaps(const Instruction &I) {
     uint64_t oS1 = I.raw(e.oS1);
     StridedRuns O{"O", I.raw(e.oAddr), n1, oS1, 1, 0, n0};
     for (bool isA : {true, false}) {
+      // An fp32 B is in ACC, apart from the scratchpad output.
+      if (!isA && elementwiseBInAcc(I))
+        continue;
       bool bcast = I.raw(isA ? e.aBcast : e.bBcast);
       StridedRuns in{isA ? "A" : "B",
                      I.raw(isA ? e.aAddr : e.bAddr),
@@ -407,6 +410,13 @@ llvm::Error systole::isa::validateInstruction(const Instruction &I,
   case Opcode::Vbinary:
     if (auto err = requirePositive(I, {F::Vbinary_n0, F::Vbinary_n1}))
       return err;
+    // An fp32 B is used as it is: a zero point or scale would be ignored.
+    if (I.getFlag(F::Vbinary_b_f32))
+      for (Field f : {F::Vbinary_b_zp, F::Vbinary_b_scale})
+        if (I.raw(f) != 0)
+          return fieldError(I, f,
+                            "is not 0 with b_f32 (B is fp32, not "
+                            "dequantized)");
     break;
   case Opcode::Vreduce:
     if (auto err = requirePositive(I, {F::Vreduce_n0, F::Vreduce_n1}))

@@ -104,7 +104,11 @@ ActionCounts sim::countActions(const Instruction &I, const isa::HwConfig &cfg) {
     bool ab = I.getFlag(e.aBcast), bb = I.getFlag(e.bBcast);
     // VBINARY: two dequantizations, the operation and the quantization.
     c.vectorOps = (I.opcode() == Opcode::Vbinary ? 4 : 1) * n0 * n1;
-    c.spReadBytes = (ab ? 1 : n0) * n1 + (bb ? 1 : n0) * n1;
+    c.spReadBytes = (ab ? 1 : n0) * n1;
+    if (isa::elementwiseBInAcc(I))
+      c.accReadWords = (bb ? 1 : n0) * n1;
+    else
+      c.spReadBytes += (bb ? 1 : n0) * n1;
     c.spWriteBytes = n0 * n1;
     break;
   }
@@ -469,6 +473,20 @@ static void executeFloatBinary(const Instruction &I, MachineState &S) {
   for (uint64_t j = 0; j < n1; ++j) {
     auto a = reinterpret_cast<const int8_t *>(sp + I.raw(F::Vbinary_a_addr) +
                                               j * I.raw(F::Vbinary_a_s1));
+    if (I.getFlag(F::Vbinary_b_f32)) {
+      // ACC words: b_addr and b_s1 count words.
+      const int32_t *w = S.accumulator.data() + I.raw(F::Vbinary_b_addr) +
+                         j * I.raw(F::Vbinary_b_s1);
+      for (uint64_t i = 0; i < n0; ++i) {
+        float y;
+        std::memcpy(&y, &w[bb ? 0 : i], 4);
+        out[j * n0 + i] = isa::binaryValueF32(
+            I.raw(F::Vbinary_op), a[ab ? 0 : i], I.getF32(F::Vbinary_a_scale),
+            int32_t(I.get(F::Vbinary_a_zp)), y, I.getF32(F::Vbinary_o_scale),
+            int32_t(I.get(F::Vbinary_o_zp)));
+      }
+      continue;
+    }
     auto b = reinterpret_cast<const int8_t *>(sp + I.raw(F::Vbinary_b_addr) +
                                               j * I.raw(F::Vbinary_b_s1));
     for (uint64_t i = 0; i < n0; ++i)

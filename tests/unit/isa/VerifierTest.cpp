@@ -480,6 +480,31 @@ TEST(Verifier, VbinaryFollowsTheElementwiseRules) {
                        "vbinary.bank_conflict: is 0, but A and B share"));
 }
 
+TEST(Verifier, VbinaryFp32OperandIsInTheAccumulator) {
+  HwConfig cfg = preset("tiny-4x4");
+  // b_f32: B is ACC words, so a scratchpad output at B's address is no
+  // overlap and A and B never share a bank; B's zero point and scale must
+  // be 0 (unused).
+  Instruction V(Opcode::Vbinary);
+  V.with(F::Vbinary_b_f32, 1)
+      .with(F::Vbinary_n0, 8)
+      .with(F::Vbinary_n1, 2)
+      .with(F::Vbinary_a_s1, 8)
+      .with(F::Vbinary_b_addr, 64)
+      .with(F::Vbinary_b_s1, 8)
+      .with(F::Vbinary_o_addr, 64)
+      .with(F::Vbinary_o_s1, 8);
+  EXPECT_EQ(check(V), "");
+  EXPECT_TRUE(contains(check(V.with(F::Vbinary_b_zp, 3)), "vbinary.b_zp"));
+  V.with(F::Vbinary_b_zp, 0);
+  V.setF32(F::Vbinary_b_scale, 0.5f);
+  EXPECT_TRUE(contains(check(V), "vbinary.b_scale"));
+  V.setF32(F::Vbinary_b_scale, 0.0f);
+  // B's 16 words end at ACC word 80: beyond tiny-4x4's 1,024 words is an
+  // error of the accumulator, not of the scratchpad.
+  EXPECT_TRUE(contains(check(V.with(F::Vbinary_b_addr, 1020)), "ACC"));
+}
+
 TEST(Verifier, PoolOutputMustNotOverlapItsWindowBox) {
   // 2x2 windows, stride 2, over a 4x4 input whose pixels (4 channels) are 8
   // bytes apart: the output pixels can live in the input's gaps.

@@ -518,6 +518,48 @@ TEST(Vbinary, DequantizeOperateQuantizeWithAPerRowOperand) {
     EXPECT_EQ(m.sp(100 + i), mul[i]) << i;
 }
 
+TEST(Vbinary, Fp32OperandFromTheAccumulator) {
+  Machine m;
+  // b_f32: B is fp32 words in ACC, used as they are. A {10, 20, -6, 0} and
+  // {6, 2, 2, 2}, a_zp 2, a_scale 0.25: {2, 4.5, -2, -0.5} and {1, 0, 0,
+  // 0}. B rows at ACC words 8 and 12 (b_s1 4): {-100, 0.25, 1.5, 0} and
+  // {0.5, -0.5, 3, -1.25}. The scratchpad at b_addr holds other bytes, so
+  // a B read from there gives other results.
+  int8_t a[8] = {10, 20, -6, 0, 6, 2, 2, 2};
+  std::memcpy(&m.s.scratchpad[0], a, 8);
+  std::memset(&m.s.scratchpad[8], 50, 8);
+  float b[8] = {-100.0f, 0.25f, 1.5f, 0.0f, 0.5f, -0.5f, 3.0f, -1.25f};
+  std::memcpy(&m.s.accumulator[8], b, sizeof b);
+  Instruction I(Opcode::Vbinary);
+  I.with(F::Vbinary_op, isa::BinaryOp_add)
+      .with(F::Vbinary_b_f32, 1)
+      .with(F::Vbinary_a_zp, 2)
+      .with(F::Vbinary_o_zp, -1)
+      .with(F::Vbinary_b_addr, 8)
+      .with(F::Vbinary_o_addr, 100)
+      .with(F::Vbinary_n0, 4)
+      .with(F::Vbinary_n1, 2)
+      .with(F::Vbinary_a_s1, 4)
+      .with(F::Vbinary_b_s1, 4)
+      .with(F::Vbinary_o_s1, 4);
+  I.setF32(F::Vbinary_a_scale, 0.25f);
+  I.setF32(F::Vbinary_o_scale, 0.5f);
+  m.run(I);
+  // a + b = {-98, 4.75, -0.5, -0.5} and {1.5, -0.5, 3, -1.25}; / 0.5 =
+  // {-196, 9.5, -1, -1} and {3, -1, 6, -2.5}: clamped to [-127, 128] before
+  // rne (9.5 -> 10, -2.5 -> -2), then - 1.
+  int8_t add[8] = {-128, 9, -2, -2, 2, -2, 5, -3};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), add[i]) << i;
+  // One word per row (b_bcast, b_s1 4): row 0 adds -100, row 1 0.5; sub.
+  m.run(I.with(F::Vbinary_b_bcast, 1).with(F::Vbinary_op, isa::BinaryOp_sub));
+  // a - b = {102, 104.5, 98, 99.5} / 0.5 -> clamped 128 -> 127; row 1
+  // {0.5, -0.5, -0.5, -0.5} / 0.5 = {1, -1, -1, -1}, - 1.
+  int8_t sub[8] = {127, 127, 127, 127, 0, -2, -2, -2};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(m.sp(100 + i), sub[i]) << i;
+}
+
 TEST(Vreduce, EigenPacketOrderFromTheRowsAlignment) {
   Machine m;
   // Codes x_scale 0.1: v = fl(code * 0.1f). Summed in order from v0 the

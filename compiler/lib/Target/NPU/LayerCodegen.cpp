@@ -225,7 +225,8 @@ graph::TableOp fusedTable(Operation *op) {
   bool concat = llvm::isa<graph::ConcatOp>(op) && !op->hasAttr(kInPlaceAttr);
   bool binary =
       llvm::isa<graph::AddOp, graph::MulOp, graph::SubOp, graph::DivOp>(op) &&
-      !op->hasAttr(kResidualAttr) && !op->hasAttr(kTableApartAttr);
+      !op->hasAttr(kResidualAttr) && !op->hasAttr(kTableApartAttr) &&
+      !hasF32Operand(op);
   if (!(concat || binary || llvm::isa<graph::Conv2DOp, graph::MatMulOp>(op)) ||
       getPlacement(op) != Placement::Npu || op->getNumResults() != 1 ||
       !op->getResult(0).hasOneUse())
@@ -625,6 +626,8 @@ llvm::Expected<std::vector<Item>> lowerLayer(Operation *op,
     return lowerConv(conv, plan, io, builder);
   if (auto mm = dyn_cast<graph::MatMulOp>(op))
     return lowerMatMul(mm, plan, io, builder);
+  if (hasF32Operand(op))
+    return lowerFloatBinary(op, plan, io, builder);
   if (auto add = dyn_cast<graph::AddOp>(op))
     return lowerAdd(add, plan, io, builder);
   if (auto mul = dyn_cast<graph::MulOp>(op))

@@ -278,6 +278,9 @@ llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
                                            ProgramBuilder &builder);
 /// A quantized sub or div (graph-fold-qdq's fold of DequantizeLinear ->
 /// Sub/Div -> QuantizeLinear): row tiles through VBINARY (VectorCodegen.cpp).
+/// An elementwise binary op whose second operand is an fp32 constant
+/// (graph-fold-qdq's Q(op(DQ(a), c))): VBINARY with b_f32.
+bool hasF32Operand(mlir::Operation *op);
 llvm::Expected<std::vector<Item>> lowerFloatBinary(mlir::Operation *op,
                                                    const TilePlan &plan,
                                                    const LayerIO &io,

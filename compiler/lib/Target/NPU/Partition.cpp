@@ -69,6 +69,24 @@ std::string npuRejection(Operation *op) {
     return layerNormRejection(ln);
   if (auto r = dyn_cast<ReduceOp>(op))
     return reduceRejection(r);
+  if (isa<AddOp, SubOp, MulOp, DivOp>(op) &&
+      getElementTypeOrSelf(op->getOperand(1).getType()).isF32()) {
+    // graph-fold-qdq's Q(op(DQ(a), c)) with an fp32 constant c: VBINARY
+    // with an fp32 B in ACC (b_f32), c broadcast by rows of the output.
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    auto out = cast<ShapedType>(op->getResult(0).getType());
+    auto c = cast<ShapedType>(rhs.getType());
+    if (!isQuantized8(lhs.getType()) || !isQuantized8(out) ||
+        !isConstantTensor(rhs))
+      return "an op with an fp32 operand runs on the NPU only as "
+             "DequantizeLinear -> op(constant) -> QuantizeLinear";
+    if (!out.hasStaticShape() || out.getRank() == 0 || c.getRank() == 0 ||
+        c.getRank() > out.getRank() ||
+        (c.getShape().back() != 1 &&
+         c.getShape().back() != out.getShape().back()))
+      return "the fp32 operand does not broadcast by rows of the output";
+    return "";
+  }
   if (llvm::isa<SubOp, DivOp>(op)) {
     // graph-fold-qdq's fold of DequantizeLinear -> Sub/Div ->
     // QuantizeLinear: VBINARY (int8 and uint8 operands alike, each in the

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "LayerCodegen.h"
 
+#include "systole/Dialect/Graph/ConstantTensors.h"
+
 using namespace mlir;
 
 namespace systole::npu {
@@ -258,15 +260,180 @@ llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
   return lowerBinary(op, {Opcode::Vmul}, plan, io, b);
 }
 
+bool hasF32Operand(Operation *op) {
+  return llvm::isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp>(
+             op) &&
+         getElementTypeOrSelf(op->getOperand(1).getType()).isF32();
+}
+
+/// Rows of the output that read consecutive rows of the fp32 operand
+/// (`step` 1) or one row of it (`step` 0): one VBINARY each.
+struct ConstantRun {
+  int64_t row = 0, rows = 0, cRow = 0, step = 0;
+};
+
+/// VBINARY with an fp32 B (b_f32): the codes' rows in double-buffered
+/// scratchpad tiles, the constant's rows in ACC words. The whole constant
+/// is loaded once by the first item when the accumulator holds it (Swin's
+/// relative position bias, read by every window); otherwise each item loads
+/// the rows it reads (the window mask, one block per window) into an ACC
+/// slot of its parity.
+static llvm::Expected<std::vector<Item>>
+lowerFloatConstantBinary(Operation *op, int64_t floatOp, const TilePlan &plan,
+                         const LayerIO &io, ProgramBuilder &b) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  auto cType = cast<ShapedType>(rhs.getType());
+  int64_t rank = type.getRank();
+  int64_t inner = type.getShape().back();
+  int64_t outer = type.getNumElements() / inner;
+  // The constant's shape with the output's rank (NumPy's leading 1s).
+  SmallVector<int64_t> cShape(rank - cType.getRank(), 1);
+  llvm::append_range(cShape, cType.getShape());
+  int64_t cInner = cShape.back();
+  int64_t cWords = cType.getNumElements();
+  int64_t rows = plan.rows.value();
+  if (inner > 0xffff || rows > 0xffff)
+    return loweringError(op, "tensor dimensions exceed the field widths");
+  // The constant's row that output row r reads (broadcast dims: index 0).
+  auto cRowOf = [&](int64_t r) {
+    int64_t c = 0, stride = 1;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      int64_t i = r % type.getDimSize(d);
+      r /= type.getDimSize(d);
+      if (cShape[d] != 1)
+        c += i * stride;
+      stride *= cShape[d];
+    }
+    return c;
+  };
+  auto runsOf = [&](int64_t r0, int64_t rt) {
+    std::vector<ConstantRun> runs;
+    for (int64_t r = r0; r < r0 + rt; ++r) {
+      int64_t c = cRowOf(r);
+      if (!runs.empty()) {
+        ConstantRun &last = runs.back();
+        if (last.rows == 1 && (c == last.cRow || c == last.cRow + 1)) {
+          last.step = c - last.cRow;
+          ++last.rows;
+          continue;
+        }
+        if (last.rows > 1 && c == last.cRow + last.rows * last.step) {
+          ++last.rows;
+          continue;
+        }
+      }
+      runs.push_back({r, 1, c, 1});
+    }
+    return runs;
+  };
+
+  auto slots =
+      allocateSlotPairs(op, b.hw, {rows * inner, rows * inner}, io.spMirrored);
+  if (!slots)
+    return slots.takeError();
+  int64_t accWords = b.hw.accumulatorWords();
+  bool resident = cWords <= accWords;
+  // Per item: at most every row of the tile once.
+  int64_t slotWords = rows * cInner;
+  if (!resident && 2 * slotWords > accWords)
+    return loweringError(op, "accumulator of " +
+                                 llvm::Twine(b.hw.sram.accumulatorBytes) +
+                                 " bytes cannot hold two tiles of the fp32 "
+                                 "operand (" +
+                                 llvm::Twine(slotWords) + " words each)");
+  uint64_t cDram = 0, aDram = io.inputs[0];
+  if (io.materializeConstants) {
+    std::vector<float> words;
+    for (APFloat v : graph::constantBehind(rhs).getValues<APFloat>())
+      words.push_back(v.convertToFloat());
+    cDram = b.constantBase +
+            b.addConstant(words.data(), words.size() * 4, /*derived=*/true);
+    if (isConstantTensor(lhs)) {
+      std::vector<char> bytes = constantInt8(lhs);
+      aDram = b.constantBase + b.addConstant(bytes.data(), bytes.size());
+    }
+  }
+  QParams qa = perTensorParams(lhs.getType());
+  QParams qc = perTensorParams(type);
+  // Words from the constant's row `cRow` on into ACC word `at`.
+  auto loadWords = [&](Item &it, int64_t cRow, int64_t words, uint64_t at) {
+    for (int64_t w = 0; w < words; w += 0x8000) {
+      DmaBox t;
+      t.acc = true, t.elemBytes = 4;
+      t.dram = cDram + (cRow * cInner + w) * 4, t.sram = at + w;
+      t.n[0] = std::min<int64_t>(0x8000, words - w);
+      it.loads.push_back(makeLoad(t));
+    }
+  };
+
+  std::vector<Item> items;
+  for (int64_t r0 = 0; r0 < outer; r0 += rows) {
+    int64_t rt = std::min(rows, outer - r0);
+    size_t s = items.size() % 2;
+    Item it;
+    if (resident && r0 == 0)
+      loadWords(it, 0, cWords, 0);
+    DmaBox in;
+    in.sram = (*slots)[0][s];
+    in.flipSign = qa.isUnsigned && !isConstantTensor(lhs);
+    in.dram = aDram + r0 * inner;
+    in.n[0] = inner, in.n[1] = rt, in.s[1] = inner, in.t[1] = inner;
+    it.loads.push_back(makeLoad(in));
+    uint64_t slotBase = s * slotWords, used = 0;
+    std::map<std::pair<int64_t, int64_t>, uint64_t> loaded;
+    for (const ConstantRun &run : runsOf(r0, rt)) {
+      int64_t cRows = run.step ? run.rows : 1;
+      uint64_t bAddr = run.cRow * cInner;
+      if (!resident) {
+        auto [at, fresh] =
+            loaded.try_emplace({run.cRow, cRows}, slotBase + used);
+        if (fresh) {
+          loadWords(it, run.cRow, cRows * cInner, at->second);
+          used += cRows * cInner;
+        }
+        bAddr = at->second;
+      }
+      uint64_t off = (run.row - r0) * inner;
+      Instruction v(Opcode::Vbinary);
+      v.set(Field::Vbinary_op, floatOp);
+      v.set(Field::Vbinary_b_f32, 1);
+      v.set(Field::Vbinary_b_bcast, cInner == 1 && inner > 1);
+      v.set(Field::Vbinary_a_zp, qa.zeroPoint);
+      v.set(Field::Vbinary_o_zp, qc.zeroPoint);
+      v.set(Field::Vbinary_a_addr, (*slots)[0][s] + off);
+      v.set(Field::Vbinary_b_addr, bAddr);
+      v.set(Field::Vbinary_o_addr, (*slots)[1][s] + off);
+      v.set(Field::Vbinary_n0, inner);
+      v.set(Field::Vbinary_n1, run.rows);
+      v.set(Field::Vbinary_a_s1, inner);
+      v.set(Field::Vbinary_b_s1, run.step * cInner);
+      v.set(Field::Vbinary_o_s1, inner);
+      v.setF32(Field::Vbinary_a_scale, qa.scale);
+      v.setF32(Field::Vbinary_o_scale, qc.scale);
+      it.computes.push_back(v);
+    }
+    DmaBox out;
+    out.dram = io.output + r0 * inner, out.sram = (*slots)[1][s];
+    out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
+    out.flipSign = qc.isUnsigned;
+    it.stores.push_back(makeStore(out));
+    items.push_back(std::move(it));
+  }
+  return items;
+}
+
 llvm::Expected<std::vector<Item>> lowerFloatBinary(Operation *op,
                                                    const TilePlan &plan,
                                                    const LayerIO &io,
                                                    ProgramBuilder &b) {
-  return lowerBinary(op,
-                     {Opcode::Vbinary, llvm::isa<graph::SubOp>(op)
-                                           ? int64_t(isa::BinaryOp_sub)
-                                           : int64_t(isa::BinaryOp_div)},
-                     plan, io, b);
+  int64_t floatOp = llvm::isa<graph::AddOp>(op)   ? isa::BinaryOp_add
+                    : llvm::isa<graph::SubOp>(op) ? isa::BinaryOp_sub
+                    : llvm::isa<graph::MulOp>(op) ? isa::BinaryOp_mul
+                                                  : isa::BinaryOp_div;
+  if (hasF32Operand(op))
+    return lowerFloatConstantBinary(op, floatOp, plan, io, b);
+  return lowerBinary(op, {Opcode::Vbinary, floatOp}, plan, io, b);
 }
 
 /// A pooling layer reading a kept image: the image where onChipInput put

@@ -60,6 +60,9 @@ int8_t quantizeLinear(float y, float yScale, int32_t yZp);
 /// with quantizeLinear.
 int8_t binaryValue(uint64_t op, int32_t a, int32_t b, float aScale, int32_t aZp,
                    float bScale, int32_t bZp, float oScale, int32_t oZp);
+/// VBINARY's value with an fp32 B (b_f32): Q(op(fl((a - aZp) * aScale), y)).
+int8_t binaryValueF32(uint64_t op, int32_t a, float aScale, int32_t aZp,
+                      float y, float oScale, int32_t oZp);
 
 /// Eigen's sum of `n` floats `v` (redux_impl, LinearVectorizedTraversal, SSE
 /// packets of 4) where v[0] lies `phase` elements (mod 4) past a 16-byte

@@ -61,6 +61,9 @@ struct ElementwiseFields {
 };
 /// `op`'s fields, or nullopt when it is not such an instruction.
 std::optional<ElementwiseFields> elementwiseFields(Opcode op);
+/// Whether an elementwise instruction's B is fp32 words in ACC (VBINARY's
+/// b_f32) rather than bytes in the scratchpad.
+bool elementwiseBInAcc(const Instruction &I);
 /// Whether two accesses of one space touch a common address: exact when
 /// both are rows of one pitch or one is a single run, else their hulls.
 /// The data-race checker needs this answer (conservative, never capped) for

@@ -251,3 +251,37 @@ func.func @gather_one_index(%x: tensor<3x4x8x!x>) -> tensor<4x8x!x> {
   %q = graph.quantize %g : tensor<4x8xf32> -> tensor<4x8x!x>
   return %q : tensor<4x8x!x>
 }
+
+// -----
+
+// DQ(a) + c with c an fp32 tensor computed from constants (Swin's relative
+// position bias, here a transpose of a constant) folds into an add of the
+// codes and c (VBINARY's fp32 B); c first in an add swaps (IEEE add
+// commutes), c first in a sub does not fold, nor does a c with one value
+// per channel (a table of the codes, npu-fold-tables).
+!x = !quant.uniform<i8:f32, 0.05:-3>
+!y = !quant.uniform<i8:f32, 0.1:-1>
+// CHECK-LABEL: func @float_constant_operand
+// CHECK: %[[C:.*]] = graph.transpose
+// CHECK: graph.add %arg0, %[[C]] : (tensor<2x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<4x8xf32>) -> tensor<2x4x8x!quant.uniform<i8:f32, 1.000000e-01:-1>>
+// CHECK: graph.mul %arg0, %[[C]] : (tensor<2x4x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<4x8xf32>) -> tensor<2x4x8x!quant.uniform<i8:f32, 1.000000e-01:-1>>
+// CHECK: graph.sub %[[C]], %{{.*}} : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK: graph.add %{{.*}}, %{{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+func.func @float_constant_operand(%x: tensor<2x4x8x!x>) -> (tensor<2x4x8x!y>, tensor<2x4x8x!y>, tensor<2x4x8x!y>, tensor<2x4x8x!y>) {
+  %k = arith.constant dense<0.25> : tensor<8x4xf32>
+  %c = graph.transpose %k {perm = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+  %v = arith.constant dense<0.5> : tensor<8xf32>
+  %f = graph.dequantize %x : tensor<2x4x8x!x> -> tensor<2x4x8xf32>
+  %a = graph.add %f, %c : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %aq = graph.quantize %a : tensor<2x4x8xf32> -> tensor<2x4x8x!y>
+  %f2 = graph.dequantize %x : tensor<2x4x8x!x> -> tensor<2x4x8xf32>
+  %m = graph.mul %c, %f2 : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %mq = graph.quantize %m : tensor<2x4x8xf32> -> tensor<2x4x8x!y>
+  %f3 = graph.dequantize %x : tensor<2x4x8x!x> -> tensor<2x4x8xf32>
+  %s = graph.sub %c, %f3 : (tensor<4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %sq = graph.quantize %s : tensor<2x4x8xf32> -> tensor<2x4x8x!y>
+  %f4 = graph.dequantize %x : tensor<2x4x8x!x> -> tensor<2x4x8xf32>
+  %p = graph.add %f4, %v : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %pq = graph.quantize %p : tensor<2x4x8xf32> -> tensor<2x4x8x!y>
+  return %aq, %mq, %sq, %pq : tensor<2x4x8x!y>, tensor<2x4x8x!y>, tensor<2x4x8x!y>, tensor<2x4x8x!y>
+}

@@ -252,6 +252,60 @@ struct FoldQuantizedFloatBinary : OpRewritePattern<QuantizeOp> {
   }
 };
 
+/// Q(op(DQ(a), c)) with a and the Q 8-bit per tensor and c an fp32 tensor
+/// computed from constants only (Swin's relative position bias and window
+/// mask, an additive attention mask): one op from codes and c to codes.
+/// ORT fuses no QDQ node whose operand is not a DQ: it dequantizes a, runs
+/// the float op and quantizes, which VBINARY computes with an fp32 B
+/// (b_f32). For add and mul c may come first (IEEE add and mul commute);
+/// c - a and c / a keep their float form.
+struct FoldQuantizedFloatConstantBinary : OpRewritePattern<QuantizeOp> {
+  /// One value, or one per channel of `out`: the island is a table of the
+  /// codes (npu-fold-tables), cheaper than an fp32 operand per element.
+  static bool isTableOperand(Value c, Value out) {
+    auto ct = dyn_cast<ShapedType>(c.getType());
+    auto ot = dyn_cast<ShapedType>(out.getType());
+    if (!ct || !ot || !ct.hasStaticShape() || !ot.hasStaticShape() ||
+        ot.getRank() == 0)
+      return true;
+    int64_t channels = ot.getShape().back();
+    return ct.getNumElements() == 1 ||
+           (ct.getRank() > 0 && ct.getShape().back() == channels &&
+            ct.getNumElements() == channels);
+  }
+
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp q,
+                                PatternRewriter &rewriter) const override {
+    Operation *op = q.getInput().getDefiningOp();
+    if (!op || !isa<AddOp, SubOp, MulOp, DivOp>(op) || !op->hasOneUse() ||
+        op->hasAttr("act_min") || op->hasAttr("act_max"))
+      return rewriter.notifyMatchFailure(q, "not a binary op's only use");
+    auto isF32 = [](Value v) {
+      return getElementTypeOrSelf(v.getType()).isF32();
+    };
+    if (!isF32(op->getOperand(0)) || !isF32(op->getOperand(1)) ||
+        !isF32(op->getResult(0)) || !quantized8(q.getOutput().getType()))
+      return rewriter.notifyMatchFailure(q, "not an 8-bit per-tensor island");
+    bool commutes = isa<AddOp, MulOp>(op);
+    for (int codes = 0; codes < (commutes ? 2 : 1); ++codes) {
+      auto dq = op->getOperand(codes).getDefiningOp<DequantizeOp>();
+      Value c = op->getOperand(1 - codes);
+      if (!dq || !quantized8(dq.getInput().getType()) ||
+          !dependsOnArguments(dq.getInput()) ||
+          c.getDefiningOp<DequantizeOp>() || dependsOnArguments(c) ||
+          isTableOperand(c, op->getResult(0)))
+        continue;
+      OperationState state(op->getLoc(), op->getName());
+      state.addOperands({dq.getInput(), c});
+      state.addTypes(q.getOutput().getType());
+      rewriter.replaceOp(q, rewriter.create(state)->getResults());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(q, "not DQ(codes) op fp32 constant");
+  }
+};
+
 /// Q(reduce(DQ(x))) for a mean or a sum with x and the Q 8-bit per tensor:
 /// one reduce from codes to codes meaning that island (ORT's float
 /// ReduceMean/ReduceSum between them; the NPU runs trailing-axis ones as
@@ -441,8 +495,9 @@ struct FoldQDQPass : systole::graph::impl::FoldQDQBase<FoldQDQPass> {
     RewritePatternSet patterns(&getContext());
     // Islands first: a Q(DQ) pair must not swallow the DQ an island needs.
     patterns.add<FoldQuantizedIsland, FoldQuantizedLayerNorm,
-                 FoldQuantizedFloatBinary, FoldQuantizedReduce>(&getContext(),
-                                                                /*benefit=*/2);
+                 FoldQuantizedFloatBinary, FoldQuantizedFloatConstantBinary,
+                 FoldQuantizedReduce>(&getContext(),
+                                      /*benefit=*/2);
     patterns.add<FoldQuantizeOfDequantize>(&getContext(), /*benefit=*/1);
     patterns.add<GatherOfOneIndexAsSlice>(&getContext(), /*benefit=*/4);
     patterns.add<HoistDequantizeOverTranspose, HoistDequantizeOverReshape,
