@@ -479,6 +479,15 @@ bool isConstantTensor(Value v) {
   return v.getDefiningOp<arith::ConstantOp>() != nullptr;
 }
 
+bool constantBroadcastByRows(Operation *op, unsigned idx) {
+  auto c = dyn_cast<ShapedType>(op->getOperand(idx).getType());
+  auto out = dyn_cast<ShapedType>(op->getResult(0).getType());
+  return c && out && c.hasStaticShape() && out.hasStaticShape() &&
+         c.getRank() > 0 && c.getRank() <= out.getRank() &&
+         c.getShape().back() == out.getShape().back() &&
+         isConstantTensor(op->getOperand(idx));
+}
+
 BinaryBroadcast binaryBroadcast(ShapedType lhs, ShapedType rhs) {
   if (lhs.getShape() == rhs.getShape())
     return BinaryBroadcast::Equal;

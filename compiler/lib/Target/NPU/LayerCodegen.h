@@ -278,6 +278,10 @@ llvm::Expected<std::vector<Item>> lowerMul(graph::MulOp op,
                                            ProgramBuilder &builder);
 /// A quantized sub or div (graph-fold-qdq's fold of DequantizeLinear ->
 /// Sub/Div -> QuantizeLinear): row tiles through VBINARY (VectorCodegen.cpp).
+/// Operand `idx` of elementwise `op` is a constant whose last dim is the
+/// output's: broadcast along any other dims, it is read by rows (a window
+/// mask shared by the heads).
+bool constantBroadcastByRows(mlir::Operation *op, unsigned idx);
 /// An elementwise binary op whose second operand is an fp32 constant
 /// (graph-fold-qdq's Q(op(DQ(a), c))): VBINARY with b_f32.
 bool hasF32Operand(mlir::Operation *op);

@@ -194,7 +194,13 @@ std::string npuRejection(Operation *op) {
     // loop calls for it has not been matched.)
     auto shape = [](Value v) { return cast<ShapedType>(v.getType()); };
     BinaryBroadcast bc = binaryBroadcast(shape(lhs), shape(rhs));
-    if (shape(lhs).getShape() != shape(rhs).getShape() &&
+    // A constant broadcast along other dims than the last is read by rows
+    // (Swin's window mask): ORT's broadcast loop runs its vector-vector
+    // kernel on each span, which VADD/VMUL's element rule is.
+    bool byRows =
+        bc == BinaryBroadcast::None &&
+        (constantBroadcastByRows(op, 0) || constantBroadcastByRows(op, 1));
+    if (shape(lhs).getShape() != shape(rhs).getShape() && !byRows &&
         (bc == BinaryBroadcast::None || bc == BinaryBroadcast::LhsRow ||
          bc == BinaryBroadcast::RhsRow))
       return "broadcasting add/mul is supported on the NPU for a per-channel "

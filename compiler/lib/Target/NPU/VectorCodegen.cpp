@@ -48,6 +48,57 @@ struct BinaryKind {
 };
 } // namespace
 
+/// Rows of the output that read consecutive rows of a broadcast constant
+/// (`step` 1) or one row of it (`step` 0): one vector instruction each.
+struct ConstantRun {
+  int64_t row = 0, rows = 0, cRow = 0, step = 0;
+};
+
+/// A constant broadcast against an output by rows (NumPy rules, its last
+/// dim the output's or 1): which of its rows each output row reads.
+struct BroadcastRows {
+  BroadcastRows(ShapedType out, ShapedType c)
+      : out(out), cShape(out.getRank() - c.getRank(), 1) {
+    llvm::append_range(cShape, c.getShape());
+  }
+  int64_t cInner() const { return cShape.back(); }
+  /// The constant's row that output row r reads (broadcast dims: index 0).
+  int64_t rowOf(int64_t r) const {
+    int64_t c = 0, stride = 1;
+    for (int64_t d = out.getRank() - 2; d >= 0; --d) {
+      int64_t i = r % out.getDimSize(d);
+      r /= out.getDimSize(d);
+      if (cShape[d] != 1)
+        c += i * stride;
+      stride *= cShape[d];
+    }
+    return c;
+  }
+  /// Output rows [r0, r0 + rt) as runs.
+  std::vector<ConstantRun> runs(int64_t r0, int64_t rt) const {
+    std::vector<ConstantRun> runs;
+    for (int64_t r = r0; r < r0 + rt; ++r) {
+      int64_t c = rowOf(r);
+      if (!runs.empty()) {
+        ConstantRun &last = runs.back();
+        if (last.rows == 1 && (c == last.cRow || c == last.cRow + 1)) {
+          last.step = c - last.cRow;
+          ++last.rows;
+          continue;
+        }
+        if (last.rows > 1 && c == last.cRow + last.rows * last.step) {
+          ++last.rows;
+          continue;
+        }
+      }
+      runs.push_back({r, 1, c, 1});
+    }
+    return runs;
+  }
+  ShapedType out;
+  SmallVector<int64_t> cShape;
+};
+
 /// Elementwise binary layers over row tiles of the tensor (rows: every dim
 /// but the last). A broadcast operand is loaded once per item and read with
 /// an outer stride of 0 (a per-channel vector; a scalar also with an inner
@@ -60,10 +111,24 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
   auto type = cast<ShapedType>(op->getResult(0).getType());
   BinaryBroadcast bc = binaryBroadcast(cast<ShapedType>(lhs.getType()),
                                        cast<ShapedType>(rhs.getType()));
-  if (bc == BinaryBroadcast::None ||
+  // A constant broadcast along other dims (Swin's window mask, one per
+  // window for every head) is read by rows (BroadcastRows): its rows that
+  // an item's tile reads are loaded once each, one instruction per run.
+  int general = -1;
+  if (bc == BinaryBroadcast::None && kind.opcode != Opcode::Vbinary)
+    for (int i = 0; i < 2; ++i)
+      if (isConstantTensor(op->getOperand(i)) &&
+          !isConstantTensor(op->getOperand(1 - i)) &&
+          constantBroadcastByRows(op, i))
+        general = i;
+  if ((bc == BinaryBroadcast::None && general < 0) ||
       (kind.opcode != Opcode::Vbinary &&
        (bc == BinaryBroadcast::LhsRow || bc == BinaryBroadcast::RhsRow)))
     return loweringError(op, "unsupported broadcast");
+  std::optional<BroadcastRows> rowsOfConstant;
+  if (general >= 0)
+    rowsOfConstant.emplace(type,
+                           cast<ShapedType>(op->getOperand(general).getType()));
   int64_t inner = type.getShape().back();
   int64_t outer = type.getNumElements() / inner;
   int64_t rows = plan.rows.value();
@@ -72,7 +137,7 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
   // How operand i is broadcast: not at all (full row tiles), or it is the
   // small side of `bc`.
   auto bcastOf = [&](int i) {
-    if (bc == BinaryBroadcast::Equal)
+    if (bc == BinaryBroadcast::Equal || general >= 0)
       return false;
     bool lhsSmall = bc == BinaryBroadcast::LhsVector ||
                     bc == BinaryBroadcast::LhsScalar ||
@@ -137,7 +202,29 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
     int64_t rt = std::min(rows, outer - r0);
     size_t s = items.size() % 2;
     Item it;
+    // The broadcast constant's runs: where each reads its rows in the slot.
+    std::vector<ConstantRun> runs = {{r0, rt, 0, 1}};
+    std::vector<uint64_t> runAddr;
+    if (general >= 0) {
+      runs = rowsOfConstant->runs(r0, rt);
+      std::map<std::pair<int64_t, int64_t>, uint64_t> loaded;
+      uint64_t used = 0;
+      for (const ConstantRun &run : runs) {
+        int64_t cRows = run.step ? run.rows : 1;
+        auto [at, fresh] = loaded.try_emplace({run.cRow, cRows}, used);
+        if (fresh) {
+          for (const DmaBox &box :
+               contiguousBoxes(src[general] + run.cRow * inner,
+                               (*slots)[general][s] + used, cRows * inner))
+            it.loads.push_back(makeLoad(box));
+          used += cRows * inner;
+        }
+        runAddr.push_back((*slots)[general][s] + at->second);
+      }
+    }
     for (int i = 0; i < 2; ++i) {
+      if (i == general)
+        continue;
       DmaBox in;
       in.sram = (*slots)[i][s];
       // Constants are in the pool in the int8 domain already (constantInt8).
@@ -155,75 +242,91 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
     auto s1Of = [&](int i) -> int64_t {
       return !bcastOf(i) ? inner : perRow ? 1 : 0;
     };
-    int64_t aS1 = s1Of(0), bS1 = s1Of(1);
-    Instruction v(kind.opcode);
-    if (vbinary) {
-      v.set(Field::Vbinary_op, kind.floatOp);
-      v.set(Field::Vbinary_a_bcast, (scalar || perRow) && bcastOf(0));
-      v.set(Field::Vbinary_b_bcast, (scalar || perRow) && bcastOf(1));
-      v.set(Field::Vbinary_a_zp, qa.zeroPoint);
-      v.set(Field::Vbinary_b_zp, qb.zeroPoint);
-      v.set(Field::Vbinary_o_zp, qc.zeroPoint);
-      v.set(Field::Vbinary_a_addr, (*slots)[0][s]);
-      v.set(Field::Vbinary_b_addr, (*slots)[1][s]);
-      v.set(Field::Vbinary_o_addr, (*slots)[2][s]);
-      v.set(Field::Vbinary_n0, inner);
-      v.set(Field::Vbinary_n1, rt);
-      v.set(Field::Vbinary_a_s1, aS1);
-      v.set(Field::Vbinary_b_s1, bS1);
-      v.set(Field::Vbinary_o_s1, inner);
-      v.setF32(Field::Vbinary_a_scale, qa.scale);
-      v.setF32(Field::Vbinary_b_scale, qb.scale);
-      v.setF32(Field::Vbinary_o_scale, qc.scale);
-    } else if (kind.opcode == Opcode::Vmul) {
-      float ratio = mulRatio(qa, qb, qc);
-      v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
-      v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
-      v.set(Field::Vmul_u8, u8);
-      // Unsigned bytes in u8 mode: the fields' raw bits.
-      setDomainByte(v, Field::Vmul_lo, lo, u8);
-      setDomainByte(v, Field::Vmul_hi, hi, u8);
-      setDomainByte(v, Field::Vmul_a_zp, qa.zeroPoint, u8);
-      setDomainByte(v, Field::Vmul_b_zp, qb.zeroPoint, u8);
-      setDomainByte(v, Field::Vmul_o_zp, qc.zeroPoint, u8);
-      v.set(Field::Vmul_a_addr, (*slots)[0][s]);
-      v.set(Field::Vmul_b_addr, (*slots)[1][s]);
-      v.set(Field::Vmul_o_addr, (*slots)[2][s]);
-      v.set(Field::Vmul_n0, inner);
-      v.set(Field::Vmul_n1, rt);
-      v.set(Field::Vmul_a_s1, aS1);
-      v.set(Field::Vmul_b_s1, bS1);
-      v.set(Field::Vmul_o_s1, inner);
-      v.setF32(Field::Vmul_ratio, ratio);
-    } else {
-      AddConstants k = addConstants(qa, qb, qc);
-      // ORT's broadcast loop calls its scalar kernel when a whole operand is
-      // one element; a per-channel vector against NHWC rows is a
-      // vector-vector span (ORT runs such adds in NHWC after a conv).
-      int64_t mode = isa::AddMode_fma;
-      if (bc == BinaryBroadcast::RhsScalar)
-        mode = isa::AddMode_fma_scalar_b;
-      else if (bc == BinaryBroadcast::LhsScalar)
-        mode = isa::AddMode_fma_scalar_a;
-      v.set(Field::Vadd_mode, mode);
-      v.set(Field::Vadd_a_bcast, scalar && bcastOf(0));
-      v.set(Field::Vadd_b_bcast, scalar && bcastOf(1));
-      v.set(Field::Vadd_u8, u8);
-      setDomainByte(v, Field::Vadd_lo, lo, u8);
-      setDomainByte(v, Field::Vadd_hi, hi, u8);
-      v.set(Field::Vadd_a_addr, (*slots)[0][s]);
-      v.set(Field::Vadd_b_addr, (*slots)[1][s]);
-      v.set(Field::Vadd_o_addr, (*slots)[2][s]);
-      v.set(Field::Vadd_n0, inner);
-      v.set(Field::Vadd_n1, rt);
-      v.set(Field::Vadd_a_s1, aS1);
-      v.set(Field::Vadd_b_s1, bS1);
-      v.set(Field::Vadd_o_s1, inner);
-      v.setF32(Field::Vadd_ratio_a, k.ratioA);
-      v.setF32(Field::Vadd_ratio_b, k.ratioB);
-      v.setF32(Field::Vadd_fixed, k.fixed);
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const ConstantRun &run = runs[k];
+      int64_t aS1 = s1Of(0), bS1 = s1Of(1);
+      // Operand i's and the output's addresses for this run.
+      uint64_t off = (run.row - r0) * inner;
+      uint64_t addr[3] = {(*slots)[0][s] + off, (*slots)[1][s] + off,
+                          (*slots)[2][s] + off};
+      if (general < 0) {
+        for (int i = 0; i < 2; ++i)
+          if (bcastOf(i))
+            addr[i] = (*slots)[i][s];
+      } else {
+        addr[general] = runAddr[k];
+        (general == 0 ? aS1 : bS1) = run.step * inner;
+      }
+      int64_t n1 = run.rows;
+      Instruction v(kind.opcode);
+      if (vbinary) {
+        v.set(Field::Vbinary_op, kind.floatOp);
+        v.set(Field::Vbinary_a_bcast, (scalar || perRow) && bcastOf(0));
+        v.set(Field::Vbinary_b_bcast, (scalar || perRow) && bcastOf(1));
+        v.set(Field::Vbinary_a_zp, qa.zeroPoint);
+        v.set(Field::Vbinary_b_zp, qb.zeroPoint);
+        v.set(Field::Vbinary_o_zp, qc.zeroPoint);
+        v.set(Field::Vbinary_a_addr, addr[0]);
+        v.set(Field::Vbinary_b_addr, addr[1]);
+        v.set(Field::Vbinary_o_addr, addr[2]);
+        v.set(Field::Vbinary_n0, inner);
+        v.set(Field::Vbinary_n1, n1);
+        v.set(Field::Vbinary_a_s1, aS1);
+        v.set(Field::Vbinary_b_s1, bS1);
+        v.set(Field::Vbinary_o_s1, inner);
+        v.setF32(Field::Vbinary_a_scale, qa.scale);
+        v.setF32(Field::Vbinary_b_scale, qb.scale);
+        v.setF32(Field::Vbinary_o_scale, qc.scale);
+      } else if (kind.opcode == Opcode::Vmul) {
+        float ratio = mulRatio(qa, qb, qc);
+        v.set(Field::Vmul_a_bcast, scalar && bcastOf(0));
+        v.set(Field::Vmul_b_bcast, scalar && bcastOf(1));
+        v.set(Field::Vmul_u8, u8);
+        // Unsigned bytes in u8 mode: the fields' raw bits.
+        setDomainByte(v, Field::Vmul_lo, lo, u8);
+        setDomainByte(v, Field::Vmul_hi, hi, u8);
+        setDomainByte(v, Field::Vmul_a_zp, qa.zeroPoint, u8);
+        setDomainByte(v, Field::Vmul_b_zp, qb.zeroPoint, u8);
+        setDomainByte(v, Field::Vmul_o_zp, qc.zeroPoint, u8);
+        v.set(Field::Vmul_a_addr, addr[0]);
+        v.set(Field::Vmul_b_addr, addr[1]);
+        v.set(Field::Vmul_o_addr, addr[2]);
+        v.set(Field::Vmul_n0, inner);
+        v.set(Field::Vmul_n1, n1);
+        v.set(Field::Vmul_a_s1, aS1);
+        v.set(Field::Vmul_b_s1, bS1);
+        v.set(Field::Vmul_o_s1, inner);
+        v.setF32(Field::Vmul_ratio, ratio);
+      } else {
+        AddConstants k = addConstants(qa, qb, qc);
+        // ORT's broadcast loop calls its scalar kernel when a whole operand is
+        // one element; a per-channel vector against NHWC rows is a
+        // vector-vector span (ORT runs such adds in NHWC after a conv).
+        int64_t mode = isa::AddMode_fma;
+        if (bc == BinaryBroadcast::RhsScalar)
+          mode = isa::AddMode_fma_scalar_b;
+        else if (bc == BinaryBroadcast::LhsScalar)
+          mode = isa::AddMode_fma_scalar_a;
+        v.set(Field::Vadd_mode, mode);
+        v.set(Field::Vadd_a_bcast, scalar && bcastOf(0));
+        v.set(Field::Vadd_b_bcast, scalar && bcastOf(1));
+        v.set(Field::Vadd_u8, u8);
+        setDomainByte(v, Field::Vadd_lo, lo, u8);
+        setDomainByte(v, Field::Vadd_hi, hi, u8);
+        v.set(Field::Vadd_a_addr, addr[0]);
+        v.set(Field::Vadd_b_addr, addr[1]);
+        v.set(Field::Vadd_o_addr, addr[2]);
+        v.set(Field::Vadd_n0, inner);
+        v.set(Field::Vadd_n1, n1);
+        v.set(Field::Vadd_a_s1, aS1);
+        v.set(Field::Vadd_b_s1, bS1);
+        v.set(Field::Vadd_o_s1, inner);
+        v.setF32(Field::Vadd_ratio_a, k.ratioA);
+        v.setF32(Field::Vadd_ratio_b, k.ratioB);
+        v.setF32(Field::Vadd_fixed, k.fixed);
+      }
+      it.computes.push_back(v);
     }
-    it.computes.push_back(v);
     DmaBox out;
     out.dram = io.output + r0 * inner, out.sram = (*slots)[2][s];
     out.n[0] = inner, out.n[1] = rt, out.s[1] = inner, out.t[1] = inner;
@@ -266,67 +369,24 @@ bool hasF32Operand(Operation *op) {
          getElementTypeOrSelf(op->getOperand(1).getType()).isF32();
 }
 
-/// Rows of the output that read consecutive rows of the fp32 operand
-/// (`step` 1) or one row of it (`step` 0): one VBINARY each.
-struct ConstantRun {
-  int64_t row = 0, rows = 0, cRow = 0, step = 0;
-};
-
 /// VBINARY with an fp32 B (b_f32): the codes' rows in double-buffered
 /// scratchpad tiles, the constant's rows in ACC words. The whole constant
 /// is loaded once by the first item when the accumulator holds it (Swin's
 /// relative position bias, read by every window); otherwise each item loads
-/// the rows it reads (the window mask, one block per window) into an ACC
-/// slot of its parity.
+/// the rows it reads into an ACC slot of its parity.
 static llvm::Expected<std::vector<Item>>
 lowerFloatConstantBinary(Operation *op, int64_t floatOp, const TilePlan &plan,
                          const LayerIO &io, ProgramBuilder &b) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
   auto type = cast<ShapedType>(op->getResult(0).getType());
-  auto cType = cast<ShapedType>(rhs.getType());
-  int64_t rank = type.getRank();
+  BroadcastRows bcast(type, cast<ShapedType>(rhs.getType()));
   int64_t inner = type.getShape().back();
   int64_t outer = type.getNumElements() / inner;
-  // The constant's shape with the output's rank (NumPy's leading 1s).
-  SmallVector<int64_t> cShape(rank - cType.getRank(), 1);
-  llvm::append_range(cShape, cType.getShape());
-  int64_t cInner = cShape.back();
-  int64_t cWords = cType.getNumElements();
+  int64_t cInner = bcast.cInner();
+  int64_t cWords = cast<ShapedType>(rhs.getType()).getNumElements();
   int64_t rows = plan.rows.value();
   if (inner > 0xffff || rows > 0xffff)
     return loweringError(op, "tensor dimensions exceed the field widths");
-  // The constant's row that output row r reads (broadcast dims: index 0).
-  auto cRowOf = [&](int64_t r) {
-    int64_t c = 0, stride = 1;
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      int64_t i = r % type.getDimSize(d);
-      r /= type.getDimSize(d);
-      if (cShape[d] != 1)
-        c += i * stride;
-      stride *= cShape[d];
-    }
-    return c;
-  };
-  auto runsOf = [&](int64_t r0, int64_t rt) {
-    std::vector<ConstantRun> runs;
-    for (int64_t r = r0; r < r0 + rt; ++r) {
-      int64_t c = cRowOf(r);
-      if (!runs.empty()) {
-        ConstantRun &last = runs.back();
-        if (last.rows == 1 && (c == last.cRow || c == last.cRow + 1)) {
-          last.step = c - last.cRow;
-          ++last.rows;
-          continue;
-        }
-        if (last.rows > 1 && c == last.cRow + last.rows * last.step) {
-          ++last.rows;
-          continue;
-        }
-      }
-      runs.push_back({r, 1, c, 1});
-    }
-    return runs;
-  };
 
   auto slots =
       allocateSlotPairs(op, b.hw, {rows * inner, rows * inner}, io.spMirrored);
@@ -382,7 +442,7 @@ lowerFloatConstantBinary(Operation *op, int64_t floatOp, const TilePlan &plan,
     it.loads.push_back(makeLoad(in));
     uint64_t slotBase = s * slotWords, used = 0;
     std::map<std::pair<int64_t, int64_t>, uint64_t> loaded;
-    for (const ConstantRun &run : runsOf(r0, rt)) {
+    for (const ConstantRun &run : bcast.runs(r0, rt)) {
       int64_t cRows = run.step ? run.rows : 1;
       uint64_t bAddr = run.cRow * cInner;
       if (!resident) {
