@@ -119,9 +119,11 @@ module npu_datapath
       .lut_raddr(rq_lut_addr), .lut_rdata(rq_lut_data),
       .sp_we(rq_we), .sp_waddr(rq_waddr), .sp_wdata(rq_wdata));
 
+  // VBINARY with b_f32 reads B from ACC (one word per lane) instead of SP.
   logic vu_busy;
-  logic [63:0] vu_a_addr[L], vu_b_addr[L], vu_waddr[L];
+  logic [63:0] vu_a_addr[L], vu_b_addr[L], vu_b_acc_addr[L], vu_waddr[L];
   logic [7:0] vu_a_data[L], vu_b_data[L], vu_wdata[L];
+  logic [31:0] vu_b_acc_data[L];
   logic vu_we[L];
   npu_vector_unit u_vector (
       .clk, .rst,
@@ -129,6 +131,7 @@ module npu_datapath
       .inst(c_inst),
       .cycles(c_cycles), .busy(vu_busy),
       .a_raddr(vu_a_addr), .a_rdata(vu_a_data), .b_raddr(vu_b_addr), .b_rdata(vu_b_data),
+      .b_acc_raddr(vu_b_acc_addr), .b_acc_rdata(vu_b_acc_data),
       .o_we(vu_we), .o_waddr(vu_waddr), .o_wdata(vu_wdata));
 
   logic pl_busy;
@@ -198,6 +201,7 @@ module npu_datapath
       rq_lut_data[l] = sp_read(rq_lut_addr[l]);
       vu_a_data[l] = sp_read(vu_a_addr[l]);
       vu_b_data[l] = sp_read(vu_b_addr[l]);
+      vu_b_acc_data[l] = acc_read(vu_b_acc_addr[l]);
       pl_rdata[l] = sp_read(pl_raddr[l]);
       dw_acc_data[l] = acc_read(dw_acc_addr[l]);
       sm_a_data[l] = sp_read(sm_a_addr[l]);

@@ -136,17 +136,17 @@ package npu_postproc_pkg;
     return npu_fp32_itof_pkg::itof(32'd127 - zp);
   endfunction
 
-  // VBINARY, one element (isa::binaryValue): op(DQ(a), DQ(b)) as one IEEE
-  // operation (add 0, sub 1 as an add of -y, mul 2, div 3), quantized.
+  // VBINARY, one element (isa::binaryValueF32): op(DQ(a), y) as one IEEE
+  // operation (add 0, sub 1 as an add of -y, mul 2, div 3), quantized. y is
+  // B's fp32 value: DQ(b) of its code (isa::binaryValue), or with b_f32 the
+  // ACC word as it is; the caller picks it, so both share one operation.
   function automatic logic [7:0] binary_byte(input logic [1:0] op, input logic [7:0] a,
-                                             input logic [7:0] b, input logic [31:0] a_zp,
-                                             input logic [31:0] a_scale, input logic [31:0] b_zp,
-                                             input logic [31:0] b_scale, input logic [31:0] o_scale,
+                                             input logic [31:0] a_zp, input logic [31:0] a_scale,
+                                             input logic [31:0] y, input logic [31:0] o_scale,
                                              input logic [31:0] o_zp, input logic [31:0] lo,
                                              input logic [31:0] hi);
-    logic [31:0] x, y, r;
+    logic [31:0] x, r;
     x = dequantize(a, a_zp, a_scale);
-    y = dequantize(b, b_zp, b_scale);
     case (op)
       2'd0: r = npu_fp32_add_pkg::fadd(x, y);
       2'd1: r = npu_fp32_add_pkg::fadd(x, {~y[31], y[30:0]});

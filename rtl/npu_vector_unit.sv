@@ -28,6 +28,11 @@
 // conflict included); only the value differs: per lane
 // npu_postproc_pkg::binary_byte (two dequantizations, the fp32 add, sub,
 // mul or div, MLAS QuantizeLinear) in place of npu_vector_lane, which idles.
+// With b_f32, B is fp32 words in ACC: the same address arithmetic counts
+// words (b_addr + j*b_s1 + i), read through the ACC port in the cycle the
+// SP port would read B, and the word is B's value, not dequantized. A is
+// then the only SP read, so there is never a bank conflict (the verifier
+// holds bank_conflict to 0 and the occupancy to beats + PIPE_DEPTH).
 //
 // Per lane the element position (row j, column i, row start addresses)
 // advances by LANES elements per beat incrementally: LANES = dq*n0 + dr,
@@ -53,6 +58,9 @@ module npu_vector_unit
     input  logic [7:0]            a_rdata[L],
     output logic [63:0]           b_raddr[L],
     input  logic [7:0]            b_rdata[L],
+    // ACC read port (combinational, word addresses): VBINARY's fp32 B (b_f32)
+    output logic [63:0]           b_acc_raddr[L],
+    input  logic [31:0]           b_acc_rdata[L],
     // SP write port (at the clock edge; same address: highest lane wins)
     output logic                  o_we[L],
     output logic [63:0]           o_waddr[L],
@@ -60,6 +68,7 @@ module npu_vector_unit
 );
   typedef struct packed {
     logic        is_add, is_lut, is_bin, per_col, u8, a_bcast, b_bcast, conflict;
+    logic        b_f32;  // VBINARY: B is fp32 words in ACC
     logic [2:0]  mode;
     logic [1:0]  op;  // VBINARY's operation
     logic [31:0] lo, hi, ratio_a, ratio_b, fixed, a_zp, b_zp, o_zp;
@@ -100,6 +109,7 @@ module npu_vector_unit
                   cfg.is_bin ? inst[VBINARY_A_BCAST_LSB] : inst[VMUL_A_BCAST_LSB];
     cfg.b_bcast = cfg.is_lut ? 1'b0 : cfg.is_add ? inst[VADD_B_BCAST_LSB] :
                   cfg.is_bin ? inst[VBINARY_B_BCAST_LSB] : inst[VMUL_B_BCAST_LSB];
+    cfg.b_f32 = cfg.is_bin && inst[VBINARY_B_F32_LSB];
     cfg.op = inst[VBINARY_OP_LSB +: VBINARY_OP_W];
     // VMUL has no mode (its value does not depend on one).
     cfg.mode = cfg.is_add ? inst[VADD_MODE_LSB +: VADD_MODE_W] : 3'd0;
@@ -189,13 +199,17 @@ module npu_vector_unit
     logic [31:0] y;  // clamped to the 8-bit domain: only its low byte is stored
     /* verilator lint_on UNUSEDSIGNAL */
     logic [7:0] bin;  // VBINARY's byte
+    logic [31:0] bin_y;  // VBINARY's fp32 B: the ACC word (b_f32) or DQ(code)
+    logic [63:0] b_at;  // B's element: an SP byte, or an ACC word with b_f32
     assign a_raddr[l] = pos[l].a_row + (cfg.a_bcast ? 64'd0 : 64'(pos[l].i));
+    assign b_at = pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
     // VLUT: b_row is lut_addr (b_s1 = 0); A's byte, read in the beat's
     // first cycle, is in a_q.
     assign b_raddr[l] = cfg.is_lut ?
         pos[l].b_row + (cfg.per_col ? 64'(pos[l].i) << 8 : 64'd0) +
             64'(8'(a_q[l] ^ {~cfg.u8, 7'd0})) :
-        pos[l].b_row + (cfg.b_bcast ? 64'd0 : 64'(pos[l].i));
+        b_at;
+    assign b_acc_raddr[l] = b_at;
     npu_vector_lane u_lane (
         .en(compute && !cfg.is_bin), .is_add(cfg.is_add), .mode(cfg.mode),
         .av(npu_postproc_pkg::dom_value(cfg.u8, cfg.conflict ? a_q[l] : a_rdata[l])),
@@ -205,11 +219,17 @@ module npu_vector_unit
     assign we_c[l] = compute && pos[l].j < cfg.n1;
     assign waddr_c[l] = pos[l].o_row + 64'(pos[l].i);
     // Evaluated only in the cycles that use it.
-    always_comb
-      bin = compute && cfg.is_bin ?
-          npu_postproc_pkg::binary_byte(cfg.op, cfg.conflict ? a_q[l] : a_rdata[l], b_rdata[l],
-                                        cfg.a_zp, cfg.a_scale, cfg.b_zp, cfg.b_scale,
-                                        cfg.o_scale, cfg.o_zp, cfg.q_lo, cfg.q_hi) : 8'd0;
+    always_comb begin
+      bin_y = '0;
+      bin = 8'd0;
+      if (compute && cfg.is_bin) begin
+        bin_y = cfg.b_f32 ? b_acc_rdata[l] :
+            npu_postproc_pkg::dequantize(b_rdata[l], cfg.b_zp, cfg.b_scale);
+        bin = npu_postproc_pkg::binary_byte(cfg.op, cfg.conflict ? a_q[l] : a_rdata[l], cfg.a_zp,
+                                            cfg.a_scale, bin_y, cfg.o_scale, cfg.o_zp, cfg.q_lo,
+                                            cfg.q_hi);
+      end
+    end
     assign wdata_c[l] = cfg.is_lut ? b_rdata[l] : cfg.is_bin ? bin : y[7:0] ^ {cfg.u8, 7'd0};
     always_ff @(posedge clk) a_q[l] <= a_rdata[l];
   end

@@ -192,9 +192,12 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   unsigned norms = 0, normBias = 0, normNoBias = 0, normInPlace = 0,
            normPartial = 0, normOneColumn = 0;
   // VBINARY in clean runs: all, per op, per-row B (b_bcast, b_s1 = 1),
-  // per-channel B (b_s1 = 0), in place, with a bank conflict.
+  // per-channel B (b_s1 = 0), in place, with a bank conflict; with an fp32
+  // B from ACC (b_f32): all, per row (b_bcast), elementwise with a row
+  // stride.
   unsigned binaries = 0, binOps[4] = {0, 0, 0, 0}, binPerRow = 0,
            binPerChannel = 0, binInPlace = 0, binConflicts = 0;
+  unsigned binF32 = 0, binF32PerRow = 0, binF32Strided = 0;
   // VREDUCE in clean runs: all, mean, sum, with a partial last lane group,
   // more rows than lanes, rows without a whole packet (n0 < 4), by phase.
   unsigned reduces = 0, reduceMean = 0, reduceSum = 0, reducePartial = 0,
@@ -267,6 +270,13 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
         binInPlace += I.raw(isa::Field::Vbinary_a_addr) ==
                       I.raw(isa::Field::Vbinary_o_addr);
         binConflicts += I.getFlag(isa::Field::Vbinary_bank_conflict);
+        if (I.getFlag(isa::Field::Vbinary_b_f32)) {
+          ++binF32;
+          bool perRow = I.getFlag(isa::Field::Vbinary_b_bcast);
+          binF32PerRow += perRow;
+          binF32Strided += !perRow && I.raw(isa::Field::Vbinary_b_s1) != 0 &&
+                           I.raw(isa::Field::Vbinary_n1) > 1;
+        }
       }
       if (ok && op == Opcode::Vreduce) {
         ++reduces;
@@ -326,6 +336,12 @@ void randomPrograms(const char *presetName, unsigned seeds, unsigned minClean) {
   EXPECT_GE(binPerChannel, 3u) << presetName;
   EXPECT_GE(binInPlace, 3u) << presetName;
   EXPECT_GE(binConflicts, 2u) << presetName;
+  std::printf("%s: %u VBINARY with an fp32 B from ACC (%u per row, %u "
+              "elementwise with a row stride)\n",
+              presetName, binF32, binF32PerRow, binF32Strided);
+  EXPECT_GE(binF32, 6u) << presetName;
+  EXPECT_GE(binF32PerRow, 2u) << presetName;
+  EXPECT_GE(binF32Strided, 2u) << presetName;
   std::printf("%s: %u VREDUCE (%u mean, %u sum, %u with a partial lane group, "
               "%u with more rows than lanes, %u with n0 < 4; phases %u %u %u "
               "%u)\n",

@@ -9,7 +9,8 @@
 // VLAYERNORM reads its gamma and beta from eight 64-word vectors loaded into
 // ACC: ORT-like scales and offsets, one wide, one with any bit patterns.
 // VBINARY mixes elementwise, per-row and per-channel B with zero scales
-// (x / 0); VREDUCE rows of every phase and packet count.
+// (x / 0), and fp32 B (b_f32) read from those ACC vectors and tables or the
+// tile's accumulators; VREDUCE rows of every phase and packet count.
 //
 //===----------------------------------------------------------------------===//
 #include "SimTestUtil.h"
@@ -402,15 +403,34 @@ Instruction Generator::computeOp(unsigned b) {
       unsigned bKind = unsigned(r(0, 2));
       uint64_t bS1 = bKind == 1 ? 1 : bKind == 2 ? 0 : r(0, 50);
       auto vscale = [&] { return coin(10) ? 0.0f : float(r(1, 1000)) * 1e-3f; };
+      // An fp32 B (b_f32, an attention bias or mask) is ACC words, b_zp and
+      // b_scale 0: the VLAYERNORM vectors (gamma- and beta-like, wide, any
+      // bits), the VSOFTMAX tables (exps, near FLT_MAX, any bits) or the
+      // tile's accumulators (int32 sums as bit patterns).
+      bool bF32 = coin(40);
+      uint64_t bAddr = aBase(b) + r(0, 3000);
+      if (bF32) {
+        uint64_t span = (n1 - 1) * bS1 + (bKind == 1 ? 1 : n0);
+        uint64_t region = r(0, 2);
+        uint64_t base = region == 0   ? kNormAcc
+                        : region == 1 ? kSoftmaxAcc
+                                      : cBase(b);
+        uint64_t size = region == 0   ? 64 * kNormVectors
+                        : region == 1 ? 256 * kSoftmaxTables
+                                      : 1024;
+        bAddr = base + r(0, size - span);
+      }
       I = Instruction(Opcode::Vbinary);
       I.with(F::Vbinary_op, r(0, 3))
           .with(F::Vbinary_a_bcast, !aInPlace && coin(10))
           .with(F::Vbinary_b_bcast, bKind == 1)
+          .with(F::Vbinary_b_f32, bF32)
           .with(F::Vbinary_a_zp, int64_t(r(0, 255)) - 128)
-          .with(F::Vbinary_b_zp, coin(30) ? 0 : int64_t(r(0, 255)) - 128)
+          .with(F::Vbinary_b_zp,
+                bF32 || coin(30) ? 0 : int64_t(r(0, 255)) - 128)
           .with(F::Vbinary_o_zp, int64_t(r(0, 255)) - 128)
           .with(F::Vbinary_a_addr, aInPlace ? o : aBase(b) + r(0, 3000))
-          .with(F::Vbinary_b_addr, aBase(b) + r(0, 3000))
+          .with(F::Vbinary_b_addr, bAddr)
           .with(F::Vbinary_o_addr, o)
           .with(F::Vbinary_n0, n0)
           .with(F::Vbinary_n1, n1)
@@ -418,7 +438,7 @@ Instruction Generator::computeOp(unsigned b) {
           .with(F::Vbinary_b_s1, bS1)
           .with(F::Vbinary_o_s1, oS1);
       I.setF32(F::Vbinary_a_scale, vscale());
-      I.setF32(F::Vbinary_b_scale, vscale());
+      I.setF32(F::Vbinary_b_scale, bF32 ? 0.0f : vscale());
       I.setF32(F::Vbinary_o_scale, float(r(1, 1000)) * 1e-3f);
     } else if (kind == 11) { // VREDUCE
       // Rows of every phase and packet count (n0 up to 40: head, 0 .. 10
@@ -602,6 +622,8 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   isa::HwConfig cfg = randomConfig();
   uint64_t totalCycles = 0, instructions = 0, inPlace = 0, luts = 0;
   uint64_t softmaxes = 0, layerNorms = 0, binaries = 0, reduces = 0;
+  // VBINARY with an fp32 B from ACC (b_f32): all, per row (b_bcast).
+  uint64_t binariesF32 = 0, binariesF32PerRow = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
     Generator g(seed, cfg);
     std::vector<Instruction> prog = g.program(2 + seed % 7);
@@ -616,6 +638,10 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
       softmaxes += I.opcode() == Opcode::Vsoftmax;
       layerNorms += I.opcode() == Opcode::Vlayernorm;
       binaries += I.opcode() == Opcode::Vbinary;
+      if (I.opcode() == Opcode::Vbinary && I.getFlag(F::Vbinary_b_f32)) {
+        ++binariesF32;
+        binariesF32PerRow += I.getFlag(F::Vbinary_b_bcast);
+      }
       reduces += I.opcode() == Opcode::Vreduce;
       if (I.opcode() == Opcode::Vadd)
         inPlace += !I.getFlag(F::Vadd_a_bcast) &&
@@ -647,5 +673,7 @@ TEST(RandomPrograms, FunctionalAndCycleLeaveIdenticalMemories) {
   EXPECT_GT(softmaxes, 20u);
   EXPECT_GT(layerNorms, 20u);
   EXPECT_GT(binaries, 20u);
+  EXPECT_GT(binariesF32, 10u);
+  EXPECT_GT(binariesF32PerRow, 3u);
   EXPECT_GT(reduces, 20u);
 }
