@@ -24,6 +24,8 @@ equal ORT's:
   shape, per channel, scalar) on the vector unit;
 - attention: MatMul of two activations (Q x K^T, scores x V) on the array,
   int8 and uint8, rank 3 and 4, also on the Verilated RTL;
+- attention-bias: Swin's float relative position bias (VBINARY b_f32) and
+  int8 window mask (VADD by rows) added to scores, also on the RTL;
 - dilated: dilated dense convolutions on the array (grouped dilated ones
   stay on the host: the importer keeps them host ops);
 - residual: residual adds in the epilogue of the conv producing an operand
@@ -448,6 +450,32 @@ def case_constant_operand():
                 b.binary(op, *args, ys=0.5 if op == "Mul" else 0.4, yz=3)
                 fails += check_vector_op(b, f"constant.{op.lower()}.{kind}.{order}", op)
     return fails
+
+
+def case_attention_bias():
+    """Swin's attention additions on the vector unit: DequantizeLinear ->
+    Add(a float constant, one [heads, S, D] block for every window) ->
+    QuantizeLinear (ORT: an unfused float Add; VBINARY with an fp32 B in
+    ACC), then a QLinearAdd of an int8 window mask [windows, 1, S, D] that
+    the heads share (VADD reading the mask by rows). On rtl-8x8 the bias's
+    18,432 words exceed the 16,384-word accumulator, so each tile loads its
+    rows; on default-32x32 it stays resident. RTL == SystemC on rtl-8x8."""
+    shape = [2, 3, 64, 96]
+    b = Builder(shape, xs=0.1, xz=2)
+    b.n += 1
+    i = b.n
+    b.inits.append(init(f"bias{i}", rng.uniform(-3, 3, shape[1:]).astype(np.float32)))
+    b.nodes.append(helper.make_node("Add", [b.cur, f"bias{i}"], [f"y{i}"]))
+    b._requant(i, f"y{i}", 0.15, -3, False)
+    b.n += 1
+    i = b.n
+    mask = np.where(rng.random([2, 1, 64, 96]) < 0.3, -100, 0).astype(np.int8)
+    b.inits += [init(f"c{i}", mask), init(f"cs{i}", np.float32(1.0)),
+                init(f"cz{i}", np.int8(0))]
+    b.nodes.append(helper.make_node("DequantizeLinear", [f"c{i}", f"cs{i}", f"cz{i}"],
+                                    [f"cd{i}"]))
+    b.binary("Add", b.cur, f"cd{i}", ys=0.5, yz=0)
+    return check_vector_op(b, "attention-bias", "Add")
 
 
 def attention_model(name, shape, kdim, qtype):
@@ -1361,6 +1389,7 @@ CASES = {"gemm-25088x4096": case_gemm, "conv-transpose": case_conv_transpose, "c
          "residual-uint8": case_residual_uint8,
          "concat": case_concat, "aspp": case_aspp, "conv1d": case_conv1d,
          "activation-table": case_activation_table, "attention": case_attention, "dilated": case_dilated,
+         "attention-bias": case_attention_bias,
          "constant-operand": case_constant_operand, "conv-ksplit": case_conv_ksplit,
          "grouped": case_grouped, "ksplit-rtl": case_ksplit_rtl,
          "resident-band": case_resident_band, "broadcast": case_broadcast,
