@@ -10,6 +10,7 @@
 #include "LayerCodegen.h"
 
 #include "systole/Dialect/Graph/ConstantTensors.h"
+#include "systole/ISA/Footprint.h"
 
 using namespace mlir;
 
@@ -47,6 +48,23 @@ struct BinaryKind {
   int64_t floatOp = 0;
 };
 } // namespace
+
+/// The addressing VADD, VMUL and VBINARY share (isa::elementwiseFields):
+/// A, B and the output at `addr`, `n1` rows of `n0`, outer strides `aS1`,
+/// `bS1` and `n0` (dense output rows).
+static void setElementwiseAddressing(Instruction &v, const uint64_t addr[3],
+                                     int64_t n0, int64_t n1, int64_t aS1,
+                                     int64_t bS1) {
+  isa::ElementwiseFields f = *isa::elementwiseFields(v.opcode());
+  v.set(f.aAddr, addr[0]);
+  v.set(f.bAddr, addr[1]);
+  v.set(f.oAddr, addr[2]);
+  v.set(f.n0, n0);
+  v.set(f.n1, n1);
+  v.set(f.aS1, aS1);
+  v.set(f.bS1, bS1);
+  v.set(f.oS1, n0);
+}
 
 /// Rows of the output that read consecutive rows of a broadcast constant
 /// (`step` 1) or one row of it (`step` 0): one vector instruction each.
@@ -259,6 +277,7 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
       }
       int64_t n1 = run.rows;
       Instruction v(kind.opcode);
+      setElementwiseAddressing(v, addr, inner, n1, aS1, bS1);
       if (vbinary) {
         v.set(Field::Vbinary_op, kind.floatOp);
         v.set(Field::Vbinary_a_bcast, (scalar || perRow) && bcastOf(0));
@@ -266,14 +285,6 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
         v.set(Field::Vbinary_a_zp, qa.zeroPoint);
         v.set(Field::Vbinary_b_zp, qb.zeroPoint);
         v.set(Field::Vbinary_o_zp, qc.zeroPoint);
-        v.set(Field::Vbinary_a_addr, addr[0]);
-        v.set(Field::Vbinary_b_addr, addr[1]);
-        v.set(Field::Vbinary_o_addr, addr[2]);
-        v.set(Field::Vbinary_n0, inner);
-        v.set(Field::Vbinary_n1, n1);
-        v.set(Field::Vbinary_a_s1, aS1);
-        v.set(Field::Vbinary_b_s1, bS1);
-        v.set(Field::Vbinary_o_s1, inner);
         v.setF32(Field::Vbinary_a_scale, qa.scale);
         v.setF32(Field::Vbinary_b_scale, qb.scale);
         v.setF32(Field::Vbinary_o_scale, qc.scale);
@@ -288,14 +299,6 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
         setDomainByte(v, Field::Vmul_a_zp, qa.zeroPoint, u8);
         setDomainByte(v, Field::Vmul_b_zp, qb.zeroPoint, u8);
         setDomainByte(v, Field::Vmul_o_zp, qc.zeroPoint, u8);
-        v.set(Field::Vmul_a_addr, addr[0]);
-        v.set(Field::Vmul_b_addr, addr[1]);
-        v.set(Field::Vmul_o_addr, addr[2]);
-        v.set(Field::Vmul_n0, inner);
-        v.set(Field::Vmul_n1, n1);
-        v.set(Field::Vmul_a_s1, aS1);
-        v.set(Field::Vmul_b_s1, bS1);
-        v.set(Field::Vmul_o_s1, inner);
         v.setF32(Field::Vmul_ratio, ratio);
       } else {
         AddConstants k = addConstants(qa, qb, qc);
@@ -313,14 +316,6 @@ lowerBinary(Operation *op, BinaryKind kind, const TilePlan &plan,
         v.set(Field::Vadd_u8, u8);
         setDomainByte(v, Field::Vadd_lo, lo, u8);
         setDomainByte(v, Field::Vadd_hi, hi, u8);
-        v.set(Field::Vadd_a_addr, addr[0]);
-        v.set(Field::Vadd_b_addr, addr[1]);
-        v.set(Field::Vadd_o_addr, addr[2]);
-        v.set(Field::Vadd_n0, inner);
-        v.set(Field::Vadd_n1, n1);
-        v.set(Field::Vadd_a_s1, aS1);
-        v.set(Field::Vadd_b_s1, bS1);
-        v.set(Field::Vadd_o_s1, inner);
         v.setF32(Field::Vadd_ratio_a, k.ratioA);
         v.setF32(Field::Vadd_ratio_b, k.ratioB);
         v.setF32(Field::Vadd_fixed, k.fixed);
@@ -461,14 +456,9 @@ lowerFloatConstantBinary(Operation *op, int64_t floatOp, const TilePlan &plan,
       v.set(Field::Vbinary_b_bcast, cInner == 1 && inner > 1);
       v.set(Field::Vbinary_a_zp, qa.zeroPoint);
       v.set(Field::Vbinary_o_zp, qc.zeroPoint);
-      v.set(Field::Vbinary_a_addr, (*slots)[0][s] + off);
-      v.set(Field::Vbinary_b_addr, bAddr);
-      v.set(Field::Vbinary_o_addr, (*slots)[1][s] + off);
-      v.set(Field::Vbinary_n0, inner);
-      v.set(Field::Vbinary_n1, run.rows);
-      v.set(Field::Vbinary_a_s1, inner);
-      v.set(Field::Vbinary_b_s1, run.step * cInner);
-      v.set(Field::Vbinary_o_s1, inner);
+      uint64_t addr[3] = {(*slots)[0][s] + off, bAddr, (*slots)[1][s] + off};
+      setElementwiseAddressing(v, addr, inner, run.rows, inner,
+                               run.step * cInner);
       v.setF32(Field::Vbinary_a_scale, qa.scale);
       v.setF32(Field::Vbinary_o_scale, qc.scale);
       it.computes.push_back(v);
