@@ -11,7 +11,9 @@ format) writes an exported encoder:
 * multi-head attention (1-4 heads): Q/K/V projections, Reshape to
   [B, T, H, D] and Transpose to [B, H, T, D] (K to [B, H, D, T], directly
   or by a second Transpose), scores = MatMul(Q, K^T) of two activations,
-  then one float island DQ -> scale (Mul by 1/sqrt(D) or Div by sqrt(D),
+  sometimes a float position bias added in its own island (DQ -> Add of
+  a float constant [H, T, T] -> Q, as Swin's), then one float island DQ ->
+  scale (Mul by 1/sqrt(D) or Div by sqrt(D),
   or the scale applied to Q before) -> additive mask -> Softmax -> Q,
   MatMul with V, Transpose back, Reshape, output projection. One head is
   sometimes written without the head reshapes (3-D MatMuls). The mask is a
@@ -213,6 +215,14 @@ class TransformerBuilder(GraphBuilder):
         sshape = qh.shape[:-1] + [T]
         s = self.q(self.node("MatMul", [self.dq(qh), self.dq(kt)]), sshape,
                    q.std * k.std * math.sqrt(D))
+        if rng.random() < 0.3:
+            # A float position bias (Swin's, one [H, T, T] block for every
+            # batch; T5-style) added in its own island: the quantizer leaves
+            # the constant in float and ORT runs DQ -> Add -> Q unfused.
+            bias = rng.normal(0.0, s.std, sshape[1:]).astype(np.float32)
+            f = self.either("Add", self.dq(s), self.const("pos_bias", bias))
+            s = self.q(f, sshape, s.std * math.sqrt(2.0))
+            layout += " + position bias"
         # float island: scale, mask, Softmax
         f = s_dq = self.dq(s)
         if scale_at == "div":
